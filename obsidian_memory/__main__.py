@@ -1,0 +1,5 @@
+import sys
+
+from obsidian_memory.cli import main
+
+sys.exit(main())

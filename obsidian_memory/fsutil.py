@@ -1,0 +1,78 @@
+"""Atomic file writes and vault-path safety. Import-light: used on the SessionStart path."""
+from __future__ import annotations
+
+import os
+
+TEMP_PREFIX = ".obsidian-memory-tmp-"
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the new one, never half of it.
+
+    The temp file sits beside the target (same filesystem, so the rename is atomic) and is
+    hidden (Obsidian, Omnisearch and our own index skip dot-files) and removed on failure.
+    """
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"{path} is a folder")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_text(path: str) -> str | None:
+    """The file as text (UTF-8, invalid bytes replaced), or None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class OutsideVault(ValueError):
+    """A path that would leave the vault."""
+
+
+def vault_relative(vault: str, relative: str) -> str:
+    """Normalise a user-given vault-relative path (`/` or `\\` separators, no leading `/`).
+
+    Refuses anything that leaves the vault: `..` segments, absolute paths, drive letters.
+    Returns the cleaned relative path with forward slashes ('' for the vault itself).
+    """
+    text = (relative or "").replace("\\", "/").strip()
+    if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
+        raise OutsideVault(f"{relative!r} is not a vault-relative path")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        raise OutsideVault(f"{relative!r} leaves the vault")
+    return "/".join(parts)
+
+
+def resolve_inside(vault: str, relative: str) -> str:
+    """Absolute path for a vault-relative path, refusing one that escapes the vault (symlinks too)."""
+    clean = vault_relative(vault, relative)
+    root = os.path.realpath(vault)
+    target = os.path.realpath(os.path.join(root, *clean.split("/"))) if clean else root
+    if target != root and not target.startswith(root + os.sep):
+        raise OutsideVault(f"{relative!r} resolves outside the vault")
+    return target

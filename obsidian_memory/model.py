@@ -1,0 +1,74 @@
+"""Plain data passed between the parser, the redactor, the archive and the note renderer.
+
+No I/O here. Timestamps are ISO-8601 strings in UTC as Claude Code writes them.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Prompt:
+    text: str                      # what the person typed; slash commands as "/name args"
+    timestamp: str | None = None
+    uuid: str | None = None
+
+
+@dataclass
+class CompactSummary:
+    text: str                      # the summary, in full
+    timestamp: str | None = None
+    trigger: str | None = None     # "manual" | "auto" when known
+    origin: str = "transcript"     # "transcript" (isCompactSummary entry) | "post_compact" (hook payload)
+
+
+@dataclass
+class Subagent:
+    agent_id: str
+    path: str
+    entry_count: int = 0
+    first_prompt: str | None = None   # the task the subagent was given (shortened), for listing only
+
+
+@dataclass
+class Session:
+    session_id: str
+    transcript_path: str | None = None
+    project: str = ""                  # git toplevel folder name of the cwd, else its last component
+    cwd: str | None = None             # the first cwd of the session
+    cwds: list[str] = field(default_factory=list)
+    repo_root: str | None = None       # main working tree of the repository (shared by worktrees)
+    git_branch: str | None = None
+    version: str | None = None         # Claude Code version
+    started_at: str | None = None
+    ended_at: str | None = None
+    duration_seconds: float | None = None
+    title: str = ""
+    title_source: str = ""             # custom-title | ai-title | summary | prompt | none
+    prompts: list[Prompt] = field(default_factory=list)
+    compact_summaries: list[CompactSummary] = field(default_factory=list)
+    last_assistant_message: str | None = None
+    tools: dict[str, int] = field(default_factory=dict)      # tool name -> uses
+    files_touched: list[str] = field(default_factory=list)   # in first-touch order
+    subagents: list[Subagent] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    entry_count: int = 0               # distinct entries read
+    bad_lines: int = 0                 # lines skipped as unreadable JSON
+    transcript_size: int | None = None
+    transcript_mtime: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Session":
+        data = dict(data)
+        data["prompts"] = [Prompt(**p) for p in data.get("prompts") or []]
+        data["compact_summaries"] = [CompactSummary(**c) for c in data.get("compact_summaries") or []]
+        data["subagents"] = [Subagent(**s) for s in data.get("subagents") or []]
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def id8(self) -> str:
+        return self.session_id[:8]
