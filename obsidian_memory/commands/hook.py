@@ -1,0 +1,72 @@
+"""`obsidian_memory.py hook <event>`: the entry point Claude Code runs.
+
+The contract, whatever happens: stdin is read as UTF-8 bytes, stdout carries nothing but the
+documented output (the SessionStart JSON object, or nothing), errors go to the log file, and the
+exit status is 0 (exit 2 would block compaction on PreCompact). No argparse on this path.
+
+Events: `session-start` (SessionStart) and `archive` (SessionEnd, PreCompact, PostCompact, Stop).
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+EVENTS = ("session-start", "archive")
+
+
+def main(argv: list[str]) -> int:
+    event = argv[0] if argv else ""
+    real_stdout = sys.stdout
+    sys.stdout = io.StringIO()  # nothing a handler prints by accident may reach Claude Code
+    output = None
+    settings = None
+    try:
+        payload = _read_payload()
+        from obsidian_memory import settings as settings_module
+        settings = settings_module.load()
+        if event == "session-start":
+            from obsidian_memory.context import session_start_output
+            output = session_start_output(payload, settings)
+        elif event == "archive":
+            from obsidian_memory.archiver import handle_hook
+            handle_hook(payload, settings)
+        else:
+            _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")
+    except BaseException as exc:  # the session must never be hurt, not even by Ctrl-C or SystemExit
+        _log(settings, f"hook {event}: failed", exc)
+        output = None
+    finally:
+        sys.stdout = real_stdout
+    if output:
+        try:
+            sys.stdout.buffer.write(output.encode("utf-8"))
+            sys.stdout.flush()
+        except Exception:
+            pass
+    return 0
+
+
+def _read_payload() -> dict:
+    try:
+        raw = sys.stdin.buffer.read()
+    except Exception:
+        return {}
+    if not raw.strip():
+        return {}
+    try:
+        payload = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _log(settings, message: str, exc: BaseException | None = None) -> None:
+    from obsidian_memory import logs
+    try:
+        if settings is None:
+            from obsidian_memory import settings as settings_module
+            settings = settings_module.load()
+        logs.log_for(settings, message, exc)
+    except Exception:
+        pass
