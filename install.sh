@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# obsidian-memory installer: one command wires Claude Code to your Obsidian vault, and
+# `./install.sh --uninstall` takes exactly that away again.
+#
+# This script only finds Python, makes the virtual environment and installs the package into it;
+# everything that touches Claude Code's files is done (and undone) by `python -m obsidian_memory
+# install`, see obsidian_memory/install.py.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: ./install.sh [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic]
+       ./install.sh --uninstall [--purge] [--dry-run] [--yes]
+
+  --vault PATH   your Obsidian vault (default: config.yaml, then $OBSIDIAN_VAULT, then ~/Vault)
+  --no-import    do not backfill the transcripts Claude Code already has
+  --dry-run      print what would change, change nothing (not even the virtual environment)
+  --yes, -y      never ask (also the behaviour without a terminal)
+  --semantic     also install the optional semantic-search extra
+  --uninstall    remove the hooks, permission rules, skill, CLAUDE.md block, launchers and venv
+  --purge        with --uninstall: also delete the session archive, config and logs
+                 (the notes in your vault are never deleted)
+
+Honours CLAUDE_CONFIG_DIR (default ~/.claude); everything lives in $CLAUDE_CONFIG_DIR/obsidian-memory/.
+EOF
+}
+
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CONFIG_DIR="${CLAUDE_CONFIG_DIR:-$HOME/.claude}"
+OUR_HOME="$CONFIG_DIR/obsidian-memory"
+VENV="$OUR_HOME/venv"
+VENV_PY="$VENV/bin/python"
+STAMP="$VENV/.obsidian-memory-source"
+
+DRY_RUN=0
+UNINSTALL=0
+EXTRAS=""
+ARGS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --vault)
+            [ $# -ge 2 ] && [ -n "$2" ] || die "--vault needs a path"
+            ARGS+=(--vault "$2"); shift 2 ;;
+        --vault=*) ARGS+=(--vault "${1#--vault=}"); shift ;;
+        --no-import|--purge|--yes|-y) ARGS+=("$1"); shift ;;
+        --dry-run) DRY_RUN=1; ARGS+=("$1"); shift ;;
+        --uninstall) UNINSTALL=1; ARGS+=("$1"); shift ;;
+        --semantic) EXTRAS="[semantic]"; ARGS+=("$1"); shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown option '$1' (see ./install.sh --help)" ;;
+    esac
+done
+ARGS+=(--source "$REPO")
+
+find_python() {
+    local candidate
+    for candidate in ${OBSIDIAN_MEMORY_PYTHON:-} python3 python3.14 python3.13 python3.12 python3.11 python3.10 python; do
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        if "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+PY="$(find_python)" || die "obsidian-memory needs Python 3.10 or newer, and none was found on PATH.
+Install it (macOS: brew install python; Debian/Ubuntu: sudo apt install python3 python3-venv),
+or point OBSIDIAN_MEMORY_PYTHON at one, then run ./install.sh again."
+
+# The checkout's own code, run by the system Python: used where no venv may be created yet.
+from_checkout() {
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m obsidian_memory install "$@"
+}
+
+venv_works() {
+    [ -x "$VENV_PY" ] && "$VENV_PY" -I -c 'import obsidian_memory' >/dev/null 2>&1
+}
+
+# A digest of what would be installed: when it matches the venv's stamp, pip is skipped (fast,
+# and works offline); a changed checkout or extra reinstalls.
+source_digest() {
+    PYTHONDONTWRITEBYTECODE=1 "$PY" - "$REPO" "$EXTRAS" <<'EOF'
+import hashlib, os, sys
+root, extras = sys.argv[1], sys.argv[2]
+digest = hashlib.sha256(extras.encode())
+for top in ("pyproject.toml", "obsidian_memory", "templates"):
+    path = os.path.join(root, top)
+    files = [path] if os.path.isfile(path) else sorted(
+        os.path.join(d, f) for d, dirs, names in os.walk(path)
+        for f in names if "__pycache__" not in d and not f.endswith(".pyc"))
+    for name in files:
+        digest.update(os.path.relpath(name, root).replace(os.sep, "/").encode() + b"\0")
+        with open(name, "rb") as handle:
+            digest.update(handle.read() + b"\0")
+print(digest.hexdigest())
+EOF
+}
+
+if [ "$UNINSTALL" = 1 ]; then
+    if venv_works; then
+        exec "$VENV_PY" -I -m obsidian_memory install "${ARGS[@]}"
+    fi
+    from_checkout "${ARGS[@]}"
+    exit $?
+fi
+
+if [ "$DRY_RUN" = 1 ]; then
+    status=0
+    from_checkout "${ARGS[@]}" || status=$?
+    [ "$status" = 0 ] || exit "$status"
+    if ! venv_works; then
+        echo "- create the virtual environment $VENV (with $PY, $("$PY" -c 'import platform; print(platform.python_version())'))"
+        echo "- install obsidian-memory$EXTRAS from $REPO into it"
+    elif [ "$(cat "$STAMP" 2>/dev/null)" != "$(source_digest)" ]; then
+        echo "- reinstall obsidian-memory$EXTRAS from $REPO into $VENV (the checkout changed)"
+    fi
+    exit 0
+fi
+
+# Refuse early (an unreadable settings.json, a missing skill template, ...) before creating anything.
+from_checkout --preflight "${ARGS[@]}" || exit $?
+
+if ! venv_works && [ -e "$VENV" ]; then
+    echo "install.sh: the virtual environment in $VENV is broken: re-creating it"
+    rm -rf "$VENV"
+fi
+if [ ! -x "$VENV_PY" ]; then
+    echo "install.sh: creating the virtual environment $VENV"
+    mkdir -p "$OUR_HOME"
+    "$PY" -m venv "$VENV" || die "could not create a virtual environment with $PY -m venv
+(Debian/Ubuntu: sudo apt install python3-venv)"
+fi
+DIGEST="$(source_digest)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$DIGEST" ] || ! venv_works; then
+    echo "install.sh: installing obsidian-memory$EXTRAS into it"
+    rm -f "$STAMP"
+    (cd "$OUR_HOME" && "$VENV_PY" -m pip install --quiet --disable-pip-version-check "$REPO$EXTRAS") \
+        || die "pip could not install obsidian-memory (see above); nothing in Claude Code was changed"
+    printf '%s\n' "$DIGEST" > "$STAMP"
+fi
+
+exec "$VENV_PY" -I -m obsidian_memory install "${ARGS[@]}"

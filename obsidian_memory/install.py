@@ -1,0 +1,683 @@
+"""Wire Claude Code to obsidian-memory, and unwire it exactly.
+
+The only module that edits the user's Claude Code files. Every run first computes a plan (a list
+of actions, each changing one thing), then prints it (`--dry-run`) or carries it out. A plan
+holds only real changes, so a second install plans nothing and writes nothing.
+
+What an install adds, and what an uninstall takes away again:
+- `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the two launcher scripts;
+- `config.yaml` there (kept on re-install and on uninstall; `--purge` removes it);
+- in `settings.json`: four hook handlers and two `permissions.allow` rules, recognised by the
+  `obsidian-memory/bin/` path in their command;
+- `skills/vault-search/SKILL.md`, rendered with the real absolute paths;
+- one block in `CLAUDE.md` between `<!-- obsidian-memory:begin -->` and `<!-- obsidian-memory:end -->`;
+- `Meta/` and `Meta/claude-sessions/` in the vault when missing.
+
+To give settings.json and CLAUDE.md back byte for byte, `install-state.json` remembers each file
+as it was without us ("pristine") and the digest of what we wrote. On uninstall, a file we
+wrote and nobody touched since is replaced by its pristine bytes (or removed if it did not
+exist); a file the user edited in between keeps their edits and loses only our entries.
+"""
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+
+from obsidian_memory import fsutil, settings as settings_module
+from obsidian_memory.errors import UserError
+
+BLOCK_BEGIN = "<!-- obsidian-memory:begin -->"
+BLOCK_END = "<!-- obsidian-memory:end -->"
+OWN_MARK = "obsidian-memory/bin/"          # in every command we write, and in nothing else
+LAUNCHERS = ("obsidian_memory.py", "search_vault.py")
+SKILL_NAME = "vault-search"
+STATE_VERSION = 1
+
+# event -> (matcher or None, `hook` argument, timeout in seconds)
+HOOKS = {
+    "SessionStart": ("startup|resume|clear|compact", "session-start", 10),
+    "SessionEnd": (None, "archive", 30),     # a settings-file timeout also raises the 1.5 s end budget
+    "PreCompact": (None, "archive", 30),
+    "PostCompact": (None, "archive", 30),
+}
+NEW_CONFIG_KEYS = ("vault", "omnisearch_port", "context_budget", "excluded_projects", "redact")
+
+
+# -- where everything lives ------------------------------------------------------------------
+
+def slashes(path: str) -> str:
+    return os.path.abspath(path).replace(os.sep, "/")
+
+
+class Layout:
+    """Absolute paths of everything the installer touches, for one Claude config dir."""
+
+    def __init__(self, config_dir: str):
+        self.config_dir = os.path.abspath(config_dir)
+        self.home = os.path.join(self.config_dir, "obsidian-memory")
+        self.venv = os.path.join(self.home, "venv")
+        self.bin_dir = os.path.join(self.home, "bin")
+        self.config_yaml = os.path.join(self.home, "config.yaml")
+        self.state_path = os.path.join(self.home, "install-state.json")
+        self.backups_dir = os.path.join(self.home, "backups")
+        self.settings_json = os.path.join(self.config_dir, "settings.json")
+        self.claude_md = os.path.join(self.config_dir, "CLAUDE.md")
+        self.skills_root = os.path.join(self.config_dir, "skills")
+        self.skill_dir = os.path.join(self.skills_root, SKILL_NAME)
+        self.skill_md = os.path.join(self.skill_dir, "SKILL.md")
+
+    @property
+    def python(self) -> str:
+        if os.name == "nt":
+            return os.path.join(self.venv, "Scripts", "python.exe")
+        return os.path.join(self.venv, "bin", "python")
+
+    def launcher(self, name: str) -> str:
+        return os.path.join(self.bin_dir, name)
+
+
+# -- the command strings -----------------------------------------------------------------------
+# Hooks run through `sh -c`: their paths are always double-quoted. The search commands are typed
+# by the model and must match the permission rules character for character, so they are quoted
+# only when a path needs it (the usual path has no space and then reads like any command).
+
+_SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+
+
+def quote_if_needed(path: str) -> str:
+    return path if _SAFE.match(path) else shlex.quote(path)
+
+
+def double_quote(path: str) -> str:
+    return f'"{path}"' if not re.search(r'["$`\\]', path) else shlex.quote(path)
+
+
+def hook_command(layout: Layout, argument: str) -> str:
+    python, script = slashes(layout.python), slashes(layout.launcher("obsidian_memory.py"))
+    return f"{double_quote(python)} {double_quote(script)} hook {argument}"
+
+
+def search_prefixes(layout: Layout) -> tuple[str, str]:
+    python = quote_if_needed(slashes(layout.python))
+    return (f"{python} {quote_if_needed(slashes(layout.launcher('search_vault.py')))}",
+            f"{python} {quote_if_needed(slashes(layout.launcher('obsidian_memory.py')))} search")
+
+
+def permission_rules(layout: Layout) -> list[str]:
+    return [f"Bash({prefix} *)" for prefix in search_prefixes(layout)]
+
+
+def template_values(layout: Layout, vault: str) -> dict:
+    return {
+        "python": quote_if_needed(slashes(layout.python)),
+        "search_vault": quote_if_needed(slashes(layout.launcher("search_vault.py"))),
+        "obsidian_memory": quote_if_needed(slashes(layout.launcher("obsidian_memory.py"))),
+        "vault": slashes(vault),
+    }
+
+
+# -- actions: one change each -------------------------------------------------------------------
+
+class Action:
+    summary = ""
+
+    def describe(self) -> str:
+        return self.summary
+
+    def details(self) -> str:
+        return ""
+
+    def apply(self) -> None:
+        raise NotImplementedError
+
+
+class WriteFile(Action):
+    def __init__(self, path: str, data: bytes, before: bytes | None, what: str, mode: int | None = None,
+                 backup_to: str | None = None):
+        self.path, self.data, self.before, self.mode, self.backup_to = path, data, before, mode, backup_to
+        self.summary = f"{'create' if before is None else 'update'} {path} ({what})"
+
+    def details(self) -> str:
+        if self.before is None or not self.path.endswith((".json", ".md", ".yaml")):
+            return ""
+        old = self.before.decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.data.decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, self.path, self.path + " (new)"))
+
+    def apply(self) -> None:
+        if self.backup_to and self.before is not None:
+            fsutil.atomic_write_bytes(self.backup_to, self.before)
+            _private(self.backup_to)
+        fsutil.atomic_write_bytes(self.path, self.data)
+        if self.mode is not None:
+            os.chmod(self.path, self.mode)
+
+
+class DeleteFile(Action):
+    def __init__(self, path: str, what: str):
+        self.path = path
+        self.summary = f"remove {path} ({what})"
+
+    def apply(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+class MakeDir(Action):
+    def __init__(self, path: str, what: str):
+        self.path = path
+        self.summary = f"create folder {path} ({what})"
+
+    def apply(self) -> None:
+        os.makedirs(self.path, exist_ok=True)
+
+
+class RemoveDirIfEmpty(Action):
+    def __init__(self, path: str, what: str):
+        self.path = path
+        self.summary = f"remove folder {path} if empty ({what})"
+
+    def apply(self) -> None:
+        try:
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+class RemoveTree(Action):
+    def __init__(self, path: str, what: str):
+        self.path = path
+        self.summary = f"remove {path} ({what})"
+
+    def apply(self) -> None:
+        if os.path.isdir(self.path) and not os.path.islink(self.path):
+            shutil.rmtree(self.path, ignore_errors=True)
+        elif os.path.lexists(self.path):
+            os.unlink(self.path)
+
+
+def _private(path: str) -> None:
+    try:
+        os.chmod(path, 0o600)  # settings.json may hold API keys in `env`
+    except OSError:
+        pass
+
+
+# -- small file helpers --------------------------------------------------------------------------
+
+def read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise UserError(f"{path} is a folder, expected a file")
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}")
+
+
+def digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text.encode("ascii"))
+
+
+def backup_path(layout: Layout, name: str) -> str:
+    from obsidian_memory import clock
+    stamp = clock.now().strftime("%Y%m%d-%H%M%S")
+    return os.path.join(layout.backups_dir, f"{name}.{stamp}")
+
+
+# -- settings.json ------------------------------------------------------------------------------
+
+def parse_settings(path: str, data: bytes | None) -> dict:
+    """The settings object; a file that is not a JSON object stops everything, untouched."""
+    if data is None:
+        return {}
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path} is not valid JSON ({_short(exc)}); fix it and run the installer again "
+                        "— nothing was changed", code=1)
+    if not isinstance(obj, dict):
+        raise UserError(f"{path} does not hold a JSON object; nothing was changed", code=1)
+    for key, kind in (("hooks", dict), ("permissions", dict)):
+        if key in obj and not isinstance(obj[key], kind):
+            raise UserError(f"{path}: `{key}` is not an object; nothing was changed", code=1)
+    allow = obj.get("permissions", {}).get("allow")
+    if allow is not None and not isinstance(allow, list):
+        raise UserError(f"{path}: `permissions.allow` is not a list; nothing was changed", code=1)
+    for event, groups in obj.get("hooks", {}).items():
+        if not isinstance(groups, list):
+            raise UserError(f"{path}: `hooks.{event}` is not a list; nothing was changed", code=1)
+    return obj
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def is_ours(handler) -> bool:
+    return isinstance(handler, dict) and OWN_MARK in str(handler.get("command", "")).replace("\\", "/")
+
+
+def is_our_rule(rule) -> bool:
+    return isinstance(rule, str) and OWN_MARK in rule.replace("\\", "/")
+
+
+def our_hook_groups(layout: Layout) -> dict:
+    groups = {}
+    for event, (matcher, argument, timeout) in HOOKS.items():
+        group = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": hook_command(layout, argument), "timeout": timeout}]
+        groups[event] = group
+    return groups
+
+
+def _without_our_handlers(groups: list) -> tuple[list, int | None]:
+    """The groups minus our handlers (groups emptied by that dropped), and where ours first stood."""
+    kept, first = [], None
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+            kept.append(group)
+            continue
+        if first is None:
+            first = len(kept)
+        rest = [h for h in handlers if not is_ours(h)]
+        if rest:
+            kept.append({**group, "hooks": rest})
+    return kept, first
+
+
+def merge_settings(obj: dict, layout: Layout) -> dict:
+    """`obj` with our hooks and permission rules in place; everything else as it was, in order."""
+    result = json.loads(json.dumps(obj))
+    hooks = result.setdefault("hooks", {})
+    for event, group in our_hook_groups(layout).items():
+        kept, first = _without_our_handlers(hooks.get(event, []))
+        kept.insert(len(kept) if first is None else first, group)
+        hooks[event] = kept
+    allow = result.setdefault("permissions", {}).setdefault("allow", [])
+    wanted = permission_rules(layout)
+    kept, seen = [], set()
+    for rule in allow:  # ours stay where they are (once); stale ones of ours go
+        if is_our_rule(rule):
+            if rule not in wanted or rule in seen:
+                continue
+            seen.add(rule)
+        kept.append(rule)
+    allow[:] = kept + [rule for rule in wanted if rule not in seen]
+    return result
+
+
+def strip_settings(obj: dict) -> dict:
+    """`obj` without any entry of ours; containers that only we filled go too."""
+    result = json.loads(json.dumps(obj))
+    hooks = result.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept, first = _without_our_handlers(groups)
+            if first is None:
+                continue
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+        if not hooks and obj.get("hooks"):
+            del result["hooks"]
+    permissions = result.get("permissions")
+    if isinstance(permissions, dict) and isinstance(permissions.get("allow"), list):
+        allow = permissions["allow"]
+        kept = [r for r in allow if not is_our_rule(r)]
+        if len(kept) != len(allow):
+            permissions["allow"] = kept
+            if not kept:
+                del permissions["allow"]
+                if not permissions:
+                    del result["permissions"]
+    return result
+
+
+def settings_contains_ours(obj: dict) -> bool:
+    return strip_settings(obj) != obj
+
+
+def detect_indent(text: str):
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) != len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def dump_settings(obj: dict, like: bytes | None) -> bytes:
+    """JSON in the file's own indentation (2 spaces for a new file), UTF-8, trailing newline."""
+    indent = detect_indent(like.decode("utf-8", "replace")) if like else 2
+    return (json.dumps(obj, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# -- CLAUDE.md ------------------------------------------------------------------------------------
+
+def claude_md_block(layout: Layout, vault: str) -> str:
+    values = template_values(layout, vault)
+    search, sessions = search_prefixes(layout)
+    return "\n".join([
+        BLOCK_BEGIN,
+        "## Memory: search the Obsidian vault first",
+        f"Every past Claude Code session is archived as a note in the Obsidian vault `{values['vault']}`, "
+        "next to the decisions, learnings and project notes kept there.",
+        "Before re-investigating a bug, an error message, a design question or a setup step that may "
+        "have come up before, search the vault (the `vault-search` skill) and build on what it finds:",
+        f'- ranked vault search: `{search} "<words>"`',
+        f'- regex over archived sessions: `{sessions} --sessions "<regex>"`',
+        "Cite the note you used. If nothing relevant is found, say so and continue normally.",
+        BLOCK_END,
+    ]) + "\n"
+
+
+_BLOCK_RE = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END) + r"\n?", re.S)
+
+
+def put_block(text: str | None, block: str) -> str:
+    if text and _BLOCK_RE.search(text):
+        return _BLOCK_RE.sub(lambda _m: block, text, count=1)
+    if not text:
+        return block
+    return text + ("" if text.endswith("\n") else "\n") + "\n" + block
+
+
+def remove_block(text: str) -> str:
+    match = _BLOCK_RE.search(text)
+    if not match:
+        return text
+    before, after = text[: match.start()], text[match.end():]
+    if not after and before.endswith("\n\n"):
+        before = before[:-1]  # the blank line put_block added before the block
+    return before + after
+
+
+# -- config.yaml, the skill, the launchers ---------------------------------------------------
+
+def choose_vault(vault_flag: str | None, existing: dict) -> str:
+    if vault_flag:
+        return os.path.abspath(os.path.expanduser(vault_flag))
+    if existing.get("vault"):
+        return os.path.abspath(os.path.expanduser(str(existing["vault"])))
+    env = os.environ.get("OBSIDIAN_VAULT")
+    return os.path.abspath(os.path.expanduser(env)) if env else os.path.join(os.path.expanduser("~"), "Vault")
+
+
+def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_bytes: bytes | None) -> bytes | None:
+    """What config.yaml should hold, or None to leave the user's file exactly as it is."""
+    if existing_bytes is not None:
+        existing = settings_module.read_config_file(layout.config_yaml)
+        if not vault_flag or existing.get("vault") == vault:
+            return None
+        values = dict(existing)
+        values["vault"] = vault
+        return settings_module.dump_flat_yaml(values).encode("utf-8")
+    defaults = settings_module.Settings(layout.config_dir, vault=vault)
+    values = {key: getattr(defaults, key) for key in NEW_CONFIG_KEYS}
+    values["excluded_projects"] = list(values["excluded_projects"])
+    header = ("# obsidian-memory settings. Edit freely: install.sh keeps your values on re-install.\n"
+              "# The environment (OBSIDIAN_VAULT, OMNISEARCH_PORT) and command flags take precedence.\n")
+    return (header + settings_module.dump_flat_yaml(values)).encode("utf-8")
+
+
+def render_template(text: str, values: dict) -> str:
+    try:
+        import jinja2
+    except ImportError:  # a dry run on a bare system python: the placeholders are plain names
+        return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(values.get(m.group(1), m.group(0))), text)
+    environment = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                                     autoescape=False)
+    return environment.from_string(text).render(**values)
+
+
+def source_file(source: str, *parts: str) -> str:
+    path = os.path.join(source, *parts)
+    if not os.path.isfile(path):
+        raise UserError(f"{path} is missing: run the installer from a complete checkout", code=1)
+    return path
+
+
+# -- the install state --------------------------------------------------------------------------
+
+def load_state(layout: Layout) -> dict:
+    data = read_bytes(layout.state_path)
+    if data is None:
+        return {}
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def pristine_of(name: str, current: bytes | None, state: dict, contains_ours, strip) -> dict:
+    """How the file would be without us: from the state if the file is still ours, else derived."""
+    recorded = state.get("files", {}).get(name)
+    if recorded and current is not None and digest(current) == recorded.get("written_sha256"):
+        return {"existed": recorded.get("existed", True), "pristine": recorded.get("pristine")}
+    if current is not None and contains_ours(current):
+        return {"existed": True, "pristine": _b64(strip(current))}
+    return {"existed": current is not None, "pristine": _b64(current)}
+
+
+# -- planning ---------------------------------------------------------------------------------
+
+class Options:
+    def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
+                 semantic: bool = False, purge: bool = False):
+        self.config_dir, self.source, self.vault = config_dir, source, vault
+        self.semantic, self.purge = semantic, purge
+
+
+def plan_install(options: Options) -> tuple[list[Action], dict]:
+    """The actions an install would take, and facts for the summary (vault, commands)."""
+    layout = Layout(options.config_dir)
+    source = options.source or default_source()
+    state = load_state(layout)
+    actions: list[Action] = []
+    created_dirs = list(state.get("created_dirs", []))
+
+    def make_dir(path: str, what: str):
+        if not os.path.isdir(path):
+            actions.append(MakeDir(path, what))
+            if path not in created_dirs:
+                created_dirs.append(path)
+
+    make_dir(layout.bin_dir, "launchers")
+    for name in LAUNCHERS:
+        data = read_bytes(source_file(source, "scripts", name))
+        current = read_bytes(layout.launcher(name))
+        if current != data or not os.access(layout.launcher(name), os.X_OK):
+            actions.append(WriteFile(layout.launcher(name), data, current, "launcher", mode=0o755))
+
+    config_before = read_bytes(layout.config_yaml)
+    existing_config = settings_module.read_config_file(layout.config_yaml) if config_before is not None else {}
+    vault = choose_vault(options.vault, existing_config)
+    config_after = config_text(layout, vault, options.vault, config_before)
+    if config_after is not None and config_after != config_before:
+        actions.append(WriteFile(layout.config_yaml, config_after, config_before, "settings"))
+
+    sessions_folder = str(existing_config.get("sessions_folder") or "Meta/claude-sessions")
+    vault_dirs = [os.path.join(vault, "Meta"), os.path.join(vault, *sessions_folder.split("/"))]
+    if not os.path.isdir(vault):
+        make_dir(vault, "the vault did not exist")
+    for folder in dict.fromkeys(vault_dirs):
+        make_dir(folder, "vault folder for session notes")
+
+    files_state = {}
+    settings_before = read_bytes(layout.settings_json)
+    settings_obj = parse_settings(layout.settings_json, settings_before)
+    merged = merge_settings(settings_obj, layout)
+    settings_after = (settings_before if merged == settings_obj and settings_before is not None
+                      else dump_settings(merged, settings_before))
+    files_state["settings.json"] = pristine_of(
+        "settings.json", settings_before, state,
+        lambda data: settings_contains_ours(parse_settings(layout.settings_json, data)),
+        lambda data: dump_settings(strip_settings(parse_settings(layout.settings_json, data)), data))
+    if settings_after != settings_before:
+        actions.append(WriteFile(layout.settings_json, settings_after, settings_before,
+                                 "hooks and permission rules", backup_to=backup_path(layout, "settings.json")))
+    files_state["settings.json"]["written_sha256"] = digest(settings_after)
+
+    make_dir(layout.skills_root, "skills")
+    make_dir(layout.skill_dir, "the vault-search skill")
+    template = fsutil.read_text(source_file(source, "skills", SKILL_NAME, "SKILL.md"))
+    skill = render_template(template, template_values(layout, vault)).encode("utf-8")
+    skill_before = read_bytes(layout.skill_md)
+    if skill != skill_before:
+        actions.append(WriteFile(layout.skill_md, skill, skill_before, "the vault-search skill"))
+
+    md_before = read_bytes(layout.claude_md)
+    md_text = md_before.decode("utf-8", "surrogateescape") if md_before is not None else None
+    md_after = put_block(md_text, claude_md_block(layout, vault)).encode("utf-8", "surrogateescape")
+    files_state["CLAUDE.md"] = pristine_of(
+        "CLAUDE.md", md_before, state,
+        lambda data: _BLOCK_RE.search(data.decode("utf-8", "surrogateescape")) is not None,
+        lambda data: remove_block(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape"))
+    if md_after != md_before:
+        actions.append(WriteFile(layout.claude_md, md_after, md_before, "the standing search directive",
+                                 backup_to=backup_path(layout, "CLAUDE.md")))
+    files_state["CLAUDE.md"]["written_sha256"] = digest(md_after)
+
+    new_state = {
+        "version": STATE_VERSION,
+        "files": files_state,
+        "created_dirs": created_dirs,
+        "skill_files": [layout.skill_md],
+        "extras": ["semantic"] if options.semantic or "semantic" in state.get("extras", []) else [],
+    }
+    state_bytes = (json.dumps(new_state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    state_before = read_bytes(layout.state_path)
+    if state_bytes != state_before:
+        actions.append(WriteFile(layout.state_path, state_bytes, state_before, "what uninstall restores",
+                                 mode=0o600))
+    facts = {"vault": vault, "layout": layout, "rules": permission_rules(layout),
+             "hooks": {event: hook_command(layout, arg) for event, (_m, arg, _t) in HOOKS.items()}}
+    return actions, facts
+
+
+def plan_uninstall(options: Options) -> list[Action]:
+    layout = Layout(options.config_dir)
+    state = load_state(layout)
+    actions: list[Action] = []
+    files = state.get("files", {})
+
+    actions.extend(_restore_settings(layout, files.get("settings.json")))
+    actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
+
+    for path in state.get("skill_files", [layout.skill_md]):
+        data = read_bytes(path)
+        if data is not None and OWN_MARK in data.decode("utf-8", "replace"):
+            actions.append(DeleteFile(path, "the vault-search skill"))
+    created = state.get("created_dirs", [])
+    for path in (layout.skill_dir, layout.skills_root):
+        if path in created and os.path.isdir(path):
+            actions.append(RemoveDirIfEmpty(path, "created by the installer"))
+    for path in reversed(created):  # vault folders we made: only while still empty
+        if path not in (layout.skill_dir, layout.skills_root, layout.bin_dir) and os.path.isdir(path):
+            actions.append(RemoveDirIfEmpty(path, "created by the installer"))
+
+    if os.path.isdir(layout.bin_dir):
+        actions.append(RemoveTree(layout.bin_dir, "launchers"))
+    if os.path.exists(layout.state_path):
+        actions.append(DeleteFile(layout.state_path, "install state"))
+    if options.purge:
+        for suffix in ("", "-wal", "-shm"):
+            archive = settings_module.load(config_dir=layout.config_dir).archive + suffix
+            if os.path.exists(archive):
+                actions.append(DeleteFile(archive, "the session archive (--purge)"))
+        for name in sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []:
+            path = os.path.join(layout.home, name)
+            if path not in (layout.venv, layout.bin_dir, layout.state_path):
+                actions.append(RemoveTree(path, "--purge"))
+    if os.path.isdir(layout.venv):
+        actions.append(RemoveTree(layout.venv, "virtual environment"))  # last: we may be running from it
+    actions.append(RemoveDirIfEmpty(layout.home, "nothing of ours left"))
+    return [a for a in actions if not (isinstance(a, RemoveDirIfEmpty) and not os.path.isdir(a.path))]
+
+
+def _restore(path: str, recorded: dict | None, current: bytes | None, strip) -> list[Action]:
+    """Put the file back as it was without us, or (if the user edited it since) strip only ours."""
+    if current is None:
+        return []
+    if recorded and digest(current) == recorded.get("written_sha256"):
+        pristine = _unb64(recorded.get("pristine"))
+        if not recorded.get("existed", True) or pristine is None:
+            return [DeleteFile(path, "it did not exist before the install")]
+        if pristine == current:
+            return []
+        return [WriteFile(path, pristine, current, "restored as it was before the install")]
+    stripped = strip(current)
+    if stripped == current:
+        return []
+    return [WriteFile(path, stripped, current, "our entries removed, your edits kept")]
+
+
+def _restore_settings(layout: Layout, recorded: dict | None) -> list[Action]:
+    current = read_bytes(layout.settings_json)
+
+    def strip(data: bytes) -> bytes:
+        obj = parse_settings(layout.settings_json, data)
+        stripped = strip_settings(obj)
+        return data if stripped == obj else dump_settings(stripped, data)
+    return _restore(layout.settings_json, recorded, current, strip)
+
+
+def _restore_claude_md(layout: Layout, recorded: dict | None) -> list[Action]:
+    current = read_bytes(layout.claude_md)
+
+    def strip(data: bytes) -> bytes:
+        return remove_block(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    actions = _restore(layout.claude_md, recorded, current, strip)
+    if (actions and isinstance(actions[0], WriteFile) and not actions[0].data.strip()
+            and recorded is None):
+        return [DeleteFile(layout.claude_md, "it held nothing but our block")]
+    return actions
+
+
+def default_source() -> str:
+    """The checkout holding scripts/ and skills/ (install.sh passes it explicitly)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def apply(actions: list[Action]) -> None:
+    for action in actions:
+        action.apply()
+
+
+def print_plan(actions: list[Action], stream=None, diffs: bool = True) -> None:
+    stream = stream or sys.stdout
+    if not actions:
+        stream.write("nothing to change: obsidian-memory is installed and up to date\n")
+        return
+    for action in actions:
+        stream.write(f"- {action.describe()}\n")
+        if diffs and action.details():
+            stream.write("".join(f"    {line}" for line in action.details().splitlines(keepends=True)))
+            if not action.details().endswith("\n"):
+                stream.write("\n")
