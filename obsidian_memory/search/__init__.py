@@ -1,0 +1,257 @@
+"""Ranked vault search: one entry point, the engine choice and fallback, and multi-query fusion.
+
+Sources:
+- `omnisearch`: Obsidian's live index over HTTP; when it does not answer, no results and the
+  engine `"omnisearch (offline)"` (never a pretended "no match").
+- `index`: the persistent local index (`obsidian_memory.search.index`).
+- `scan`: the standard-library reference scanner.
+- `local`: the index when it is available, else the scanner.
+- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, so with such
+  filters `auto` goes straight to `local` (and says so in `Response.notes`).
+
+Several queries run one after the other and are merged by reciprocal rank fusion (k=60); the
+engine name is kept and each hit's score is its fused score. An engine found offline for one
+query is not asked again for the next.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+
+from obsidian_memory.errors import UserError
+from obsidian_memory.search.base import Hit, Query, Response
+
+SOURCES = ("auto", "omnisearch", "local", "index", "scan")
+# how deep each query of a fan-out is ranked before fusion (Omnisearch returns its whole list anyway)
+FUSION_DEPTH = 50
+
+
+def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
+           tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None) -> Response:
+    """Search the vault of `settings`. Bad input (scope leaving the vault, missing vault...) is a UserError."""
+    started = time.monotonic()
+    queries = _queries(query_or_queries)
+    vault = _existing_vault(settings.vault)
+    if source not in SOURCES:
+        raise UserError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
+    if int(limit) < 1:
+        raise UserError("the number of results (-n) must be at least 1")
+    base = Query(text=queries[0], limit=int(limit),
+                 folders=_scopes(vault, folders, "--folder"), excludes=_scopes(vault, excludes, "--exclude"),
+                 tags=_tags(tags), not_tags=_tags(not_tags),
+                 frontmatter=_pairs(frontmatter), not_frontmatter=_pairs(not_frontmatter))
+    runner = _Runner(settings, vault, source, int(port if port is not None else settings.omnisearch_port))
+    runner.note_missing_folders(base.folders)
+    if len(queries) == 1:
+        hits, total = runner.run(base)
+    else:
+        hits, total = _fan_out(runner, base, queries)
+    return Response(query=" | ".join(queries), engine=runner.engine_name(), vault=vault, hits=hits,
+                    total_results=total, elapsed_seconds=time.monotonic() - started, notes=runner.notes)
+
+
+def _fan_out(runner: "_Runner", base: Query, queries: list[str]) -> tuple[list[Hit], int]:
+    from obsidian_memory.search.fusion import reciprocal_rank_fusion
+
+    depth = max(base.limit, FUSION_DEPTH)
+    rankings, totals = [], []
+    for text in queries:
+        hits, total = runner.run(dataclasses.replace(base, text=text, limit=depth))
+        rankings.append(hits)
+        totals.append(total)
+    fused = reciprocal_rank_fusion(rankings)
+    # each ranking may have been cut at `depth`: the union is a lower bound, a single total too
+    return fused[: base.limit], max([len(fused), *totals])
+
+
+class _Runner:
+    """Runs one query on the engine the source asks for, falling back as the source allows."""
+
+    def __init__(self, settings, vault: str, source: str, port: int):
+        self.settings, self.vault, self.source, self.port = settings, vault, source, port
+        self.notes: list[str] = []
+        self.engines: list[str] = []        # engines that answered, in order, without repeats
+        self.omnisearch_down: str | None = None
+        self.index_down: str | None = None
+
+    def engine_name(self) -> str:
+        return "+".join(self.engines) if self.engines else self.source
+
+    def run(self, query: Query) -> tuple[list[Hit], int]:
+        if self.source == "scan":
+            return self._scan(query)
+        if self.source == "index":
+            return self._index(query, strict=True)
+        if self.source == "local":
+            return self._local(query)
+        if self.source == "omnisearch":
+            if query.has_metadata_filters:
+                raise UserError("Omnisearch cannot filter by tag or frontmatter; use --source local")
+            result = self._omnisearch(query)
+            if result is None:
+                self._answered(_omnisearch().OFFLINE_ENGINE)
+                return [], 0
+            return result
+        # auto
+        if query.has_metadata_filters:
+            self._note("Omnisearch cannot filter by tag or frontmatter: searched the local engine")
+            return self._local(query)
+        result = self._omnisearch(query)
+        return result if result is not None else self._local(query)
+
+    def note_missing_folders(self, folders: tuple[str, ...]) -> None:
+        for folder in folders:
+            if folder and not os.path.isdir(os.path.join(self.vault, *folder.split("/"))):
+                self._note(f"folder {folder!r} does not exist in the vault")
+
+    # -- engines ------------------------------------------------------------------------------
+    def _omnisearch(self, query: Query):
+        if self.omnisearch_down is not None:
+            return None
+        engine = _omnisearch()
+        try:
+            hits, total = engine.search(query, self.vault, self.port)
+        except engine.Offline as exc:
+            self.omnisearch_down = str(exc)
+            fallback = "" if self.source == "omnisearch" else "; used the local engine"
+            self._note(f"Omnisearch did not answer on port {self.port} ({exc}){fallback}")
+            return None
+        self._answered(engine.ENGINE)
+        return hits, total
+
+    def _local(self, query: Query):
+        if self.index_down is None:
+            result = self._index(query, strict=False)
+            if result is not None:
+                return result
+        return self._scan(query)
+
+    def _index(self, query: Query, strict: bool):
+        module, problem = _index_module()
+        if module is None:
+            if strict:
+                raise UserError(f"the index engine is not available ({problem}); use --source scan")
+            self.index_down = problem
+            return None
+        try:
+            hits, total = _call_index(module, self.settings, query)
+        except UserError:
+            raise
+        except Exception as exc:
+            if strict:
+                raise UserError(f"the index engine failed: {type(exc).__name__}: {exc}") from exc
+            self.index_down = f"{type(exc).__name__}: {exc}"
+            self._note(f"the local index failed ({self.index_down}); used the scanner")
+            return None
+        self._answered(hits[0].engine if hits else getattr(module, "ENGINE", "index"))
+        return hits, total
+
+    def _scan(self, query: Query):
+        from obsidian_memory.search import scan
+
+        hits, total = scan.search(query, self.vault)
+        self._answered(scan.ENGINE)
+        return hits, total
+
+    def _answered(self, engine: str) -> None:
+        if engine not in self.engines:
+            self.engines.append(engine)
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+def _omnisearch():
+    from obsidian_memory.search import omnisearch
+
+    return omnisearch
+
+
+def _index_module():
+    """(module, None) when the index engine exists, else (None, why not)."""
+    import importlib
+
+    try:
+        return importlib.import_module("obsidian_memory.search.index"), None
+    except ImportError as exc:
+        if getattr(exc, "name", None) == "obsidian_memory.search.index":
+            return None, "not installed in this version"
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _call_index(module, settings, query: Query) -> tuple[list[Hit], int]:
+    """The index answers `search(settings, query)`: hits plus a total, in one of a few shapes."""
+    result = module.search(settings, query)
+    if isinstance(result, tuple):
+        hits, total = result
+    elif hasattr(result, "hits"):
+        hits = result.hits
+        total = getattr(result, "total_results", getattr(result, "total", len(hits)))
+    else:
+        hits, total = list(result), None
+    hits = list(hits)
+    return hits[: query.limit], int(total if total is not None else len(hits))
+
+
+# -- input validation --------------------------------------------------------------------------
+
+def _queries(query_or_queries) -> list[str]:
+    items = [query_or_queries] if isinstance(query_or_queries, str) else list(query_or_queries or ())
+    queries = [" ".join(str(q).split()) for q in items]
+    queries = [q for q in queries if q]
+    if not queries:
+        raise UserError("give a search query (2-5 distinctive words work best)")
+    return queries
+
+
+def _existing_vault(vault: str) -> str:
+    if not vault or not os.path.isdir(vault):
+        raise UserError(f"vault not found: {vault} (set OBSIDIAN_VAULT or pass --vault)")
+    return vault
+
+
+def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
+    from obsidian_memory.fsutil import OutsideVault, vault_relative
+
+    cleaned = []
+    for value in values or ():
+        try:
+            folder = vault_relative(vault, str(value))
+        except OutsideVault as exc:
+            raise UserError(f"{flag} {value!r}: {_why_outside(exc)}; give a folder relative to the vault") from exc
+        if folder not in cleaned:
+            cleaned.append(folder)
+    return tuple(cleaned)
+
+
+def _why_outside(exc: Exception) -> str:
+    text = str(exc)
+    return "leaves the vault" if "leaves" in text else "is not a vault-relative path"
+
+
+def _tags(values) -> tuple[str, ...]:
+    tags = []
+    for value in values or ():
+        tag = str(value).strip().lstrip("#").strip()
+        if not tag:
+            raise UserError(f"empty tag in --tag {value!r}")
+        tags.append(tag)
+    return tuple(tags)
+
+
+def _pairs(values) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values or ():
+        if isinstance(value, str):
+            key, sep, val = value.partition(":")
+            if not sep:
+                raise UserError(f"--frontmatter {value!r}: expected key:value")
+        else:
+            key, val = value
+        key, val = str(key).strip(), str(val).strip()
+        if not key:
+            raise UserError(f"--frontmatter {value!r}: the key is empty")
+        pairs.append((key, val))
+    return tuple(pairs)

@@ -1,0 +1,131 @@
+"""`search_vault.py "query" ["query2" ...] [options]`: ranked search over the vault.
+
+The skill pre-approves this command, so its interface is a contract (see `build_parser`).
+Errors are one line on stderr and exit status 2; output never carries escape sequences.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from obsidian_memory.errors import UserError
+
+PROG = "search_vault.py"
+DASH_VALUE_OPTIONS = ("--tag", "--frontmatter")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2), like every other error of ours."""
+
+    def error(self, message):
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("queries", nargs="+", metavar="query",
+                        help="search words (2-5 distinctive keywords); several queries are fused")
+    parser.add_argument("-n", "--limit", type=int, default=10, help="number of results (default 10)")
+    parser.add_argument("--folder", action="append", default=[], metavar="F",
+                        help="only notes under this vault-relative folder (repeatable: any of them)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="X",
+                        help="drop notes under this vault-relative folder (repeatable)")
+    parser.add_argument("--tag", action="append", default=[], metavar="T",
+                        help="only notes with this tag; -T excludes it (repeatable; local engines)")
+    parser.add_argument("--frontmatter", action="append", default=[], metavar="KEY:VALUE",
+                        help="only notes whose frontmatter has key: value; -key:value excludes (repeatable)")
+    parser.add_argument("--source", default="auto", choices=("auto", "omnisearch", "local", "index", "scan"),
+                        help="engine: auto = Omnisearch, else the local index, else the scanner (default auto)")
+    parser.add_argument("--port", type=int, default=None, help="Omnisearch HTTP port (default $OMNISEARCH_PORT or 51361)")
+    parser.add_argument("--vault", default=None, help="vault folder (default $OBSIDIAN_VAULT or ~/Vault)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser(prog: str = PROG) -> OneLineParser:
+    parser = OneLineParser(prog=prog, allow_abbrev=False,
+                           description="Ranked search over the Obsidian vault (Omnisearch when Obsidian "
+                                       "runs, the local engines when not).")
+    add_search_arguments(parser)
+    return parser
+
+
+def join_dash_values(argv: list[str]) -> list[str]:
+    """`--tag -draft` -> `--tag=-draft`, so that argparse takes an exclusion for a value, not an option."""
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if arg in DASH_VALUE_OPTIONS and following and following.startswith("-") and not following.startswith("--"):
+            out.append(f"{arg}={following}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def split_exclusions(values: list[str]) -> tuple[list[str], list[str]]:
+    """(wanted, excluded): a leading `-` marks an exclusion."""
+    wanted, excluded = [], []
+    for value in values:
+        (excluded if value.startswith("-") else wanted).append(value[1:] if value.startswith("-") else value)
+    return wanted, excluded
+
+
+def run_search(args) -> int:
+    from obsidian_memory import settings as settings_module
+    from obsidian_memory.search import output, search
+
+    settings = settings_module.load(vault=args.vault, port=args.port)
+    tags, not_tags = split_exclusions(args.tag)
+    frontmatter, not_frontmatter = split_exclusions(args.frontmatter)
+    response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
+                      excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
+                      not_frontmatter=not_frontmatter, port=args.port)
+    if args.json:
+        for note in response.notes:
+            sys.stderr.write(f"note: {output.clean(note)}\n")
+        print(output.response_json(response))
+    else:
+        print(output.response_text(response))
+    return 0
+
+
+def guarded(prog: str, action) -> int:
+    """Run `action()`: a UserError is one line and its code; a bug is one line plus the log."""
+    try:
+        return int(action() or 0)
+    except UserError as exc:
+        sys.stderr.write(f"{prog}: error: {_one_line(str(exc))}\n")
+        return exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        _log_unexpected(prog, exc)
+        sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {_one_line(str(exc))} (details in the log)\n")
+        return 1
+
+
+def _one_line(text: str) -> str:
+    from obsidian_memory.search._text import one_line
+    return one_line(text)
+
+
+def _log_unexpected(prog: str, exc: BaseException) -> None:
+    try:
+        from obsidian_memory import logs, settings
+        logs.log_for(settings.load(), f"{prog}: unexpected error", exc)
+    except Exception:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    return guarded(PROG, lambda: run_search(parser.parse_args(join_dash_values(argv))))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""Engine 3: the standard-library reference scanner. Slow on big vaults, but it always works.
+
+It reads every `*.md` file of the vault on every query (UTF-8, invalid bytes replaced), skipping
+hidden files and folders (`.obsidian`, `.git`, `.trash`, ...) and never following a symlink out
+of the vault (symlinked folders are not descended at all, which also rules out loops).
+
+Scoring, exactly (the design's rules, with the points where it was silent decided):
+- `text` is the whole file (frontmatter included) lowercased; `name` is the file name without
+  `.md`, lowercased. `terms` = the query lowercased and split on whitespace, duplicates dropped
+  (order kept); `phrase` = the terms joined by one space.
+- A term *matches* when it is a substring of `name` or of `text`. A note with no matching term is
+  not a hit.
+- +20 per matching term.
+- +50 when every term matches.
+- +80 when `phrase` is a substring of `name`; otherwise +30 when it is a substring of `text`.
+- +15 per term that is a substring of `name`.
+- +8 per (term, heading) pair where the term is a substring of the heading's text. Headings are
+  lines `#`..`######` followed by a space, outside fenced code blocks.
+- Term frequency: `min(25, sum over terms of text.count(term))` (non-overlapping occurrences).
+  The cap is on the TOTAL over all terms, not per term, so frequency only breaks ties between
+  notes that the name/phrase/heading signals already ranked; per term, a three-term query could
+  add 75 and drown the +80 for a name match.
+Ties are broken by path (ascending), so results are stable.
+
+Excerpt: from the earliest occurrence of any term, 70 characters before and 130 after, flattened
+to one line, with `...` on the side(s) where the text was cut. "Earliest" looks in the body
+(after the frontmatter) first and in the frontmatter only when the body has no term: a
+`permalink:` line is a poor excerpt. A note that matches by its name only gets the start of its
+body.
+
+Tag and frontmatter filters (`Query.tags`, ...) are applied here too, with the index's reading
+of a note (`search.markdown`) and its semantics: a tag filter matches the tag or a nested tag
+under it (`project` matches `project/alpha`), `key:value` matches a frontmatter value or list
+item, `key:` (empty value) matches the key's presence; case is ignored.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from obsidian_memory.search._text import one_line
+from obsidian_memory.search.base import Hit, Query, in_scope
+
+ENGINE = "scan"
+
+POINTS_PER_TERM = 20
+POINTS_ALL_TERMS = 50
+POINTS_PHRASE_IN_NAME = 80
+POINTS_PHRASE_IN_BODY = 30
+POINTS_PER_TERM_IN_NAME = 15
+POINTS_PER_TERM_HEADING = 8
+MAX_FREQUENCY_POINTS = 25
+
+EXCERPT_BEFORE = 70
+EXCERPT_AFTER = 130
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.*)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def search(query: Query, vault: str) -> tuple[list[Hit], int]:
+    """Ranked hits in scope (truncated to `query.limit`) and how many there were before truncation."""
+    terms = query_terms(query.text)
+    if not terms:
+        return [], 0
+    hits = []
+    for relative, absolute in iter_notes(vault, query.folders, query.excludes):
+        text = _read(absolute)
+        if text is None:
+            continue
+        if query.has_metadata_filters and not _passes_filters(text, query):
+            continue
+        hit = score_note(relative, text, terms)
+        if hit is not None:
+            hits.append(hit)
+    hits.sort(key=lambda h: (-h.score, h.path))
+    return hits[: query.limit], len(hits)
+
+
+def query_terms(text: str) -> list[str]:
+    return list(dict.fromkeys(text.lower().split()))
+
+
+def score_note(relative: str, text: str, terms: list[str]) -> Hit | None:
+    """Score one note (see the module docstring); None when no term matches."""
+    basename = _basename(relative)
+    name = basename.lower()
+    lowered = text.lower()
+    matched = [t for t in terms if t in name or t in lowered]
+    if not matched:
+        return None
+    score = POINTS_PER_TERM * len(matched)
+    if len(matched) == len(terms):
+        score += POINTS_ALL_TERMS
+    phrase = " ".join(terms)
+    if phrase in name:
+        score += POINTS_PHRASE_IN_NAME
+    elif phrase in lowered:
+        score += POINTS_PHRASE_IN_BODY
+    score += POINTS_PER_TERM_IN_NAME * sum(1 for t in terms if t in name)
+    headings = _headings(lowered)
+    score += POINTS_PER_TERM_HEADING * sum(1 for t in terms for h in headings if t in h)
+    score += min(MAX_FREQUENCY_POINTS, sum(lowered.count(t) for t in terms))
+    return Hit(path=relative, basename=basename, score=float(score),
+               excerpt=excerpt(text, lowered, terms), engine=ENGINE)
+
+
+def excerpt(text: str, lowered: str, terms: list[str]) -> str:
+    # str.lower() can change the length of some characters (e.g. "İ"): cut the text whose indices we have
+    source = text if len(lowered) == len(text) else lowered
+    body = _body_start(lowered)
+    positions = [p for p in (lowered.find(t, body) for t in terms) if p >= 0]
+    if not positions:  # the terms are only in the frontmatter
+        positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
+    if positions:
+        at = min(positions)
+        start, end = max(0, at - EXCERPT_BEFORE), min(len(source), at + EXCERPT_AFTER)
+        cut_before = start > 0
+    else:  # matched by its name only: the start of the body
+        start = _body_start(source)
+        end = min(len(source), start + EXCERPT_AFTER)
+        cut_before = False
+    snippet = one_line(source[start:end])
+    if cut_before:
+        snippet = "..." + snippet
+    if end < len(source):
+        snippet += "..."
+    return snippet
+
+
+def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = ()):
+    """(vault-relative path, absolute path) of every visible `*.md` note in scope, sorted."""
+    root = os.path.realpath(vault)
+    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
+        rel_folder = "" if rel_folder == "." else rel_folder
+        dirnames[:] = sorted(d for d in dirnames
+                             if not d.startswith(".") and _may_hold_scope(_join(rel_folder, d), folders, excludes))
+        for filename in sorted(filenames):
+            if filename.startswith(".") or not filename.lower().endswith(".md"):
+                continue
+            relative = _join(rel_folder, filename)
+            if not in_scope(relative, folders, excludes):
+                continue
+            absolute = os.path.join(folder, filename)
+            if os.path.islink(absolute) and not _inside(root, absolute):
+                continue
+            yield relative, absolute
+
+
+def _may_hold_scope(rel_dir: str, folders, excludes) -> bool:
+    """Prune folders that are excluded, or that neither hold nor sit under a wanted folder."""
+    if any(x and (rel_dir == x or rel_dir.startswith(x + "/")) for x in excludes):
+        return False
+    if not folders:
+        return True
+    return any(not f or rel_dir == f or rel_dir.startswith(f + "/") or f.startswith(rel_dir + "/")
+               for f in folders)
+
+
+def _inside(root: str, path: str) -> bool:
+    target = os.path.realpath(path)
+    return target.startswith(root + os.sep) and os.path.isfile(target)
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def _basename(relative: str) -> str:
+    name = relative.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _headings(lowered: str) -> list[str]:
+    headings, in_fence = [], False
+    for line in lowered.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            found = _HEADING.match(line)
+            if found:
+                headings.append(found.group(1).strip().rstrip("#").strip())
+    return headings
+
+
+def _body_start(text: str) -> int:
+    """Index just past the frontmatter block (0 when there is none)."""
+    if not text.startswith("---"):
+        return 0
+    first_newline = text.find("\n")
+    if first_newline < 0 or text[:first_newline].strip() != "---":
+        return 0
+    found = re.search(r"^(---|\.\.\.)[ \t]*$", text[first_newline + 1:], re.MULTILINE)
+    if not found:
+        return 0
+    end = first_newline + 1 + found.end()
+    return end + 1 if text[end:end + 1] == "\n" else end
+
+
+# -- tag and frontmatter filters (the same reading of a note as the index: search.markdown) ------
+
+def _passes_filters(text: str, query: Query) -> bool:
+    from obsidian_memory.search.markdown import frontmatter_pairs, parse_note
+
+    note = parse_note(text, "")
+    pairs = set(frontmatter_pairs(note.frontmatter))
+    keys = {key for key, _ in pairs}
+
+    def has_tag(wanted: str) -> bool:
+        wanted = wanted.strip().lstrip("#").strip("/").lower()
+        return any(t == wanted or t.startswith(wanted + "/") for t in note.tags)
+
+    def has_property(key: str, value: str) -> bool:
+        key, value = key.strip().lower(), value.strip().lower()
+        if key in ("tags", "tag"):
+            value = value.lstrip("#")
+        return key in keys if not value else (key, value) in pairs
+
+    return (all(has_tag(t) for t in query.tags) and not any(has_tag(t) for t in query.not_tags)
+            and all(has_property(k, v) for k, v in query.frontmatter)
+            and not any(has_property(k, v) for k, v in query.not_frontmatter))
