@@ -87,8 +87,9 @@ def _print_summary(actions, facts) -> None:
 
 def _run_installed(layout, argv: list[str]) -> int:
     python = layout.python if os.path.exists(layout.python) else sys.executable
+    sys.stdout.flush()
     try:
-        return subprocess.call([python, "-m", "obsidian_memory", *argv])
+        return subprocess.call([python, "-I", "-m", "obsidian_memory", *argv])
     except OSError as exc:
         raise UserError(f"cannot run {python}: {exc.strerror}", code=1)
 

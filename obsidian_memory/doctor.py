@@ -1,0 +1,303 @@
+"""Check an installation and explain, one line per check, what is wrong and how to fix it.
+
+Each check is `ok`, `fail` (a required check: doctor exits 1), `warn` (works, but worth knowing)
+or `info` (a fact, such as whether Obsidian's Omnisearch is answering).
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shlex
+import sys
+
+from obsidian_memory import install, settings as settings_module
+
+OK, FAIL, WARN, INFO = "ok", "fail", "warn", "info"
+RUN_INSTALL = "run ./install.sh from the obsidian-memory checkout"
+
+
+class Check:
+    def __init__(self, name: str, status: str, detail: str):
+        self.name, self.status, self.detail = name, status, detail
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+def run_checks(settings=None) -> list[Check]:
+    settings = settings or settings_module.load()
+    layout = install.Layout(settings.config_dir)
+    settings_obj, settings_problem = _read_settings(layout)
+    plugin = _enabled_plugin(settings_obj or {})
+    checks = [
+        check_python(layout),
+        check_package(),
+        check_config(settings),
+        check_vault(settings),
+        check_archive(settings),
+        check_hooks(layout, settings_obj, settings_problem, plugin),
+        check_skill(layout, plugin),
+        check_permissions(layout, settings_obj, settings_problem, plugin),
+        check_claude_md(layout, plugin),
+        check_omnisearch(settings),
+        check_transcripts(settings),
+    ]
+    return checks
+
+
+def exit_code(checks: list[Check]) -> int:
+    return 1 if any(c.status == FAIL for c in checks) else 0
+
+
+def format_text(checks: list[Check]) -> str:
+    width = max(len(c.name) for c in checks)
+    lines = [f"{c.status:<4}  {c.name.ljust(width)}  {c.detail}" for c in checks]
+    failed = sum(c.status == FAIL for c in checks)
+    lines.append("all required checks pass" if not failed else f"{failed} required check(s) failed")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(checks: list[Check]) -> str:
+    return json.dumps({"ok": exit_code(checks) == 0, "checks": [c.as_dict() for c in checks]},
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+def check_python(layout) -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info < (3, 10):
+        return Check("python", FAIL, f"{sys.executable} is Python {version}; 3.10 or newer is needed")
+    detail = f"Python {version} at {sys.executable}"
+    if os.path.exists(layout.python) and not _same_file(layout.python, sys.executable):
+        detail += f" (the hooks use {layout.python})"
+    return Check("python", OK, detail)
+
+
+def check_package() -> Check:
+    from importlib import metadata
+
+    import obsidian_memory
+
+    found, missing = [], []
+    for distribution in ("PyYAML", "Jinja2", "tqdm"):
+        try:
+            found.append(f"{distribution} {metadata.version(distribution)}")
+        except metadata.PackageNotFoundError:
+            missing.append(distribution)
+    where = os.path.dirname(os.path.abspath(obsidian_memory.__file__))
+    if missing:
+        return Check("package", FAIL, f"obsidian-memory {obsidian_memory.__version__} lacks "
+                                      f"{', '.join(missing)}: {RUN_INSTALL}")
+    return Check("package", OK, f"obsidian-memory {obsidian_memory.__version__} ({where}); {', '.join(found)}")
+
+
+def check_config(settings) -> Check:
+    path = settings.config_path
+    if not os.path.exists(path):
+        return Check("config", WARN, f"{path} not found: defaults in use ({RUN_INSTALL} to write it)")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return Check("config", FAIL, f"{path} cannot be read: {exc}")
+    try:
+        settings_module.parse_flat_yaml(text)
+    except Exception:
+        try:
+            import yaml
+            data = yaml.safe_load(text)
+        except Exception as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return Check("config", FAIL, f"{path} is not valid YAML ({first}): fix it or delete it and re-install")
+        if data is not None and not isinstance(data, dict):
+            return Check("config", FAIL, f"{path} does not hold `key: value` settings")
+    return Check("config", OK, f"{path} (vault {settings.vault}, Omnisearch port {settings.omnisearch_port}, "
+                               f"context budget {settings.effective_context_budget} chars, "
+                               f"redaction {'on' if settings.redact else 'off'})")
+
+
+def check_vault(settings) -> Check:
+    vault = settings.vault
+    if not os.path.isdir(vault):
+        return Check("vault", FAIL, f"{vault} does not exist: create it, or re-install with --vault PATH")
+    if not os.access(vault, os.W_OK | os.X_OK):
+        return Check("vault", FAIL, f"{vault} is not writable by this user")
+    sessions = settings.vault_path(settings.sessions_folder)
+    notes = len(glob.glob(os.path.join(glob.escape(sessions), "**", "*.md"), recursive=True))
+    if not os.path.isdir(sessions):
+        return Check("vault", OK, f"{vault} (writable; {settings.sessions_folder}/ appears with the first note)")
+    return Check("vault", OK, f"{vault} (writable; {notes} session note(s) in {settings.sessions_folder}/)")
+
+
+def check_archive(settings) -> Check:
+    path = settings.archive
+    if not os.path.exists(path):
+        return Check("archive", OK, f"{path} not created yet: the first archived session creates it")
+    try:
+        from obsidian_memory import archive
+    except ImportError as exc:
+        return Check("archive", WARN, f"cannot check {path}: {exc}")
+    verdict = archive.integrity_check(path)
+    if verdict != "ok":
+        return Check("archive", FAIL, f"{path} failed the integrity check: {verdict}")
+    try:
+        with archive.open_archive(path, readonly=True) as db:
+            count = db.count_sessions()
+    except Exception as exc:
+        return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
+    return Check("archive", OK, f"{path} (integrity ok, {count} session(s))")
+
+
+def check_hooks(layout, settings_obj, problem, plugin) -> Check:
+    if problem:
+        return Check("hooks", FAIL, problem)
+    hooks = settings_obj.get("hooks", {}) if isinstance(settings_obj.get("hooks"), dict) else {}
+    missing, broken, found = [], [], []
+    for event in install.HOOKS:
+        ours = [h for group in hooks.get(event, []) if isinstance(group, dict)
+                for h in group.get("hooks", []) or [] if install.is_ours(h)]
+        if not ours:
+            missing.append(event)
+            continue
+        found.append(event)
+        for handler in ours:
+            problem = _command_problem(str(handler.get("command", "")))
+            if problem:
+                broken.append(f"{event}: {problem}")
+    if not found and plugin:
+        return Check("hooks", OK, f"provided by the plugin {plugin}")
+    if broken:
+        return Check("hooks", FAIL, "; ".join(broken) + f" ({RUN_INSTALL})")
+    if missing:
+        return Check("hooks", FAIL, f"not registered in {layout.settings_json}: {', '.join(missing)} ({RUN_INSTALL})")
+    return Check("hooks", OK, f"{', '.join(found)} registered; interpreter and launcher present")
+
+
+def _command_problem(command: str) -> str | None:
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return f"cannot parse the command {command!r}"
+    if len(argv) < 2:
+        return f"unexpected command {command!r}"
+    interpreter, script = argv[0], argv[1]
+    if not os.path.isfile(interpreter) or not os.access(interpreter, os.X_OK):
+        return f"interpreter {interpreter} is missing or not executable"
+    if not os.path.isfile(script):
+        return f"launcher {script} is missing"
+    return None
+
+
+def check_skill(layout, plugin) -> Check:
+    text = _read(layout.skill_md)
+    if text is None:
+        if plugin:
+            return Check("skill", INFO, f"no personal skill; the plugin {plugin} ships vault-search")
+        return Check("skill", FAIL, f"{layout.skill_md} is missing ({RUN_INSTALL})")
+    wanted = install.search_prefixes(layout)
+    if not all(prefix in text for prefix in wanted):
+        return Check("skill", FAIL, f"{layout.skill_md} does not name this installation's commands ({RUN_INSTALL})")
+    stale = [p for p in _paths_in(text) if install.OWN_MARK in p and not os.path.exists(p)]
+    if stale:
+        return Check("skill", FAIL, f"{layout.skill_md} points at missing files: {', '.join(stale)}")
+    return Check("skill", OK, f"{layout.skill_md} (commands match this installation)")
+
+
+def check_permissions(layout, settings_obj, problem, plugin) -> Check:
+    if problem:
+        return Check("permissions", FAIL, problem)
+    permissions = settings_obj.get("permissions") if isinstance(settings_obj.get("permissions"), dict) else {}
+    allow = permissions.get("allow") if isinstance(permissions.get("allow"), list) else []
+    missing = [rule for rule in install.permission_rules(layout) if rule not in allow]
+    if missing and plugin and not any(install.is_our_rule(r) for r in allow):
+        return Check("permissions", INFO, "no permissions.allow rules (plugin install): Claude Code older than "
+                                          "2.1.332 asks before each vault search")
+    if missing:
+        return Check("permissions", FAIL, f"permissions.allow lacks {', '.join(missing)} ({RUN_INSTALL})")
+    return Check("permissions", OK, "both search commands are pre-approved in permissions.allow")
+
+
+def check_claude_md(layout, plugin) -> Check:
+    text = _read(layout.claude_md)
+    if text is not None and install.BLOCK_BEGIN in text and install.BLOCK_END in text:
+        return Check("CLAUDE.md", OK, f"{layout.claude_md} holds the search directive")
+    if plugin:
+        return Check("CLAUDE.md", INFO, "no standing directive in CLAUDE.md (plugin install)")
+    return Check("CLAUDE.md", FAIL, f"{layout.claude_md} lacks the obsidian-memory block ({RUN_INSTALL})")
+
+
+def check_omnisearch(settings) -> Check:
+    import urllib.error
+    import urllib.request
+
+    url = f"http://127.0.0.1:{settings.omnisearch_port}/search?q=obsidian-memory-doctor"
+    try:
+        with urllib.request.urlopen(url, timeout=0.8) as response:
+            json.loads(response.read().decode("utf-8", "replace") or "null")
+    except (OSError, ValueError, urllib.error.URLError):
+        return Check("omnisearch", INFO, f"not answering on port {settings.omnisearch_port} (Obsidian closed, or "
+                                         "Omnisearch's HTTP server off): searches use the local index")
+    return Check("omnisearch", INFO, f"answering on port {settings.omnisearch_port}")
+
+
+def check_transcripts(settings) -> Check:
+    transcripts = sorted(glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl")))
+    if not transcripts:
+        return Check("transcripts", INFO, f"none under {settings.projects_dir}")
+    known = {}
+    if os.path.exists(settings.archive):
+        try:
+            from obsidian_memory import archive
+            with archive.open_archive(settings.archive, readonly=True) as db:
+                known = {os.path.abspath(k): v for k, v in db.fingerprints().items()}
+        except Exception as exc:
+            return Check("transcripts", WARN, f"{len(transcripts)} found; cannot compare with the archive: {exc}")
+    waiting = 0
+    for path in transcripts:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        seen = known.get(os.path.abspath(path))
+        if not seen or seen[0] != stat.st_size or abs(seen[1] - stat.st_mtime) > 0.001:
+            waiting += 1
+    if waiting:
+        return Check("transcripts", INFO, f"{waiting} of {len(transcripts)} not archived yet: "
+                                          f"run `obsidian_memory.py import`")
+    return Check("transcripts", INFO, f"all {len(transcripts)} archived")
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def _read_settings(layout):
+    try:
+        data = install.read_bytes(layout.settings_json)
+        return install.parse_settings(layout.settings_json, data), None
+    except Exception as exc:
+        return None, str(exc)
+
+
+def _enabled_plugin(settings_obj: dict) -> str | None:
+    enabled = settings_obj.get("enabledPlugins")
+    if isinstance(enabled, dict):
+        for name, on in enabled.items():
+            if on and str(name).split("@")[0] == "obsidian-memory":
+                return str(name)
+    return None
+
+
+def _read(path: str) -> str | None:
+    from obsidian_memory import fsutil
+    return fsutil.read_text(path)
+
+
+def _paths_in(text: str) -> list[str]:
+    import re
+    return re.findall(r"(/[^\s`'\"()*]+)", text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    # not samefile(): a venv's python is a symlink to the interpreter it was made from
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
