@@ -1,0 +1,459 @@
+"""The index file: its schema, opening it safely, and keeping it in step with the vault.
+
+One SQLite file per vault in the cache folder. It is a disposable cache: a missing file is
+built, a file with another schema version or a corrupt one is deleted and rebuilt. Freshness
+is by (mtime_ns, size) per note: a walk of the vault plus one bulk select; only notes that
+changed are parsed again. Concurrent processes are serialised by an update lock (a lock file
+beside the index) on top of SQLite's own locking (WAL, busy timeout, BEGIN IMMEDIATE), and
+every write is an idempotent upsert keyed by the note's path.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass
+
+from obsidian_memory.search import markdown
+
+# Bump when the tables or what is stored in them change: the cache is then rebuilt.
+# Later features add their own tables (links, embeddings) under a new version.
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 30_000
+LOCK_WAIT_SECONDS = 60.0
+BATCH_SIZE = 500
+PROGRESS_THRESHOLD = 200          # a build this large shows a progress bar on a terminal
+
+# The FTS columns, in order, and their bm25 weights: names far above headings, headings above
+# the body; code stays searchable without dominating a note's score.
+FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code")
+COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.3)
+
+SCHEMA = f"""
+CREATE TABLE notes (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    headings TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    body TEXT NOT NULL,
+    code TEXT NOT NULL,
+    indexed_at REAL NOT NULL
+);
+CREATE TABLE note_tags (
+    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (note_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX note_tags_by_tag ON note_tags(tag);
+CREATE TABLE note_props (
+    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (note_id, key, value)
+) WITHOUT ROWID;
+CREATE INDEX note_props_by_key ON note_props(key, value);
+CREATE TABLE vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE VIRTUAL TABLE notes_fts USING fts5(
+    {", ".join(FTS_COLUMNS)},
+    content='notes', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2',
+    prefix='3'
+);
+CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row');
+CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+    INSERT INTO notes_fts(rowid, {", ".join(FTS_COLUMNS)})
+    VALUES (new.id, {", ".join("new." + c for c in FTS_COLUMNS)});
+END;
+CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+    INSERT INTO notes_fts(notes_fts, rowid, {", ".join(FTS_COLUMNS)})
+    VALUES ('delete', old.id, {", ".join("old." + c for c in FTS_COLUMNS)});
+END;
+CREATE TRIGGER notes_au AFTER UPDATE ON notes BEGIN
+    INSERT INTO notes_fts(notes_fts, rowid, {", ".join(FTS_COLUMNS)})
+    VALUES ('delete', old.id, {", ".join("old." + c for c in FTS_COLUMNS)});
+    INSERT INTO notes_fts(rowid, {", ".join(FTS_COLUMNS)})
+    VALUES (new.id, {", ".join("new." + c for c in FTS_COLUMNS)});
+END;
+"""
+
+
+@dataclass
+class UpdateStats:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    seconds: float = 0.0
+    rebuilt: bool = False         # the file was (re)created: missing, old schema or corrupt
+    skipped: bool = False         # another process held the update lock too long: answered as is
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+    def summary(self) -> str:
+        text = (f"{self.added} added, {self.updated} updated, {self.removed} removed, "
+                f"{self.unchanged} unchanged in {self.seconds:.2f}s")
+        if self.rebuilt:
+            text += " (index rebuilt)"
+        if self.skipped:
+            text += " (another process is updating the index; answered from its current state)"
+        return text
+
+
+# -- where the file lives and how it is opened -----------------------------------------------
+
+def index_path(settings) -> str:
+    """One index file per vault, named from a hash of the vault's real path."""
+    real = os.path.realpath(settings.vault)
+    digest = hashlib.sha256(os.path.normcase(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(settings.cache_dir, f"index-{digest}.sqlite")
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """An open index with the current schema; an outdated or corrupt file is replaced."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    for attempt in range(2):
+        try:
+            conn = _open(path)
+            if _schema_version(conn) == SCHEMA_VERSION:
+                return conn
+            conn.close()
+            with update_lock(path):
+                conn = _open(path)
+                if _schema_version(conn) != SCHEMA_VERSION:
+                    conn = _recreate(conn, path)
+                return conn
+        except sqlite3.DatabaseError:
+            if attempt:
+                raise
+            with update_lock(path):
+                remove_index_files(path)
+    raise AssertionError("unreachable")
+
+
+def _open(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _schema_version(conn: sqlite3.Connection) -> int:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        conn.execute("SELECT count(*) FROM meta").fetchone()   # a damaged file fails here
+    return version
+
+
+def _recreate(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
+    conn.close()
+    remove_index_files(path)
+    conn = _open(path)
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in _statements(SCHEMA):
+        conn.execute(statement)
+    conn.execute("INSERT INTO meta(key, value) VALUES ('created', ?)", (str(time.time()),))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    conn.execute("COMMIT")
+    return conn
+
+
+def _statements(script: str) -> list[str]:
+    """Split the schema script into statements (triggers hold `;` inside BEGIN ... END)."""
+    out, current = [], []
+    for line in script.strip().splitlines():
+        current.append(line)
+        joined = "\n".join(current).strip()
+        if joined.endswith(";") and (not joined.upper().startswith("CREATE TRIGGER") or joined.endswith("END;")):
+            out.append(joined)
+            current = []
+    return out
+
+
+def remove_index_files(path: str) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+
+
+class LockTimeout(Exception):
+    pass
+
+
+class update_lock:
+    """An exclusive lock file beside the index, so that one process updates at a time and the
+    others, once they get it, find the work done. Without fcntl (Windows) SQLite's own
+    locking still keeps the file consistent."""
+
+    def __init__(self, path: str, wait: float = LOCK_WAIT_SECONDS):
+        self.path = path + ".lock"
+        self.wait = wait
+        self.handle = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:
+            return self
+        self.handle = open(self.path, "a+b")
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError:
+                if time.monotonic() >= deadline:
+                    self.handle.close()
+                    self.handle = None
+                    raise LockTimeout(self.path)
+                time.sleep(0.05)
+
+    def __exit__(self, *exc):
+        if self.handle is not None:
+            self.handle.close()     # closing releases the lock
+            self.handle = None
+
+
+# -- the vault walk ----------------------------------------------------------------------------
+
+def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
+    """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
+    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped."""
+    found: dict[str, tuple[int, int]] = {}
+    patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
+    seen_dirs: set[tuple[int, int]] = set()
+    stack = [("", vault)]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = os.scandir(abs_dir)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                try:
+                    if entry.is_dir():
+                        if patterns and is_ignored(rel, patterns):
+                            continue
+                        st = entry.stat()
+                        key = (st.st_dev, st.st_ino)
+                        if key not in seen_dirs:      # symlink loops
+                            seen_dirs.add(key)
+                            stack.append((rel, entry.path))
+                    elif name[-3:].lower() == ".md":
+                        if patterns and is_ignored(rel, patterns):
+                            continue
+                        st = entry.stat()
+                        found[rel] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
+    return found
+
+
+def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
+    for pattern in patterns:
+        candidates = (pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,)
+        for p in candidates:
+            if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("*").rstrip("/") or p):
+                return True
+    return False
+
+
+# -- the update ------------------------------------------------------------------------------
+
+def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *, force: bool = False,
+           progress=None, lock_path: str | None = None, lock_wait: float = LOCK_WAIT_SECONDS) -> UpdateStats:
+    """Bring the index in step with the vault; only changed notes are parsed again."""
+    started = time.perf_counter()
+    stats = UpdateStats()
+    on_disk = walk_vault(vault, ignore)
+    stored = _stored_stats(conn)
+    if not force and not _differs(on_disk, stored):
+        stats.unchanged = len(on_disk)
+        stats.seconds = time.perf_counter() - started
+        return stats
+    try:
+        with update_lock(lock_path or _db_file(conn), wait=lock_wait):
+            stored = _stored_stats(conn)           # another process may have done the work
+            on_disk = walk_vault(vault, ignore)
+            _apply(conn, vault, on_disk, stored, force, progress, stats)
+    except LockTimeout:
+        stats.skipped = True
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def _db_file(conn: sqlite3.Connection) -> str:
+    return conn.execute("PRAGMA database_list").fetchone()[2]
+
+
+def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
+    return {path: (mtime, size, rowid) for rowid, path, mtime, size
+            in conn.execute("SELECT id, path, mtime_ns, size FROM notes")}
+
+
+def _differs(on_disk: dict, stored: dict) -> bool:
+    if len(on_disk) != len(stored):
+        return True
+    for path, stat in on_disk.items():
+        row = stored.get(path)
+        if row is None or row[0] != stat[0] or row[1] != stat[1]:
+            return True
+    return False
+
+
+def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) -> None:
+    removed = [row[2] for path, row in stored.items() if path not in on_disk]
+    todo = []
+    for path, stat in on_disk.items():
+        row = stored.get(path)
+        if row is None:
+            todo.append((path, stat, False))
+        elif force or row[0] != stat[0] or row[1] != stat[1]:
+            todo.append((path, stat, True))
+        else:
+            stats.unchanged += 1
+    bar = _progress_bar(len(todo), progress)
+    try:
+        if removed:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
+            conn.execute("COMMIT")
+            stats.removed = len(removed)
+        for start in range(0, len(todo), BATCH_SIZE):
+            batch = todo[start:start + BATCH_SIZE]
+            rows = [_row(vault, path, stat) for path, stat, _ in batch]
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for row in rows:
+                    if row is not None:
+                        _upsert(conn, row)
+                if len(todo) < PROGRESS_THRESHOLD:
+                    _add_terms_of(conn, rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            for (_, _, existed), row in zip(batch, rows):
+                if row is None:
+                    continue
+                if existed:
+                    stats.updated += 1
+                else:
+                    stats.added += 1
+            if bar is not None:
+                bar.update(len(batch))
+        if len(todo) >= PROGRESS_THRESHOLD or (removed and len(removed) >= PROGRESS_THRESHOLD):
+            _rebuild_vocab(conn)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('last_update', ?) "
+                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(time.time()),))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _progress_bar(total: int, progress):
+    if progress is False or total < PROGRESS_THRESHOLD:
+        return None
+    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="indexing notes", unit="note", file=sys.stderr, leave=False)
+
+
+@dataclass
+class _Row:
+    path: str
+    mtime_ns: int
+    size: int
+    note: markdown.Note
+
+
+def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
+    try:
+        with open(os.path.join(vault, *path.split("/")), "rb") as handle:
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None                       # vanished or unreadable: the next check sees it again
+    title = path.rsplit("/", 1)[-1][:-3]
+    return _Row(path, stat[0], stat[1], markdown.parse_note(text, title))
+
+
+def _upsert(conn: sqlite3.Connection, row: _Row) -> None:
+    note = row.note
+    folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
+    values = (row.path, row.mtime_ns, row.size, note.title, "\n".join(note.aliases),
+              "\n".join(note.headings), " ".join(note.tags), markdown.frontmatter_text(note.frontmatter),
+              folder.replace("/", " / "), note.body, note.code, time.time())
+    note_id = conn.execute(
+        "INSERT INTO notes(path, mtime_ns, size, title, aliases, headings, tags, meta, folder, body, code,"
+        " indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET"
+        " mtime_ns=excluded.mtime_ns, size=excluded.size, title=excluded.title, aliases=excluded.aliases,"
+        " headings=excluded.headings, tags=excluded.tags, meta=excluded.meta, folder=excluded.folder,"
+        " body=excluded.body, code=excluded.code, indexed_at=excluded.indexed_at RETURNING id",
+        values).fetchone()[0]
+    conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
+    conn.executemany("INSERT OR IGNORE INTO note_tags(note_id, tag) VALUES (?, ?)",
+                     [(note_id, tag) for tag in note.tags])
+    conn.execute("DELETE FROM note_props WHERE note_id = ?", (note_id,))
+    conn.executemany("INSERT OR IGNORE INTO note_props(note_id, key, value) VALUES (?, ?, ?)",
+                     [(note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter)])
+
+
+# -- the vocabulary behind typo tolerance -------------------------------------------------------
+# `vocab` holds every stemmed term of the index (a superset after deletions, which is harmless:
+# a stale term matches nothing). After a large change it is rebuilt from the FTS vocabulary;
+# after a small one the changed notes' terms are added through a scratch FTS table.
+
+def _rebuild_vocab(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("DELETE FROM vocab")
+    conn.execute("INSERT INTO vocab(term) SELECT term FROM notes_terms")
+    conn.execute("COMMIT")
+
+
+def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
+    scratch = ensure_scratch(conn)
+    conn.execute(f"DELETE FROM {scratch}")
+    for row in rows:
+        if row is not None:
+            n = row.note
+            text = "\n".join((n.title, "\n".join(n.aliases), "\n".join(n.headings), " ".join(n.tags),
+                              markdown.frontmatter_text(n.frontmatter), row.path, n.body, n.code))
+            conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (text,))
+    conn.execute(f"INSERT OR IGNORE INTO vocab(term) SELECT term FROM {scratch}_terms")
+    conn.execute(f"DELETE FROM {scratch}")
+
+
+def ensure_scratch(conn: sqlite3.Connection) -> str:
+    """A temporary FTS table with the index's tokenizer: stems text exactly as the index does."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch USING fts5("
+                 "x, tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_terms USING fts5vocab(temp, scratch, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_tokens "
+                 "USING fts5vocab(temp, scratch, 'instance')")
+    return "temp.scratch"

@@ -1,0 +1,418 @@
+"""Queries against the index: parse the text safely, expand it, rank, cut an excerpt.
+
+The text is tokenised here (never handed to FTS5 as syntax), so quotes, `-`, `:`, `*`,
+parentheses or `AND` in a query cannot raise. Ranking is BM25 with column weights over an OR
+of the terms, plus bonuses a plain BM25 lacks: every term present, the exact phrase, the terms
+close together, the terms in the title or an alias, the query being the title. Typo variants
+(edit distance 1, from the index's own vocabulary, for terms of 4+ characters that the vault
+does not use) and the prefix of the last term count for less than exact terms.
+"""
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from dataclasses import dataclass, field
+
+from obsidian_memory.search.base import Hit, Query
+from obsidian_memory.search.index_build import COLUMN_WEIGHTS, ensure_scratch
+from obsidian_memory.textclean import strip_control
+
+ENGINE = "index"
+POOL = 200                 # candidates taken from each ranked list before re-ranking
+FUZZY_WEIGHT = 0.5         # a typo or prefix match counts half an exact one
+EXCERPT_CHARS = 300
+
+# Bonuses added to the BM25 score normalised to [0, 1] over the candidates.
+BONUS_ALL_TERMS = 0.4
+BONUS_PHRASE = 0.25
+BONUS_NEAR = 0.1
+BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
+BONUS_TITLE_EXACT = 0.4
+
+STOPWORDS = frozenset("""
+a an and are as at be but by can do does did for from had has have how i if in into is it its
+me my no not of on or our so than that the their them then there these they this to was we were
+what when where which who why will with would you your yours about should could get use using
+""".split())
+
+_WORD = re.compile(r"[^\W_]+")
+_QUOTED = re.compile(r'"([^"]*)"')
+_BM25 = "bm25(notes_fts, " + ", ".join(str(w) for w in COLUMN_WEIGHTS) + ")"
+
+
+@dataclass
+class Term:
+    raw: str                       # folded, lower case, as typed
+    stem: str                      # as the index stores it
+    prefix: bool = False           # the last word: also matches as a prefix
+    variants: list[str] = field(default_factory=list)   # typo variants found in the vocabulary
+
+    def exact_expr(self) -> str:
+        return _quote(self.raw)
+
+    def fuzzy_expr(self) -> str | None:
+        parts = [_quote(v) for v in self.variants]
+        if self.prefix:
+            parts.insert(0, _quote(self.raw) + "*")
+        return " OR ".join(parts) if parts else None
+
+    def any_expr(self) -> str:
+        fuzzy = self.fuzzy_expr()
+        return f"({self.exact_expr()} OR {fuzzy})" if fuzzy else self.exact_expr()
+
+
+@dataclass
+class ParsedQuery:
+    terms: list[Term]
+    sequence: list[str]            # every word in order, for the phrase bonus
+    phrases: list[list[str]]       # quoted phrases: required
+    negatives: list[str]           # -word: excluded
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms and not self.phrases
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics, as the index's tokenizer sees it."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+def parse(text: str) -> tuple[list[str], list[list[str]], list[str]]:
+    """(words, quoted phrases, negated words) of a query, with no syntax left in them."""
+    phrases = [words(p) for p in _QUOTED.findall(text)]
+    rest = _QUOTED.sub(" ", text).replace('"', " ")
+    plain, negatives = [], []
+    for chunk in rest.split():
+        if chunk.startswith("-") and len(chunk) > 1 and _WORD.match(fold(chunk[1:])):
+            negatives.extend(words(chunk[1:]))
+        else:
+            plain.extend(words(chunk))
+    return plain, [p for p in phrases if p], negatives
+
+
+def prepare(conn: sqlite3.Connection, text: str) -> ParsedQuery:
+    plain, phrases, negatives = parse(text)
+    content = [w for w in plain if w not in STOPWORDS] or plain
+    content = list(dict.fromkeys(content))
+    stems = stem_words(conn, content)
+    terms = [Term(raw=w, stem=s) for w, s in zip(content, stems)]
+    if terms and not phrases and len(terms[-1].raw) >= 3 and plain and plain[-1] == terms[-1].raw:
+        terms[-1].prefix = True
+    for term in terms:
+        if len(term.raw) >= 4 and not term.raw.isdigit():
+            term.variants = typo_variants(conn, term.stem)
+    sequence = plain if len(plain) >= 2 else []
+    return ParsedQuery(terms, sequence, phrases, negatives)
+
+
+def stem_words(conn: sqlite3.Connection, items: list[str]) -> list[str]:
+    """The index's stem of each word, through a scratch FTS table with the same tokenizer."""
+    if not items:
+        return []
+    scratch = ensure_scratch(conn)
+    conn.execute(f"DELETE FROM {scratch}")
+    conn.execute(f"INSERT INTO {scratch}(rowid, x) VALUES (1, ?)", (" ".join(items),))
+    rows = conn.execute(f"SELECT term, offset FROM {scratch}_tokens ORDER BY offset").fetchall()
+    conn.execute(f"DELETE FROM {scratch}")
+    if len(rows) != len(items):
+        return list(items)
+    return [term for term, _ in rows]
+
+
+def typo_variants(conn: sqlite3.Connection, stem: str, keep: int = 3) -> list[str]:
+    """Vocabulary terms one edit away from `stem`, when the vault barely uses `stem` itself."""
+    own = _doc_count(conn, stem)
+    if own > 3:
+        return []
+    candidates = [c for c in edits1(stem) if c not in STOPWORDS and len(c) >= 3]
+    if not candidates:
+        return []
+    found = []
+    for start in range(0, len(candidates), 900):
+        chunk = candidates[start:start + 900]
+        found += [row[0] for row in conn.execute(
+            f"SELECT term FROM vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk)]
+    counted = [(n, t) for t in found if (n := _doc_count(conn, t)) > 0 and n >= 10 * max(own, 1)
+               or (own == 0 and n > 0)]
+    counted.sort(reverse=True)
+    chosen = [t for _, t in counted[:keep]]
+    # a query term is stemmed again by FTS5: keep the variants that are their own stem
+    return [t for t, s in zip(chosen, stem_words(conn, chosen)) if t == s]
+
+
+def _doc_count(conn: sqlite3.Connection, term: str) -> int:
+    row = conn.execute("SELECT doc FROM notes_terms WHERE term = ?", (term,)).fetchone()
+    return row[0] if row else 0
+
+
+def edits1(word: str) -> set[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    letters += "".join(sorted({c for c in word if c not in letters}))
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    out |= {a + c + b for a, b in splits for c in letters}
+    out.discard(word)
+    return out
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _phrase(tokens: list[str]) -> str:
+    return _quote(" ".join(tokens))
+
+
+# -- scope in SQL -------------------------------------------------------------------------------
+
+def scope_sql(query: Query) -> tuple[str, list]:
+    """A WHERE fragment over `n` (notes) for folders, excludes, tags and frontmatter."""
+    clauses, params = [], []
+    folders = [f for f in query.folders if f]
+    if folders and len(folders) == len(query.folders):
+        clauses.append("(" + " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in folders) + ")")
+        params += [_like_prefix(f) for f in folders]
+    for folder in (x for x in query.excludes if x):
+        clauses.append("NOT (n.path LIKE ? ESCAPE '\\')")
+        params.append(_like_prefix(folder))
+    for tag in query.tags:
+        clauses.append(f"EXISTS ({_TAG_SQL})")
+        params += _tag_params(tag)
+    for tag in query.not_tags:
+        clauses.append(f"NOT EXISTS ({_TAG_SQL})")
+        params += _tag_params(tag)
+    for key, value in query.frontmatter:
+        sql, extra = _prop_sql(key, value)
+        clauses.append(f"EXISTS ({sql})")
+        params += extra
+    for key, value in query.not_frontmatter:
+        sql, extra = _prop_sql(key, value)
+        clauses.append(f"NOT EXISTS ({sql})")
+        params += extra
+    return " AND ".join(clauses), params
+
+
+_TAG_SQL = "SELECT 1 FROM note_tags t WHERE t.note_id = n.id AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\')"
+
+
+def _tag_params(tag: str) -> list:
+    tag = tag.strip().lstrip("#").strip("/").lower()
+    return [tag, _escape_like(tag) + "/%"]
+
+
+def _prop_sql(key: str, value: str) -> tuple[str, list]:
+    key, value = key.strip().lower(), value.strip().lower()
+    if key in ("tags", "tag"):
+        value = value.lstrip("#")
+    if not value:
+        return "SELECT 1 FROM note_props p WHERE p.note_id = n.id AND p.key = ?", [key]
+    return "SELECT 1 FROM note_props p WHERE p.note_id = n.id AND p.key = ? AND p.value = ?", [key, value]
+
+
+def _like_prefix(folder: str) -> str:
+    return _escape_like(folder.strip("/")) + "/%"
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# -- ranking ------------------------------------------------------------------------------------
+
+class _Runner:
+    """Runs MATCH expressions within the query's scope and without its negated words."""
+
+    def __init__(self, conn: sqlite3.Connection, query: Query, parsed: ParsedQuery):
+        self.conn = conn
+        self.scope, self.params = scope_sql(query)
+        self.negative = " OR ".join(_quote(w) for w in parsed.negatives)
+        self.required = " AND ".join(_phrase(p) for p in parsed.phrases)
+
+    def _match(self, expr: str) -> str:
+        if self.required:
+            expr = f"({expr}) AND {self.required}" if expr else self.required
+        if self.negative:
+            expr = f"({expr}) NOT ({self.negative})"
+        return expr
+
+    def _sql(self, select: str, tail: str = "") -> str:
+        join = " JOIN notes n ON n.id = f.rowid" if self.scope else ""
+        where = " AND " + self.scope if self.scope else ""
+        return f"SELECT {select} FROM notes_fts f{join} WHERE notes_fts MATCH ?{where} {tail}"
+
+    def ranked(self, expr: str, limit: int = POOL) -> dict[int, float]:
+        sql = self._sql(f"f.rowid, -{_BM25} AS s", f"ORDER BY s DESC LIMIT {int(limit)}")
+        return dict(self.conn.execute(sql, [self._match(expr), *self.params]).fetchall())
+
+    def scores_of(self, expr: str, rowids) -> dict[int, float]:
+        ids = ",".join(str(int(r)) for r in rowids)
+        sql = self._sql(f"f.rowid, -{_BM25}", f"AND f.rowid IN ({ids})")
+        return dict(self.conn.execute(sql, [self._match(expr), *self.params]).fetchall())
+
+    def members(self, expr: str, rowids) -> set[int]:
+        """Which of `rowids` match `expr`."""
+        ids = ",".join(str(int(r)) for r in rowids)
+        sql = self._sql("f.rowid", f"AND f.rowid IN ({ids})")
+        return {r for (r,) in self.conn.execute(sql, [self._match(expr), *self.params])}
+
+    def count(self, expr: str) -> int:
+        return self.conn.execute(self._sql("count(*)"), [self._match(expr), *self.params]).fetchone()[0]
+
+
+def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
+    parsed = prepare(conn, query.text or "")
+    if parsed.empty:
+        return _browse(conn, query)
+    run = _Runner(conn, query, parsed)
+    terms = parsed.terms
+    exact_expr = " OR ".join(t.exact_expr() for t in terms)
+    fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
+    all_expr = " AND ".join(t.any_expr() for t in terms)
+    title_exprs = ["{title aliases} : " + t.any_expr() for t in terms]
+    exact = run.ranked(exact_expr)
+    fuzzy = run.ranked(fuzzy_expr, POOL // 2) if fuzzy_expr else {}
+    pool = set(exact) | set(fuzzy)
+    if terms:
+        pool |= set(run.ranked(all_expr)) if len(terms) > 1 else set()
+        pool |= set(run.ranked(" OR ".join(title_exprs)))
+    if not pool:
+        return [], 0
+    _fill(run, exact, exact_expr, pool)
+    _fill(run, fuzzy, fuzzy_expr, pool)
+    every = run.members(all_expr, pool) if terms else pool
+    in_title = [run.members(e, pool) for e in title_exprs]
+    phrase = run.members(_phrase(parsed.sequence), pool) if parsed.sequence else set()
+    near = run.members(_near_expr(terms), pool) if 2 <= len(terms) <= 6 else set()
+    info = _note_info(conn, pool)
+    query_name = " ".join(parsed.sequence or [w for p in parsed.phrases for w in p] or [t.raw for t in terms])
+    base = {r: exact.get(r, 0.0) + FUZZY_WEIGHT * fuzzy.get(r, 0.0) for r in pool}
+    top = max(base.values()) or 1.0
+    scored = []
+    for rowid in pool:
+        path, title, aliases = info[rowid]
+        title_share = sum(rowid in s for s in in_title) / len(terms) if terms else 0.0
+        names = [title, *aliases.split("\n")] if aliases else [title]
+        score = (base[rowid] / top
+                 + BONUS_ALL_TERMS * (rowid in every)
+                 + BONUS_PHRASE * (rowid in phrase)
+                 + BONUS_NEAR * (rowid in near)
+                 + BONUS_TITLE * title_share
+                 + BONUS_TITLE_EXACT * any(" ".join(words(n)) == query_name for n in names))
+        scored.append((score, path, rowid))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
+    hits = [_hit(conn, rowid, path, score, parsed, info) for score, path, rowid in scored[:max(0, query.limit)]]
+    return hits, max(total, len(pool))
+
+
+def _fill(run: _Runner, scores: dict, expr: str, pool: set) -> None:
+    """Scores for the pool's notes that were not in that ranked list's top."""
+    missing = [r for r in pool if r not in scores]
+    if expr and missing:
+        scores.update(run.scores_of(expr, missing))
+
+
+def _near_expr(terms: list[Term]) -> str:
+    return "NEAR(" + " ".join(t.exact_expr() for t in terms) + f", {2 * len(terms)})"
+
+
+def _note_info(conn: sqlite3.Connection, rowids) -> dict[int, tuple[str, str, str]]:
+    ids = ",".join(str(int(r)) for r in rowids)
+    return {r: (p, t, a) for r, p, t, a in conn.execute(
+        f"SELECT id, path, title, aliases FROM notes WHERE id IN ({ids})")}
+
+
+def _hit(conn, rowid: int, path: str, score: float, parsed: ParsedQuery, info) -> Hit:
+    body, code = conn.execute("SELECT body, code FROM notes WHERE id = ?", (rowid,)).fetchone()
+    return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
+               excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE)
+
+
+def _browse(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
+    """No words to look for: the notes in scope, most recently changed first."""
+    scope, params = scope_sql(query)
+    where = f"WHERE {scope}" if scope else ""
+    total = conn.execute(f"SELECT count(*) FROM notes n {where}", params).fetchone()[0]
+    rows = conn.execute(f"SELECT n.path, n.title, n.body FROM notes n {where} ORDER BY n.mtime_ns DESC, n.path "
+                        f"LIMIT {max(0, int(query.limit))}", params).fetchall()
+    return [Hit(path=p, basename=t, score=0.0, excerpt=_shorten(b, 0), engine=ENGINE) for p, t, b in rows], total
+
+
+# -- excerpts -----------------------------------------------------------------------------------
+
+def excerpt(text: str, parsed: ParsedQuery, require_match: bool = False) -> str:
+    """The passage (a line, widened to ~300 characters) holding the most query words."""
+    if not text:
+        return ""
+    lines = text.split("\n")
+    keys = _match_keys(parsed)
+    best, best_score, best_pos = -1, 0.0, 0
+    for i, line in enumerate(lines):
+        score, pos = _line_score(line, keys, parsed)
+        if score > best_score:
+            best, best_score, best_pos = i, score, pos
+    if best < 0:
+        return "" if require_match else _shorten(text, 0)
+    passage = lines[best]
+    if len(passage) < EXCERPT_CHARS:
+        following = "\n".join(lines[best:best + 6])
+        return _shorten(following, 0)
+    return _shorten(passage, best_pos)
+
+
+def _match_keys(parsed: ParsedQuery) -> list[tuple[str, ...]]:
+    keys = []
+    for term in parsed.terms:
+        forms = {term.raw, *term.variants}
+        if len(term.stem) >= 3:
+            forms.add(term.stem[:-1] if term.stem.endswith("i") else term.stem)
+        keys.append(tuple(forms))
+    for phrase in parsed.phrases:
+        keys += [(w,) for w in phrase]
+    return keys
+
+
+def _line_score(line: str, keys, parsed: ParsedQuery) -> tuple[float, int]:
+    tokens = [(m.group(0), m.start()) for m in _WORD.finditer(fold(line))]
+    if not tokens:
+        return 0.0, 0
+    found, first = 0, None
+    for forms in keys:
+        for token, pos in tokens:
+            if any(token == f or (len(f) >= 3 and token.startswith(f)) for f in forms):
+                found += 1
+                first = pos if first is None else min(first, pos)
+                break
+    if not found:
+        return 0.0, 0
+    text = " ".join(t for t, _ in tokens)
+    bonus = 0.5 if parsed.sequence and " ".join(parsed.sequence) in text else 0.0
+    # prefer dense passages: a short line with all words beats a long one with the same
+    return found + bonus - min(len(tokens), 400) / 4000, first or 0
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _shorten(text: str, around: int) -> str:
+    text = strip_control(text or "")
+    start = max(0, around - 80)
+    if start:
+        space = text.rfind(" ", 0, start)
+        start = space + 1 if space >= 0 and start - space < 30 else start
+    piece = text[start:start + EXCERPT_CHARS + 200]
+    flat = _SPACE.sub(" ", piece).strip()
+    if len(flat) > EXCERPT_CHARS:
+        cut = flat[:EXCERPT_CHARS]
+        space = cut.rfind(" ")
+        flat = (cut[:space] if space > EXCERPT_CHARS // 2 else cut).rstrip(" ,;:.-") + "…"
+    return ("…" + flat) if start else flat
