@@ -9,6 +9,7 @@ does not use) and the prefix of the last term count for less than exact terms.
 """
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import unicodedata
@@ -288,8 +289,9 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
         return [], 0
     _fill(run, exact, exact_expr, pool)
     _fill(run, fuzzy, fuzzy_expr, pool)
-    every = run.members(all_expr, pool) if terms else pool
+    in_note = [run.members(t.any_expr(), pool) for t in terms] if len(terms) > 1 else [pool]
     in_title = [run.members(e, pool) for e in title_exprs]
+    weights = _idf_weights(conn, terms)
     phrase = run.members(_phrase(parsed.sequence), pool) if parsed.sequence else set()
     near = run.members(_near_expr(terms), pool) if 2 <= len(terms) <= 6 else set()
     info = _note_info(conn, pool)
@@ -299,10 +301,11 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
     scored = []
     for rowid in pool:
         path, title, aliases = info[rowid]
-        title_share = sum(rowid in s for s in in_title) / len(terms) if terms else 0.0
+        coverage = sum(w for w, s in zip(weights, in_note) if rowid in s)
+        title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
         names = [title, *aliases.split("\n")] if aliases else [title]
         score = (base[rowid] / top
-                 + BONUS_ALL_TERMS * (rowid in every)
+                 + BONUS_ALL_TERMS * coverage ** 2
                  + BONUS_PHRASE * (rowid in phrase)
                  + BONUS_NEAR * (rowid in near)
                  + BONUS_TITLE * title_share
@@ -312,6 +315,20 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
     total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
     hits = [_hit(conn, rowid, path, score, parsed, info) for score, path, rowid in scored[:max(0, query.limit)]]
     return hits, max(total, len(pool))
+
+
+def _idf_weights(conn: sqlite3.Connection, terms: list[Term]) -> list[float]:
+    """Each term's share of the query's weight: rare words count for more than common ones."""
+    if not terms:
+        return []
+    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    idf = []
+    for term in terms:
+        df = _doc_count(conn, term.stem) or max([_doc_count(conn, v) for v in term.variants] or [0])
+        df = df or notes // 2
+        idf.append(math.log(1 + (notes - df + 0.5) / (df + 0.5)))
+    total = sum(idf) or 1.0
+    return [w / total for w in idf]
 
 
 def _fill(run: _Runner, scores: dict, expr: str, pool: set) -> None:

@@ -1,0 +1,111 @@
+"""Search-quality metrics over a judged query set (pure functions).
+
+Definitions (issue 4): gain 1.0 for a relevant note, 0.5 for a partial one; DCG = sum of
+gain / log2(i + 2) over the top k (i from 0); the ideal list is all relevant then all partial
+notes, cut at k; MRR and Hit@k count relevant notes only; Recall@k is the share of the relevant
+notes found in the top k. Each query's values are rounded to 3 decimals, then averaged.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+METRICS = ("ndcg@5", "ndcg@10", "mrr", "hit@1", "hit@3", "hit@5", "recall@10")
+RELEVANT_GAIN = 1.0
+PARTIAL_GAIN = 0.5
+
+
+def gain(path: str, relevant: set[str], partial: set[str]) -> float:
+    if path in relevant:
+        return RELEVANT_GAIN
+    if path in partial:
+        return PARTIAL_GAIN
+    return 0.0
+
+
+def dcg(gains: list[float], k: int) -> float:
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+
+
+def ndcg(ranked: list[str], relevant, partial, k: int) -> float:
+    relevant, partial = set(relevant), set(partial) - set(relevant)
+    ideal = dcg([RELEVANT_GAIN] * len(relevant) + [PARTIAL_GAIN] * len(partial), k)
+    if ideal == 0:
+        return 0.0
+    return dcg([gain(p, relevant, partial) for p in _unique(ranked)], k) / ideal
+
+
+def reciprocal_rank(ranked: list[str], relevant) -> float:
+    relevant = set(relevant)
+    for i, path in enumerate(_unique(ranked)):
+        if path in relevant:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def hit_at(ranked: list[str], relevant, k: int) -> float:
+    relevant = set(relevant)
+    return 1.0 if any(p in relevant for p in _unique(ranked)[:k]) else 0.0
+
+
+def recall_at(ranked: list[str], relevant, k: int) -> float:
+    relevant = set(relevant)
+    if not relevant:
+        return 0.0
+    return len(relevant & set(_unique(ranked)[:k])) / len(relevant)
+
+
+def query_metrics(ranked: list[str], relevant, partial=()) -> dict[str, float]:
+    """Every metric for one query, each rounded to 3 decimals."""
+    values = {
+        "ndcg@5": ndcg(ranked, relevant, partial, 5),
+        "ndcg@10": ndcg(ranked, relevant, partial, 10),
+        "mrr": reciprocal_rank(ranked, relevant),
+        "hit@1": hit_at(ranked, relevant, 1),
+        "hit@3": hit_at(ranked, relevant, 3),
+        "hit@5": hit_at(ranked, relevant, 5),
+        "recall@10": recall_at(ranked, relevant, 10),
+    }
+    return {name: round(value, 3) for name, value in values.items()}
+
+
+def mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {name: 0.0 for name in METRICS}
+    return {name: round(sum(r[name] for r in rows) / len(rows), 3) for name in METRICS}
+
+
+def summarise(results: list[dict]) -> dict:
+    """`results`: [{"category", "metrics"}, ...] -> overall and per-category means with counts."""
+    by_category: dict[str, list] = {}
+    for item in results:
+        by_category.setdefault(item.get("category") or "uncategorised", []).append(item["metrics"])
+    return {
+        "overall": {"queries": len(results), **mean_metrics([r["metrics"] for r in results])},
+        "categories": {name: {"queries": len(rows), **mean_metrics(rows)}
+                       for name, rows in sorted(by_category.items())},
+    }
+
+
+def load_golden(path: str) -> list[dict]:
+    """Read and check a golden set: a JSON list of {id, query, relevant_paths, partial_paths, category}."""
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if not isinstance(data, list):
+        raise ValueError("a golden set is a JSON list of queries")
+    items = []
+    for n, entry in enumerate(data, 1):
+        if not isinstance(entry, dict) or not str(entry.get("query") or "").strip():
+            raise ValueError(f"entry {n}: needs a non-empty 'query'")
+        relevant = entry.get("relevant_paths") or []
+        partial = entry.get("partial_paths") or []
+        if not isinstance(relevant, list) or not isinstance(partial, list):
+            raise ValueError(f"entry {n}: relevant_paths and partial_paths are lists")
+        items.append({"id": str(entry.get("id") or n), "query": str(entry["query"]),
+                      "relevant_paths": [str(p) for p in relevant], "partial_paths": [str(p) for p in partial],
+                      "category": str(entry.get("category") or "uncategorised")})
+    return items
+
+
+def _unique(ranked: list[str]) -> list[str]:
+    return list(dict.fromkeys(ranked))
