@@ -199,9 +199,9 @@ def check_skill(layout, plugin) -> Check:
     wanted = install.search_prefixes(layout)
     if not all(prefix in text for prefix in wanted):
         return Check("skill", FAIL, f"{layout.skill_md} does not name this installation's commands ({RUN_INSTALL})")
-    stale = [p for p in _paths_in(text) if install.OWN_MARK in p and not os.path.exists(p)]
-    if stale:
-        return Check("skill", FAIL, f"{layout.skill_md} points at missing files: {', '.join(stale)}")
+    missing = [p for p in (layout.python, *map(layout.launcher, install.LAUNCHERS)) if not os.path.isfile(p)]
+    if missing:
+        return Check("skill", FAIL, f"the commands in {layout.skill_md} need missing files: {', '.join(missing)}")
     return Check("skill", OK, f"{layout.skill_md} (commands match this installation)")
 
 
@@ -291,11 +291,6 @@ def _enabled_plugin(settings_obj: dict) -> str | None:
 def _read(path: str) -> str | None:
     from obsidian_memory import fsutil
     return fsutil.read_text(path)
-
-
-def _paths_in(text: str) -> list[str]:
-    import re
-    return re.findall(r"(/[^\s`'\"()*]+)", text)
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -670,10 +670,10 @@ def apply(actions: list[Action]) -> None:
         action.apply()
 
 
-def print_plan(actions: list[Action], stream=None, diffs: bool = True) -> None:
+def print_plan(actions: list[Action], stream=None, diffs: bool = True, empty: str = "change nothing") -> None:
     stream = stream or sys.stdout
     if not actions:
-        stream.write("nothing to change: obsidian-memory is installed and up to date\n")
+        stream.write(f"- {empty}\n")
         return
     for action in actions:
         stream.write(f"- {action.describe()}\n")

@@ -56,7 +56,7 @@ def _install(options, args) -> int:
         return 0
     if args.dry_run:
         print("dry run: nothing will be changed. An install would:")
-        install.print_plan(actions)
+        install.print_plan(actions, empty="change nothing in Claude Code's files (all up to date)")
         return 0
     if actions and _interactive(args):
         install.print_plan(actions, diffs=False)
@@ -104,7 +104,7 @@ def _uninstall(options, args) -> int:
     actions = install.plan_uninstall(options)
     if args.dry_run:
         print("dry run: nothing will be changed. An uninstall would:")
-        install.print_plan(actions)
+        install.print_plan(actions, empty="change nothing (obsidian-memory is not installed)")
         return 0
     install.apply(actions)
     print("obsidian-memory is uninstalled" if actions else "obsidian-memory was not installed: nothing changed")

@@ -1,0 +1,413 @@
+"""install.sh as a user runs it, in a temporary HOME holding their own settings.json and CLAUDE.md.
+
+One real install (venv + pip) is made per test session; each test gets a copy of that venv in
+its own CLAUDE_CONFIG_DIR, which install.sh recognises as current (its source digest matches)
+and reuses without pip. The fine-grained merge rules are tested in-process at the end.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from obsidian_memory import install
+
+INSTALL_SH = REPO / "install.sh"
+
+USER_SETTINGS = {
+    "$schema": "https://json.schemastore.org/claude-code-settings.json",
+    "model": "opus",
+    "env": {"GREETING": "grüß dich — 你好"},
+    "hooks": {
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "other-tool context"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}],
+    },
+    "permissions": {"allow": ["Bash(git status *)"], "deny": ["Read(./.env)"]},
+    "statusLine": {"type": "command", "command": "status.sh"},
+}
+USER_SETTINGS_BYTES = (json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+USER_CLAUDE_MD = "# My rules\n\nAnswer tersely. Prefer `uv` — ünïcödé ✓\n".encode("utf-8")
+
+
+class User:
+    """A person with a HOME, a Claude config dir and a vault, who runs install.sh."""
+
+    def __init__(self, root: Path, config_dir: Path | None = None):
+        self.root = root
+        self.home = root / "home"
+        self.config_dir = config_dir or self.home / ".claude"
+        self.vault = root / "vault"
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        self.layout = install.Layout(str(self.config_dir))
+
+    @property
+    def settings_json(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    @property
+    def claude_md(self) -> Path:
+        return self.config_dir / "CLAUDE.md"
+
+    @property
+    def skill_md(self) -> Path:
+        return self.config_dir / "skills" / "vault-search" / "SKILL.md"
+
+    def environ(self) -> dict:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH", "PYTHON", "VIRTUAL_ENV"))}
+        env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.config_dir), OMNISEARCH_PORT="9", TZ="UTC")
+        return env
+
+    def install_sh(self, *args, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(["bash", str(INSTALL_SH), *map(str, args)], capture_output=True,
+                                stdin=subprocess.DEVNULL, env=self.environ(), cwd=str(self.root), timeout=300)
+        if check:
+            assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+        return result
+
+    def settings(self) -> dict:
+        return json.loads(self.settings_json.read_text(encoding="utf-8"))
+
+    def give_own_files(self) -> None:
+        self.settings_json.write_bytes(USER_SETTINGS_BYTES)
+        self.claude_md.write_bytes(USER_CLAUDE_MD)
+
+
+def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict:
+    """Every file and folder under root: content digest and mtime (folders: mtime)."""
+    state = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if any(rel == s or rel.startswith(s + "/") for s in skip):
+            continue
+        stat = path.lstat()
+        if path.is_file() and not path.is_symlink():
+            state[rel] = (hashlib.sha256(path.read_bytes()).hexdigest(), stat.st_mtime_ns)
+        else:
+            state[rel] = ("dir-or-link", stat.st_mtime_ns)
+    return state
+
+
+@pytest.fixture(scope="session")
+def built_venv(tmp_path_factory) -> Path:
+    """One real `./install.sh` (python -m venv + pip install of this checkout) per test session."""
+    user = User(tmp_path_factory.mktemp("first-install"))
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    return Path(user.layout.venv)
+
+
+@pytest.fixture
+def user(tmp_path, built_venv) -> User:
+    person = User(tmp_path)
+    shutil.copytree(built_venv, person.layout.venv, symlinks=True)
+    return person
+
+
+def our_handlers(settings: dict, event: str) -> list[dict]:
+    return [h for g in settings.get("hooks", {}).get(event, []) for h in g["hooks"] if install.is_ours(h)]
+
+
+# -- what the first install does ------------------------------------------------------------------
+
+def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    settings = user.settings()
+    assert list(settings)[: len(USER_SETTINGS)] == list(USER_SETTINGS)
+    for key in ("$schema", "model", "env", "statusLine"):
+        assert settings[key] == USER_SETTINGS[key]
+    assert settings["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    assert settings["hooks"]["SessionStart"][0] == USER_SETTINGS["hooks"]["SessionStart"][0]
+    python = install.slashes(user.layout.python)
+    launcher = install.slashes(user.layout.launcher("obsidian_memory.py"))
+    expected = {"SessionStart": ("session-start", 10), "SessionEnd": ("archive", 30),
+                "PreCompact": ("archive", 30), "PostCompact": ("archive", 30)}
+    for event, (argument, timeout) in expected.items():
+        (handler,) = our_handlers(settings, event)
+        assert handler == {"type": "command", "command": f'"{python}" "{launcher}" hook {argument}',
+                           "timeout": timeout}
+    assert settings["hooks"]["SessionStart"][1]["matcher"] == "startup|resume|clear|compact"
+    assert settings["permissions"]["deny"] == ["Read(./.env)"]
+    assert settings["permissions"]["allow"] == [
+        "Bash(git status *)",
+        f"Bash({python} {install.slashes(user.layout.launcher('search_vault.py'))} *)",
+        f"Bash({python} {launcher} search *)",
+    ]
+    text = user.claude_md.read_bytes()
+    assert text.startswith(USER_CLAUDE_MD)
+    assert text.count(install.BLOCK_BEGIN.encode()) == 1 and text.count(install.BLOCK_END.encode()) == 1
+    assert user.settings_json.read_text(encoding="utf-8").endswith("}\n")
+    assert "grüß dich — 你好" in user.settings_json.read_text(encoding="utf-8")  # not \u-escaped
+
+
+def test_install_creates_config_vault_folders_launchers_and_skill(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    from obsidian_memory import settings as settings_module
+    config = settings_module.read_config_file(user.layout.config_yaml)
+    assert config["vault"] == str(user.vault)
+    assert set(config) >= {"omnisearch_port", "context_budget", "excluded_projects", "redact"}
+    assert (user.vault / "Meta" / "claude-sessions").is_dir()
+    assert sorted(p.name for p in user.vault.rglob("*")) == ["Meta", "claude-sessions"]
+    for name in install.LAUNCHERS:
+        copied = Path(user.layout.launcher(name))
+        assert copied.read_bytes() == (REPO / "scripts" / name).read_bytes()
+        assert os.access(copied, os.X_OK)
+    skill = user.skill_md.read_text(encoding="utf-8")
+    assert "{{" not in skill
+    for rule in install.permission_rules(user.layout):
+        assert rule in skill  # allowed-tools names exactly what permissions.allow approves
+    search_prefix = install.search_prefixes(user.layout)[0]
+    assert search_prefix + " " in skill  # and the body tells Claude that very command
+
+
+def test_second_install_is_byte_identical_and_writes_no_second_backup(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    before = snapshot(user.root)
+    result = user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    assert snapshot(user.root) == before
+    assert b"nothing changed" in result.stdout
+    assert len(list(Path(user.layout.backups_dir).iterdir())) == 2  # settings.json and CLAUDE.md, once
+
+
+def test_reinstall_keeps_the_users_edited_config(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    config = Path(user.layout.config_yaml)
+    config.write_text(config.read_text(encoding="utf-8").replace("context_budget: 6000", "context_budget: 3000")
+                      + "# my note\n", encoding="utf-8")
+    edited = config.read_bytes()
+    user.install_sh("--no-import", "--yes")
+    assert config.read_bytes() == edited
+
+
+def test_reinstall_replaces_an_older_entry_of_ours_instead_of_adding_a_copy(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    settings = user.settings()
+    settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "python3 /old/place/obsidian-memory/bin/obsidian_memory.py hook archive"
+    settings["permissions"]["allow"].append("Bash(python3 /old/place/obsidian-memory/bin/search_vault.py *)")
+    user.settings_json.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    user.install_sh("--no-import", "--yes")
+    settings = user.settings()
+    for event in install.HOOKS:
+        assert len(our_handlers(settings, event)) == 1
+    assert install.slashes(user.layout.python) in our_handlers(settings, "SessionEnd")[0]["command"]
+    ours = [r for r in settings["permissions"]["allow"] if install.is_our_rule(r)]
+    assert ours == install.permission_rules(user.layout)
+
+
+# -- dry run and refusals -----------------------------------------------------------------------
+
+def test_dry_run_changes_nothing_under_home_not_even_a_venv(tmp_path):
+    person = User(tmp_path)
+    person.give_own_files()
+    before = snapshot(tmp_path)
+    result = person.install_sh("--vault", person.vault, "--dry-run")
+    assert snapshot(tmp_path) == before
+    out = result.stdout.decode()
+    assert "hooks and permission rules" in out and "create the virtual environment" in out
+    assert "+          \"command\": \"" in out or "hook session-start" in out
+
+
+def test_dry_run_of_an_installed_setup_changes_nothing(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    before = snapshot(user.root)
+    for args in (["--dry-run"], ["--uninstall", "--dry-run"], ["--uninstall", "--purge", "--dry-run"]):
+        result = user.install_sh(*args)
+        assert snapshot(user.root) == before, args
+    assert b"restored as it was before the install" in result.stdout
+
+
+def test_invalid_settings_json_stops_the_install_with_one_line_and_the_file_untouched(tmp_path):
+    person = User(tmp_path)
+    broken = b'{\n  "model": "opus",\n}\n'
+    person.settings_json.write_bytes(broken)
+    result = person.install_sh("--vault", person.vault, "--no-import", "--yes", check=False)
+    assert result.returncode != 0
+    message = result.stderr.decode().strip()
+    assert len(message.splitlines()) == 1, message
+    assert "settings.json is not valid JSON" in message and "nothing was changed" in message
+    assert person.settings_json.read_bytes() == broken
+    assert not (person.config_dir / "obsidian-memory").exists()  # not even the venv was made
+    assert not person.vault.exists()
+
+
+def test_purge_without_yes_and_without_a_terminal_refuses(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    result = user.install_sh("--uninstall", "--purge", check=False)
+    assert result.returncode != 0 and b"--yes" in result.stderr
+    assert user.settings_json.exists() and our_handlers(user.settings(), "SessionStart")
+
+
+# -- uninstall ---------------------------------------------------------------------------------
+
+def test_uninstall_restores_settings_and_claude_md_byte_for_byte(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_sh("--uninstall", "--yes")
+    assert user.settings_json.read_bytes() == USER_SETTINGS_BYTES
+    assert user.claude_md.read_bytes() == USER_CLAUDE_MD
+    assert not (user.config_dir / "skills").exists()
+    assert not Path(user.layout.venv).exists() and not Path(user.layout.bin_dir).exists()
+    assert not user.vault.exists()  # we made it (empty): it goes too
+    assert Path(user.layout.config_yaml).exists()  # kept for a later re-install
+
+
+def test_missing_settings_json_and_claude_md_are_created_and_removed_again(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    assert our_handlers(user.settings(), "SessionStart") and user.claude_md.exists()
+    user.install_sh("--uninstall", "--yes")
+    assert not user.settings_json.exists() and not user.claude_md.exists()
+
+
+def test_uninstall_keeps_what_the_user_changed_after_the_install(user):
+    user.give_own_files()
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    settings = user.settings()
+    settings["theme"] = "dark"
+    settings["permissions"]["allow"].append("Bash(npm test *)")
+    user.settings_json.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    user.claude_md.write_bytes(user.claude_md.read_bytes() + b"\nA line added later.\n")
+    user.install_sh("--uninstall", "--yes")
+    settings = user.settings()
+    assert settings["theme"] == "dark"
+    assert settings["permissions"]["allow"] == ["Bash(git status *)", "Bash(npm test *)"]
+    assert settings["hooks"] == USER_SETTINGS["hooks"]
+    assert "obsidian-memory" not in user.settings_json.read_text(encoding="utf-8")
+    text = user.claude_md.read_bytes()
+    assert text.startswith(USER_CLAUDE_MD) and b"A line added later." in text
+    assert install.BLOCK_BEGIN.encode() not in text
+
+
+def test_purge_deletes_the_archive_and_config_but_never_vault_notes(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    note = user.vault / "Meta" / "claude-sessions" / "2026-12-02 a session.md"
+    note.write_text("# a session\n", encoding="utf-8")
+    archive = user.config_dir / "session-archive.db"
+    sqlite3.connect(archive).execute("CREATE TABLE t (x)").connection.close()
+    user.install_sh("--uninstall", "--purge", "--yes")
+    assert not archive.exists()
+    assert not (user.config_dir / "obsidian-memory").exists()
+    assert note.read_text(encoding="utf-8") == "# a session\n"
+
+
+def test_plain_uninstall_keeps_the_archive(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    archive = user.config_dir / "session-archive.db"
+    sqlite3.connect(archive).execute("CREATE TABLE t (x)").connection.close()
+    user.install_sh("--uninstall", "--yes")
+    assert archive.exists()
+
+
+# -- the commands written work as Claude Code runs them ----------------------------------------------
+
+TRANSCRIPT = [
+    {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "11111111-2222-3333-4444-555555555555",
+     "timestamp": "2026-12-02T10:00:00Z", "cwd": "/tmp", "version": "2.1.332", "gitBranch": "",
+     "message": {"role": "user", "content": "Why does the parser choke on ünïcode?"}},
+    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "11111111-2222-3333-4444-555555555555",
+     "timestamp": "2026-12-02T10:00:05Z", "cwd": "/tmp", "version": "2.1.332",
+     "message": {"id": "m1", "role": "assistant", "model": "claude", "content": [{"type": "text", "text": "A BOM."}]}},
+]
+
+
+def run_like_claude_code(command: str, payload: dict, user: User) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", command], input=json.dumps(payload).encode("utf-8"), capture_output=True,
+                          env=user.environ(), cwd=str(user.root), timeout=60)
+
+
+def test_hook_commands_taken_from_settings_json_run_under_sh_and_exit_zero(user):
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    transcript = user.config_dir / "projects" / "-tmp" / "11111111-2222-3333-4444-555555555555.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("".join(json.dumps(e) + "\n" for e in TRANSCRIPT), encoding="utf-8")
+    base = {"session_id": "11111111-2222-3333-4444-555555555555", "transcript_path": str(transcript),
+            "cwd": str(user.root)}
+    settings = user.settings()
+    start = run_like_claude_code(our_handlers(settings, "SessionStart")[0]["command"],
+                                 {**base, "hook_event_name": "SessionStart", "source": "startup"}, user)
+    assert start.returncode == 0, start.stderr
+    if start.stdout.strip():
+        assert json.loads(start.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    end = run_like_claude_code(our_handlers(settings, "SessionEnd")[0]["command"],
+                               {**base, "hook_event_name": "SessionEnd", "reason": "other"}, user)
+    assert (end.returncode, end.stdout) == (0, b""), end.stderr
+
+
+def test_paths_with_spaces_are_quoted_so_hooks_run_and_rules_match_the_skill(tmp_path, built_venv):
+    person = User(tmp_path, config_dir=tmp_path / "home" / "my claude")
+    shutil.copytree(built_venv, person.layout.venv, symlinks=True)
+    person.install_sh("--vault", tmp_path / "my vault", "--no-import", "--yes")
+    settings = person.settings()
+    command = our_handlers(settings, "SessionStart")[0]["command"]
+    result = run_like_claude_code(command, {"session_id": "x", "hook_event_name": "SessionStart",
+                                            "source": "startup", "cwd": str(tmp_path)}, person)
+    assert result.returncode == 0, result.stderr
+    skill = person.skill_md.read_text(encoding="utf-8")
+    for rule in [r for r in settings["permissions"]["allow"] if install.is_our_rule(r)]:
+        assert rule in skill
+        prefix = rule[len("Bash("):-len(" *)")]
+        assert prefix.startswith("'") and prefix + " " in skill
+
+
+# -- the merge rules, in-process ------------------------------------------------------------------
+
+# (An already empty "hooks" or "permissions.allow" cannot be told from one we emptied: the exact
+# file comes back through the recorded pristine copy, see the byte-for-byte uninstall tests.)
+@pytest.mark.parametrize("original", [
+    {},
+    {"hooks": {"PreToolUse": []}, "permissions": {"deny": []}},
+    USER_SETTINGS,
+    {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mine"}]}]}, "x": [1, {"y": None}]},
+])
+def test_stripping_our_entries_gives_back_the_original_settings(original, tmp_path):
+    layout = install.Layout(str(tmp_path))
+    merged = install.merge_settings(original, layout)
+    assert merged != original
+    assert install.merge_settings(merged, layout) == merged
+    assert install.strip_settings(merged) == original
+
+
+def test_a_user_handler_added_to_our_group_survives_the_strip(tmp_path):
+    layout = install.Layout(str(tmp_path))
+    merged = install.merge_settings({}, layout)
+    merged["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "mine"})
+    stripped = install.strip_settings(merged)
+    assert stripped["hooks"] == {"SessionEnd": [{"hooks": [{"type": "command", "command": "mine"}]}]}
+
+
+def test_settings_keep_their_own_indentation():
+    four = b'{\n    "model": "opus"\n}\n'
+    assert install.dump_settings({"model": "opus"}, four) == four
+    assert install.dump_settings({"model": "opus"}, None) == b'{\n  "model": "opus"\n}\n'
+
+
+@pytest.mark.parametrize("text", [None, "", "no newline at end", "two\n\n", "text\n"])
+def test_claude_md_block_is_replaced_in_place_and_removed_cleanly(text):
+    once = install.put_block(text, "<!-- obsidian-memory:begin -->\nA\n<!-- obsidian-memory:end -->\n")
+    twice = install.put_block(once, "<!-- obsidian-memory:begin -->\nB\n<!-- obsidian-memory:end -->\n")
+    assert twice.count("obsidian-memory:begin") == 1 and "\nB\n" in twice and "\nA\n" not in twice
+    if text:
+        assert twice.startswith(text)
+        assert install.remove_block(twice) == text or install.remove_block(twice) == text + "\n"
+
+
+@pytest.mark.parametrize("original", [
+    b'{"hooks": {}, "permissions": {"allow": []}}',
+    b'{\n    "model": "sonnet",\n    "env": {"A": "\\u00fc"}\n}\n',
+    b'\n\n{"x": 1}\n\n\n',
+], ids=["empty-containers-no-newline", "four-spaces-escaped-unicode", "odd-whitespace"])
+def test_uninstall_gives_back_any_settings_file_exactly(user, original):
+    user.settings_json.write_bytes(original)
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    assert our_handlers(user.settings(), "SessionEnd")
+    user.install_sh("--uninstall", "--yes")
+    assert user.settings_json.read_bytes() == original
