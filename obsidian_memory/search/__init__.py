@@ -213,17 +213,33 @@ def _existing_vault(vault: str) -> str:
 
 
 def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
+    """Vault-relative folders (`/` or `\\`, slashes at the ends dropped). An absolute path is
+    accepted only inside the vault (as its relative form); `..` and anything outside are refused."""
     from obsidian_memory.fsutil import OutsideVault, vault_relative
 
     cleaned = []
     for value in values or ():
+        text = str(value)
         try:
-            folder = vault_relative(vault, str(value))
+            folder = vault_relative(vault, _relative_if_inside(vault, text))
         except OutsideVault as exc:
-            raise UserError(f"{flag} {value!r}: {_why_outside(exc)}; give a folder relative to the vault") from exc
+            raise UserError(f"{flag} {text!r}: {_why_outside(exc)}; give a folder relative to the vault, "
+                            f"e.g. Meta/claude-sessions") from exc
         if folder not in cleaned:
             cleaned.append(folder)
     return tuple(cleaned)
+
+
+def _relative_if_inside(vault: str, text: str) -> str:
+    if not os.path.isabs(text):
+        return text
+    root = os.path.realpath(vault)
+    target = os.path.realpath(text)
+    if target == root:
+        return ""
+    if target.startswith(root + os.sep):
+        return os.path.relpath(target, root)
+    return text
 
 
 def _why_outside(exc: Exception) -> str:

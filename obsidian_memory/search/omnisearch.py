@@ -71,11 +71,12 @@ def _get_json_list(host: str, port: int, target: str, deadline: float) -> list:
     connection = http.client.HTTPConnection(host, port, timeout=_remaining(deadline))
     try:
         connection.request("GET", target, headers={"Accept": "application/json"})
-        connection.sock.settimeout(_remaining(deadline))
+        sock = connection.sock  # getresponse() may hand the socket over to the response
+        sock.settimeout(_remaining(deadline))
         response = connection.getresponse()
         if response.status != 200:
             raise Offline(f"HTTP {response.status}")
-        body = _read_body(connection, response, deadline)
+        body = _read_body(sock, response, deadline)
     except (http.client.HTTPException, socket.timeout, TimeoutError) as exc:
         raise Offline(_describe(exc)) from exc
     finally:
@@ -89,11 +90,11 @@ def _get_json_list(host: str, port: int, target: str, deadline: float) -> list:
     return data
 
 
-def _read_body(connection, response, deadline: float) -> bytes:
+def _read_body(sock, response, deadline: float) -> bytes:
     """Read the body in chunks, each bounded by what is left of the deadline (a slow drip times out)."""
     chunks, size = [], 0
     while True:
-        connection.sock.settimeout(_remaining(deadline))
+        sock.settimeout(_remaining(deadline))
         chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)
         if not chunk:
             return b"".join(chunks)

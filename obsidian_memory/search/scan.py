@@ -24,8 +24,8 @@ Ties are broken by path (ascending), so results are stable.
 
 Excerpt: from the earliest occurrence of any term, 70 characters before and 130 after, flattened
 to one line, with `...` on the side(s) where the text was cut. "Earliest" looks in the body
-(after the frontmatter) first and in the frontmatter only when the body has no term: a
-`permalink:` line is a poor excerpt. A note that matches by its name only gets the start of its
+(after the frontmatter) first and in the frontmatter only when the body has no term, and the
+window does not reach back into the frontmatter: a `permalink:` line is a poor excerpt. A note that matches by its name only gets the start of its
 body.
 
 Tag and frontmatter filters (`Query.tags`, ...) are applied here too, with the index's reading
@@ -108,20 +108,20 @@ def score_note(relative: str, text: str, terms: list[str]) -> Hit | None:
 def excerpt(text: str, lowered: str, terms: list[str]) -> str:
     # str.lower() can change the length of some characters (e.g. "İ"): cut the text whose indices we have
     source = text if len(lowered) == len(text) else lowered
-    body = _body_start(lowered)
+    body = _body_start(source)
+    lead = body
     positions = [p for p in (lowered.find(t, body) for t in terms) if p >= 0]
-    if not positions:  # the terms are only in the frontmatter
+    if not positions:  # the terms are only in the frontmatter (or only in the name)
+        lead = 0
         positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
     if positions:
         at = min(positions)
-        start, end = max(0, at - EXCERPT_BEFORE), min(len(source), at + EXCERPT_AFTER)
-        cut_before = start > 0
+        start, end = max(lead, at - EXCERPT_BEFORE), min(len(source), at + EXCERPT_AFTER)
     else:  # matched by its name only: the start of the body
-        start = _body_start(source)
+        start = lead = body
         end = min(len(source), start + EXCERPT_AFTER)
-        cut_before = False
     snippet = one_line(source[start:end])
-    if cut_before:
+    if start > lead:
         snippet = "..." + snippet
     if end < len(source):
         snippet += "..."
