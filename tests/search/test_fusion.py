@@ -1,0 +1,72 @@
+"""Reciprocal rank fusion (k=60) and the multi-query fan-out of the dispatcher."""
+from __future__ import annotations
+
+import pytest
+
+from obsidian_memory import settings as settings_module
+from obsidian_memory.search import search
+from obsidian_memory.search.base import Hit
+from obsidian_memory.search.fusion import reciprocal_rank_fusion
+
+
+def hits(*paths, excerpt="", engine="scan"):
+    return [Hit(path=p, basename=p[:-3], score=100 - i, excerpt=f"{excerpt}{p}", engine=engine)
+            for i, p in enumerate(paths)]
+
+
+def test_fused_score_is_the_sum_of_reciprocal_ranks():
+    fused = reciprocal_rank_fusion([hits("a.md", "b.md", "c.md"), hits("c.md", "a.md")])
+    got = {h.path: h.score for h in fused}
+    assert got == pytest.approx({"a.md": 1 / 61 + 1 / 62, "c.md": 1 / 63 + 1 / 61, "b.md": 1 / 62})
+    assert [h.path for h in fused] == ["a.md", "c.md", "b.md"]
+
+
+def test_a_note_found_by_every_query_beats_one_found_first_by_a_single_query():
+    fused = reciprocal_rank_fusion([hits("solo.md", "both.md"), hits("other.md", "both.md")])
+    assert fused[0].path == "both.md"
+
+
+def test_a_note_keeps_the_excerpt_of_its_best_ranking():
+    first = hits("x.md", "a.md", excerpt="first:")
+    second = hits("a.md", excerpt="second:")
+    fused = reciprocal_rank_fusion([first, second])
+    assert next(h for h in fused if h.path == "a.md").excerpt == "second:a.md"
+
+
+def test_ties_keep_the_better_best_rank_then_the_path():
+    fused = reciprocal_rank_fusion([hits("b.md", "a.md"), hits("a.md", "b.md"), hits("d.md"), hits("c.md")])
+    assert [h.path for h in fused] == ["a.md", "b.md", "c.md", "d.md"]
+
+
+def test_a_note_listed_twice_in_one_ranking_counts_once():
+    fused = reciprocal_rank_fusion([hits("a.md", "a.md")])
+    assert [(h.path, h.score) for h in fused] == [("a.md", pytest.approx(1 / 61))]
+
+
+def test_one_ranking_keeps_its_order():
+    assert [h.path for h in reciprocal_rank_fusion([hits("c.md", "a.md", "b.md")])] == ["c.md", "a.md", "b.md"]
+
+
+def test_fan_out_merges_queries_and_keeps_the_engine_name(env, monkeypatch):
+    env.apply(monkeypatch)
+    (env.vault / "Kubernetes ingress.md").write_text("nginx controller setup\n", encoding="utf-8")
+    (env.vault / "Load balancer.md").write_text("traffic to the ingress\n", encoding="utf-8")
+    (env.vault / "Other.md").write_text("nothing relevant\n", encoding="utf-8")
+    settings = settings_module.load()
+    single = search("ingress", settings, source="scan")
+    fused = search(["ingress", "load balancer"], settings, source="scan", limit=1)
+    assert single.engine == fused.engine == "scan"
+    assert fused.query == "ingress | load balancer"
+    assert [h.path for h in fused.hits] == ["Load balancer.md"]   # ranks for both phrasings
+    assert fused.total_results == 2
+    assert fused.hits[0].score == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_fan_out_is_scoped_like_a_single_query(env, monkeypatch):
+    env.apply(monkeypatch)
+    for folder in ("Notes", "Meta/claude-sessions"):
+        (env.vault / folder).mkdir(parents=True)
+        (env.vault / folder / "ingress.md").write_text("ingress balancer\n", encoding="utf-8")
+    response = search(["ingress", "balancer"], settings_module.load(), source="scan",
+                      excludes=["Meta/claude-sessions"])
+    assert [h.path for h in response.hits] == ["Notes/ingress.md"]
