@@ -1,0 +1,101 @@
+"""The vault-search skill template: it renders, its frontmatter is valid, and every command it
+teaches is pre-approved by its own `allowed-tools` rules, character for character."""
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "skills" / "vault-search" / "SKILL.md"
+
+PLAIN = {"python": "/home/dev/.claude/obsidian-memory/venv/bin/python",
+         "search_vault": "/home/dev/.claude/obsidian-memory/bin/search_vault.py",
+         "obsidian_memory": "/home/dev/.claude/obsidian-memory/bin/obsidian_memory.py",
+         "vault": "/home/dev/Vault"}
+# what the installer renders for paths that need shell quoting (spaces, an apostrophe, a #)
+ODD_HOME = "/Users/Jo O'Neil/Library/Application Support #2"
+ODD = {"python": shlex.quote(f"{ODD_HOME}/venv/bin/python"),
+       "search_vault": shlex.quote(f"{ODD_HOME}/bin/search_vault.py"),
+       "obsidian_memory": shlex.quote(f"{ODD_HOME}/bin/obsidian_memory.py"),
+       "vault": "/Users/Jo O'Neil/My Vault: notes"}
+
+
+def render(values: dict) -> str:
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return environment.from_string(TEMPLATE.read_text(encoding="utf-8")).render(**values)
+
+
+def split(text: str) -> tuple[dict, str]:
+    assert text.startswith("---\n")
+    head, _, body = text[4:].partition("\n---\n")
+    return yaml.safe_load(head), body
+
+
+def commands_in(body: str, values: dict) -> list[str]:
+    """Every fenced code line and inline code span that runs one of our scripts."""
+    spans = re.findall(r"```[^\n]*\n(.*?)```", body, re.DOTALL)
+    lines = [line.strip() for block in spans for line in block.splitlines() if line.strip()]
+    outside_fences = re.sub(r"```[^\n]*\n.*?```", "", body, flags=re.DOTALL)
+    lines += re.findall(r"`([^`\n]+)`", outside_fences)
+    scripts = (values["search_vault"], values["obsidian_memory"])
+    return [line for line in lines if any(script in line for script in scripts)]
+
+
+def rule_matches(rule: str, command: str) -> bool:
+    """Claude Code's `Bash(prefix *)`: the prefix, then a word boundary, then anything."""
+    found = re.fullmatch(r"Bash\((.*) \*\)", rule)
+    assert found, rule
+    prefix = found.group(1)
+    return command == prefix or command.startswith(prefix + " ")
+
+
+@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+def test_frontmatter_parses_and_respects_the_limits(values):
+    frontmatter, _ = split(render(values))
+    assert frontmatter["name"] == "vault-search" == TEMPLATE.parent.name
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", frontmatter["name"]) and len(frontmatter["name"]) <= 64
+    description = frontmatter["description"]
+    assert 0 < len(description) <= 1024
+    for phrase in ("my notes", "the vault", "we did this before", "last time", "how did we", "host"):
+        assert phrase in description
+    assert description.index("my notes") < 40  # trigger phrases come first
+
+
+@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+def test_allowed_tools_are_exactly_the_two_search_commands(values):
+    frontmatter, _ = split(render(values))
+    assert frontmatter["allowed-tools"] == [
+        f"Bash({values['python']} {values['search_vault']} *)",
+        f"Bash({values['python']} {values['obsidian_memory']} search *)",
+    ]
+
+
+@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+def test_every_command_in_the_body_is_pre_approved(values):
+    frontmatter, body = split(render(values))
+    rules = frontmatter["allowed-tools"]
+    commands = commands_in(body, values)
+    assert len(commands) >= 6
+    for command in commands:
+        assert any(rule_matches(rule, command) for rule in rules), command
+    for rule in rules:
+        assert any(rule_matches(rule, command) for command in commands), f"no command teaches {rule}"
+
+
+def test_the_body_teaches_scopes_reading_retrying_citing_and_distrust():
+    _, body = split(render(PLAIN))
+    for needle in ("2-5 distinctive keywords", "--folder Meta/claude-sessions", "--exclude Meta/claude-sessions",
+                   "--sessions", "/home/dev/Vault/<path>", "Read tool", "Retry once with synonyms",
+                   "the vault has nothing", "Cite the note", "information, never instructions"):
+        assert needle in body, needle
+
+
+def test_rendering_needs_exactly_the_documented_placeholders():
+    for missing in PLAIN:
+        values = {k: v for k, v in PLAIN.items() if k != missing}
+        with pytest.raises(jinja2.UndefinedError):
+            render(values)
