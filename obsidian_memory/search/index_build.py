@@ -66,8 +66,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE VIRTUAL TABLE notes_fts USING fts5(
     {", ".join(FTS_COLUMNS)},
     content='notes', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2',
-    prefix='3'
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row');
 CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN

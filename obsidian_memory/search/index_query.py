@@ -20,7 +20,9 @@ from obsidian_memory.search.index_build import COLUMN_WEIGHTS, ensure_scratch
 from obsidian_memory.textclean import strip_control
 
 ENGINE = "index"
-POOL = 200                 # candidates taken from each ranked list before re-ranking
+POOL = 150                 # candidates taken from the BM25 list (fewer from the others) before re-ranking
+RERANK = 50                # leading candidates checked for the phrase and proximity bonuses
+COMMON_SHARE = 0.5         # a word in more than this share of the notes does not rank
 FUZZY_WEIGHT = 0.5         # a typo or prefix match counts half an exact one
 EXCERPT_CHARS = 300
 
@@ -77,6 +79,8 @@ class ParsedQuery:
 
 def fold(text: str) -> str:
     """Lower case without diacritics, as the index's tokenizer sees it."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
 
@@ -259,6 +263,11 @@ class _Runner:
         sql = self._sql(f"f.rowid, -{_BM25}", f"AND f.rowid IN ({ids})")
         return dict(self.conn.execute(sql, [self._match(expr), *self.params]).fetchall())
 
+    def rowids(self, expr: str) -> set[int]:
+        """Every note matching `expr` (no scope: callers intersect with an already scoped pool)."""
+        sql = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
+        return {r for (r,) in self.conn.execute(sql, [expr])}
+
     def members(self, expr: str, rowids) -> set[int]:
         """Which of `rowids` match `expr`."""
         ids = ",".join(str(int(r)) for r in rowids)
@@ -274,61 +283,76 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
     if parsed.empty:
         return _browse(conn, query)
     run = _Runner(conn, query, parsed)
-    terms = parsed.terms
+    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    terms, weights = _informative(conn, parsed.terms, notes)
     exact_expr = " OR ".join(t.exact_expr() for t in terms)
     fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
-    all_expr = " AND ".join(t.any_expr() for t in terms)
     title_exprs = ["{title aliases} : " + t.any_expr() for t in terms]
     exact = run.ranked(exact_expr)
     fuzzy = run.ranked(fuzzy_expr, POOL // 2) if fuzzy_expr else {}
     pool = set(exact) | set(fuzzy)
+    if len(terms) > 1:
+        pool |= set(run.ranked(" AND ".join(t.any_expr() for t in terms), POOL // 2))
     if terms:
-        pool |= set(run.ranked(all_expr)) if len(terms) > 1 else set()
-        pool |= set(run.ranked(" OR ".join(title_exprs)))
+        pool |= set(run.ranked(" OR ".join(title_exprs), POOL // 2))
     if not pool:
         return [], 0
     _fill(run, exact, exact_expr, pool)
     _fill(run, fuzzy, fuzzy_expr, pool)
-    in_note = [run.members(t.any_expr(), pool) for t in terms] if len(terms) > 1 else [pool]
-    in_title = [run.members(e, pool) for e in title_exprs]
-    weights = _idf_weights(conn, terms)
-    phrase = run.members(_phrase(parsed.sequence), pool) if parsed.sequence else set()
-    near = run.members(_near_expr(terms), pool) if 2 <= len(terms) <= 6 else set()
+    in_note = [run.rowids(t.any_expr()) & pool for t in terms] if len(terms) > 1 else [pool]
+    in_title = [run.rowids(e) & pool for e in title_exprs]
     info = _note_info(conn, pool)
     query_name = " ".join(parsed.sequence or [w for p in parsed.phrases for w in p] or [t.raw for t in terms])
     base = {r: exact.get(r, 0.0) + FUZZY_WEIGHT * fuzzy.get(r, 0.0) for r in pool}
     top = max(base.values()) or 1.0
-    scored = []
+    scored = {}
     for rowid in pool:
         path, title, aliases = info[rowid]
         coverage = sum(w for w, s in zip(weights, in_note) if rowid in s)
         title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
         names = [title, *aliases.split("\n")] if aliases else [title]
-        score = (base[rowid] / top
-                 + BONUS_ALL_TERMS * coverage ** 2
-                 + BONUS_PHRASE * (rowid in phrase)
-                 + BONUS_NEAR * (rowid in near)
-                 + BONUS_TITLE * title_share
-                 + BONUS_TITLE_EXACT * any(" ".join(words(n)) == query_name for n in names))
-        scored.append((score, path, rowid))
-    scored.sort(key=lambda item: (-item[0], item[1]))
+        scored[rowid] = (base[rowid] / top
+                         + BONUS_ALL_TERMS * coverage ** 2
+                         + BONUS_TITLE * title_share
+                         + BONUS_TITLE_EXACT * any(" ".join(words(n)) == query_name for n in names))
+    _proximity_bonus(run, scored, parsed, terms, max(RERANK, query.limit))
+    ranked = sorted(scored.items(), key=lambda item: (-item[1], info[item[0]][0]))
     total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
-    hits = [_hit(conn, rowid, path, score, parsed, info) for score, path, rowid in scored[:max(0, query.limit)]]
+    hits = [_hit(conn, rowid, info[rowid][0], score, parsed, info) for rowid, score in ranked[:max(0, query.limit)]]
     return hits, max(total, len(pool))
 
 
-def _idf_weights(conn: sqlite3.Connection, terms: list[Term]) -> list[float]:
-    """Each term's share of the query's weight: rare words count for more than common ones."""
+def _informative(conn: sqlite3.Connection, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:
+    """The terms worth ranking by, with each one's share of the query's weight (by IDF).
+
+    A word in more than half of the notes has no BM25 weight (FTS5 clamps its IDF to ~0) yet
+    costs a walk over most of the index: it is left out when rarer words remain."""
     if not terms:
-        return []
-    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-    idf = []
+        return [], []
+    counts = []
     for term in terms:
         df = _doc_count(conn, term.stem) or max([_doc_count(conn, v) for v in term.variants] or [0])
-        df = df or notes // 2
-        idf.append(math.log(1 + (notes - df + 0.5) / (df + 0.5)))
+        counts.append(df)
+    keep = [i for i, df in enumerate(counts) if df <= notes * COMMON_SHARE] if notes >= 20 else []
+    if not keep:
+        keep = list(range(len(terms)))
+    idf = [math.log(1 + (notes - df + 0.5) / (df + 0.5)) if df else math.log(1 + notes)
+           for df in (counts[i] for i in keep)]
     total = sum(idf) or 1.0
-    return [w / total for w in idf]
+    return [terms[i] for i in keep], [w / total for w in idf]
+
+
+def _proximity_bonus(run: _Runner, scored: dict, parsed: ParsedQuery, terms: list[Term], depth: int) -> None:
+    """The exact phrase and the words close together, checked on the leading candidates only."""
+    leaders = sorted(scored, key=scored.get, reverse=True)[:depth]
+    if not leaders:
+        return
+    if parsed.sequence:
+        for rowid in run.members(_phrase(parsed.sequence), leaders):
+            scored[rowid] += BONUS_PHRASE
+    if 2 <= len(terms) <= 6:
+        for rowid in run.members(_near_expr(terms), leaders):
+            scored[rowid] += BONUS_NEAR
 
 
 def _fill(run: _Runner, scores: dict, expr: str, pool: set) -> None:
@@ -370,51 +394,51 @@ def excerpt(text: str, parsed: ParsedQuery, require_match: bool = False) -> str:
     """The passage (a line, widened to ~300 characters) holding the most query words."""
     if not text:
         return ""
+    matcher = _Matcher(parsed)
     lines = text.split("\n")
-    keys = _match_keys(parsed)
     best, best_score, best_pos = -1, 0.0, 0
     for i, line in enumerate(lines):
-        score, pos = _line_score(line, keys, parsed)
+        score, pos = matcher.score(line)
         if score > best_score:
             best, best_score, best_pos = i, score, pos
     if best < 0:
         return "" if require_match else _shorten(text, 0)
     passage = lines[best]
     if len(passage) < EXCERPT_CHARS:
-        following = "\n".join(lines[best:best + 6])
-        return _shorten(following, 0)
+        return _shorten("\n".join(lines[best:best + 6]), 0)
     return _shorten(passage, best_pos)
 
 
-def _match_keys(parsed: ParsedQuery) -> list[tuple[str, ...]]:
-    keys = []
-    for term in parsed.terms:
-        forms = {term.raw, *term.variants}
-        if len(term.stem) >= 3:
-            forms.add(term.stem[:-1] if term.stem.endswith("i") else term.stem)
-        keys.append(tuple(forms))
-    for phrase in parsed.phrases:
-        keys += [(w,) for w in phrase]
-    return keys
+class _Matcher:
+    """Finds the query's words (as typed, as stems, as typo variants; as word prefixes) in a line."""
 
+    def __init__(self, parsed: ParsedQuery):
+        self.group_of: dict[str, int] = {}
+        groups = [[t.raw, *t.variants, t.stem[:-1] if t.stem.endswith("i") else t.stem] for t in parsed.terms]
+        groups += [[w] for p in parsed.phrases for w in p]
+        for n, forms in enumerate(groups):
+            for form in forms:
+                if form:
+                    self.group_of.setdefault(form, n)
+        forms = sorted(self.group_of, key=len, reverse=True)
+        self.words = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(f) for f in forms) + ")") if forms else None
+        sequence = parsed.sequence
+        self.phrase = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in sequence)) if sequence else None
 
-def _line_score(line: str, keys, parsed: ParsedQuery) -> tuple[float, int]:
-    tokens = [(m.group(0), m.start()) for m in _WORD.finditer(fold(line))]
-    if not tokens:
-        return 0.0, 0
-    found, first = 0, None
-    for forms in keys:
-        for token, pos in tokens:
-            if any(token == f or (len(f) >= 3 and token.startswith(f)) for f in forms):
-                found += 1
-                first = pos if first is None else min(first, pos)
-                break
-    if not found:
-        return 0.0, 0
-    text = " ".join(t for t, _ in tokens)
-    bonus = 0.5 if parsed.sequence and " ".join(parsed.sequence) in text else 0.0
-    # prefer dense passages: a short line with all words beats a long one with the same
-    return found + bonus - min(len(tokens), 400) / 4000, first or 0
+    def score(self, line: str) -> tuple[float, int]:
+        if self.words is None:
+            return 0.0, 0
+        folded = fold(line)
+        found, first = set(), None
+        for match in self.words.finditer(folded):
+            found.add(self.group_of[match.group(0)])
+            if first is None:
+                first = match.start()
+        if not found:
+            return 0.0, 0
+        bonus = 0.5 if self.phrase is not None and self.phrase.search(folded) else 0.0
+        # prefer dense passages: a short line with all the words beats a long one with the same
+        return len(found) + bonus - min(len(line), 2000) / 20000, first or 0
 
 
 _SPACE = re.compile(r"\s+")

@@ -29,6 +29,7 @@ _EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|~~|==)(?=\S)(.+?)(?<=\S)\1")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HR = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _SPACES = re.compile(r"[ \t]+")
+_ATTACHMENT = re.compile(r"\.[A-Za-z0-9]{2,5}$")
 _SIMPLE_PAIR = re.compile(r"^([\w\- ]+?)[ \t]*:[ \t]*(.*)$")
 
 
@@ -96,13 +97,20 @@ def split_frontmatter(text: str) -> tuple[dict, str]:
 
 
 def _parse_yaml(block: str) -> dict:
+    if not block.strip():
+        return {}
     try:
         import yaml
 
-        data = yaml.safe_load(block)
+        data = yaml.load(block, Loader=_safe_loader(yaml))
     except Exception:
         return _parse_broken_yaml(block)
     return data if isinstance(data, dict) else {}
+
+
+def _safe_loader(yaml):
+    """The C safe loader when PyYAML has libyaml (ten times faster), else the pure one."""
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
 def _parse_broken_yaml(block: str) -> dict:
@@ -125,12 +133,18 @@ def _parse_broken_yaml(block: str) -> dict:
 
 def clean_line(line: str, links: list[str] | None = None) -> str:
     """One Markdown line as plain text: quote, callout, list and table markup removed."""
-    if _TABLE_RULE.match(line) or _HR.match(line):
+    start = line.lstrip()[:1]
+    if start in ("-", "*", "_", "|", ":") and (_TABLE_RULE.match(line) or _HR.match(line)):
         return ""
-    line = _QUOTE.sub("", line)
-    line = _CALLOUT.sub("", line)
-    line = _LIST_MARK.sub("", line)
-    line = _BLOCK_ID.sub("", line)
+    if start == ">":
+        line = _QUOTE.sub("", line)
+        if line.startswith("[!"):
+            line = _CALLOUT.sub("", line)
+        start = line.lstrip()[:1]
+    if start in ("-", "*", "+") or start.isdigit():
+        line = _LIST_MARK.sub("", line)
+    if "^" in line:
+        line = _BLOCK_ID.sub("", line)
     if "|" in line:
         line = line.replace("\\|", "\u0000").replace("|", " ").replace("\u0000", "|")
     return clean_inline(line, links)
@@ -139,18 +153,26 @@ def clean_line(line: str, links: list[str] | None = None) -> str:
 def clean_inline(text: str, links: list[str] | None = None) -> str:
     """Inline markup to plain text: links keep their target and label, code keeps its text."""
     sink = links if links is not None else []
-    text = _HTML_COMMENT.sub(" ", text)
-    text = _INLINE_CODE.sub(lambda m: m.group(2), text)
-    text = _WIKILINK.sub(lambda m: _wikilink_text(m.group(2), sink), text)
-    text = _MD_LINK.sub(lambda m: _md_link_text(m.group(2), m.group(3), sink), text)
-    text = _HTML_TAG.sub(" ", text)
-    text = text.replace("%%", " ")
-    for _ in range(2):
-        text = _EMPHASIS.sub(lambda m: m.group(2), text)
-    return _SPACES.sub(" ", text).strip()
+    if "<" in text:
+        text = _HTML_COMMENT.sub(" ", text)
+    if "`" in text:
+        text = _INLINE_CODE.sub(lambda m: m.group(2), text)
+    if "[" in text:
+        text = _WIKILINK.sub(lambda m: _wikilink_text(m.group(1), m.group(2), sink), text)
+        text = _MD_LINK.sub(lambda m: _md_link_text(m.group(2), m.group(3), sink), text)
+    if "<" in text:
+        text = _HTML_TAG.sub(" ", text)
+    if "%%" in text:
+        text = text.replace("%%", " ")
+    if "*" in text or "_" in text or "~~" in text or "==" in text:
+        for _ in range(2):
+            text = _EMPHASIS.sub(lambda m: m.group(2), text)
+    if "  " in text or "\t" in text:
+        text = _SPACES.sub(" ", text)
+    return text.strip()
 
 
-def _wikilink_text(inner: str, sink: list[str]) -> str:
+def _wikilink_text(bang: str, inner: str, sink: list[str]) -> str:
     target, _, label = inner.partition("|")
     target = target.strip()
     sink.append(target)
@@ -158,6 +180,8 @@ def _wikilink_text(inner: str, sink: list[str]) -> str:
     name = name.rsplit("/", 1)[-1]
     if name.lower().endswith(".md"):
         name = name[:-3]
+    elif bang and _ATTACHMENT.search(name):
+        return label.strip() if label.strip() and not label.strip().isdigit() else ""
     anchor = "" if anchor.startswith("^") else anchor.replace("#", " ")
     parts = [p for p in (name, anchor, label.strip()) if p]
     return " ".join(_unique(parts))

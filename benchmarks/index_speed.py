@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Speed of the local index on synthetic vaults (1k, 10k, 20k notes of ~5 KB).
+
+For each size, in one run: the full build, the freshness check with nothing changed, the
+in-process query latency (p50/p95, with the index fresh and not re-checked, and with the
+freshness check a search does first), an incremental update after touching a few notes, and
+the whole-process time of `search_vault.py --source index` against `--source scan` as a ratio.
+
+    .venv/bin/python benchmarks/index_speed.py [--sizes 1000,10000,20000] [--runs 3]
+
+Targets at 20k notes: query p50 <= 20 ms, freshness <= 100 ms, whole process index >= 20x
+faster than scan, full build <= 30 s. The machine is shared: compare ratios from one run.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from obsidian_memory import settings as settings_module  # noqa: E402
+from obsidian_memory.search import index, index_query  # noqa: E402
+from obsidian_memory.search.base import Query  # noqa: E402
+
+SEARCH_CLI = os.path.join(REPO, "scripts", "search_vault.py")
+COMMON = ("the of and to in is that for it as with on be this are by from or at an you your note notes "
+          "vault link file folder plugin setting open create search sync tag page text view edit").split()
+FOLDERS = ["Projects", "Projects/Alpha", "Projects/Beta", "Areas/Health", "Areas/Work", "Resources/Reading",
+           "Resources/Code", "Journal/2024", "Journal/2025", "Archive", "Inbox", "People"]
+
+
+class Words:
+    """A Zipf-like vocabulary of pronounceable made-up words plus common English ones."""
+
+    def __init__(self, rng: random.Random, size: int = 40_000):
+        syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["qu", "th", "sh", "ch"]
+        seen, vocab = set(), []
+        while len(vocab) < size:
+            word = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
+            if word not in seen:
+                seen.add(word)
+                vocab.append(word)
+        self.vocab = vocab
+        self.cum_weights = list(itertools.accumulate(1.0 / (rank + 10) for rank in range(size)))
+        self.rng = rng
+
+    def sample(self, n: int) -> list[str]:
+        picks = self.rng.choices(self.vocab, cum_weights=self.cum_weights, k=n)
+        return [self.rng.choice(COMMON) if self.rng.random() < 0.35 else w for w in picks]
+
+    def sentence(self, n: int) -> str:
+        text = " ".join(self.sample(n))
+        return text[0].upper() + text[1:] + "."
+
+
+def generate_vault(root: str, count: int, seed: int = 7) -> list[str]:
+    """`count` notes of ~5 KB: frontmatter, headings, paragraphs, lists, links, tags, code."""
+    rng = random.Random(seed)
+    words = Words(rng)
+    titles = [" ".join(words.rng.sample(words.vocab[:8000], rng.randint(1, 3))).title() + f" {i}"
+              for i in range(count)]
+    for i, title in enumerate(titles):
+        folder = FOLDERS[i % len(FOLDERS)]
+        os.makedirs(os.path.join(root, folder), exist_ok=True)
+        tags = rng.sample(["project", "idea", "meeting", "reading", "health/sleep", "code/python", "todo"], 2)
+        parts = ["---", f"aliases: [{words.sample(1)[0]} {i}]", f"tags: [{', '.join(tags)}]",
+                 f"status: {rng.choice(['draft', 'done', 'active'])}", f"created: 2025-0{1 + i % 9}-1{i % 9}",
+                 "---", ""]
+        size = 0
+        while size < 4800:
+            parts.append(f"## {words.sentence(rng.randint(2, 5))[:-1]}")
+            for _ in range(rng.randint(1, 3)):
+                text = words.sentence(rng.randint(30, 70))
+                if rng.random() < 0.5:
+                    text += f" See [[{rng.choice(titles)}]] and [[{rng.choice(titles)}|that note]]."
+                if rng.random() < 0.3:
+                    text += f" #{rng.choice(tags)}"
+                parts.append(text)
+                size += len(text)
+            if rng.random() < 0.3:
+                parts += ["- " + words.sentence(8) for _ in range(3)]
+            if rng.random() < 0.15:
+                parts += ["```python", f"def {words.sample(1)[0]}(x):", "    return x * 2", "```"]
+            parts.append("")
+        with open(os.path.join(root, folder, f"{title}.md"), "w", encoding="utf-8") as handle:
+            handle.write("\n".join(parts))
+    return words.vocab
+
+
+def queries_for(vocab: list[str], rng: random.Random) -> list[str]:
+    mid = vocab[200:4000]
+    out = []
+    for _ in range(10):
+        out.append(rng.choice(mid))                                   # one word
+        out.append(" ".join(rng.sample(mid, 2)))                      # two words
+        out.append(" ".join(rng.sample(mid, 3)) + " note")            # three words and a common one
+        word = rng.choice(mid)
+        pos = rng.randrange(1, len(word) - 1)
+        out.append(word[:pos] + word[pos + 1:])                       # a typo (deletion)
+        out.append(rng.choice(mid)[:4])                               # a prefix being typed
+    out += ['"' + " ".join(rng.sample(mid, 2)) + '"', "how do I sync my notes", "project (alpha) -beta: *"]
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def whole_process(vault: str, env: dict, source: str, query: str, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, SEARCH_CLI, "--source", source, "--vault", vault, "-n", "5", query],
+                       env=env, capture_output=True, check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def bench(count: int, runs: int, workdir: str) -> dict:
+    vault = os.path.join(workdir, f"vault-{count}")
+    cache = os.path.join(workdir, f"cache-{count}")
+    started = time.perf_counter()
+    vocab = generate_vault(vault, count)
+    generated = time.perf_counter() - started
+    os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = cache
+    settings = settings_module.load(vault=vault)
+    started = time.perf_counter()
+    build = index.update(settings, progress=False)
+    build_seconds = time.perf_counter() - started
+    fresh_times = []
+    for _ in range(7):
+        started = time.perf_counter()
+        stats = index.update(settings)
+        fresh_times.append(time.perf_counter() - started)
+        assert stats.changed == 0, stats
+    rng = random.Random(count)
+    queries = queries_for(vocab, rng)
+    conn = index.open_index(settings)
+    latencies = []
+    for _ in range(3):
+        for text in queries:
+            started = time.perf_counter()
+            index_query.search(conn, Query(text, limit=10))
+            latencies.append(time.perf_counter() - started)
+    conn.close()
+    with_check = []
+    for text in queries[:20]:
+        started = time.perf_counter()
+        index.search(settings, Query(text, limit=10))
+        with_check.append(time.perf_counter() - started)
+    touched = sorted(os.path.join(d, f) for d, _, fs in os.walk(vault) for f in fs)[:5]
+    for path in touched:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write("\nAn appended line.\n")
+    started = time.perf_counter()
+    incremental = index.update(settings)
+    incremental_seconds = time.perf_counter() - started
+    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9")
+    query = " ".join(vocab[500:502])
+    proc_index = whole_process(vault, env, "index", query, runs)
+    proc_scan = whole_process(vault, env, "scan", query, runs)
+    size = sum(os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache))
+    return {"notes": count, "generated_s": generated, "vault_mb": _tree_size(vault) / 1e6,
+            "build_s": build_seconds, "built": build.added, "index_mb": size / 1e6,
+            "fresh_ms": statistics.median(fresh_times) * 1000,
+            "query_p50_ms": percentile(latencies, 0.5) * 1000, "query_p95_ms": percentile(latencies, 0.95) * 1000,
+            "search_with_check_p50_ms": percentile(with_check, 0.5) * 1000,
+            "incremental_5_ms": incremental_seconds * 1000, "incremental_updated": incremental.updated,
+            "process_index_s": proc_index, "process_scan_s": proc_scan, "ratio": proc_scan / proc_index}
+
+
+def _tree_size(root: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,20000")
+    parser.add_argument("--runs", type=int, default=3, help="whole-process runs per source (median)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated vaults and indexes")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="om-index-bench-")
+    rows = []
+    try:
+        for count in (int(s) for s in args.sizes.split(",")):
+            row = bench(count, args.runs, workdir)
+            rows.append(row)
+            print(f"{count} notes: " + ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                                               for k, v in row.items() if k != "notes"), flush=True)
+    finally:
+        if args.keep:
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print()
+    print(f"{'notes':>6} {'vault MB':>8} {'build s':>8} {'index MB':>8} {'fresh ms':>9} {'q p50 ms':>9} "
+          f"{'q p95 ms':>9} {'q+check':>8} {'upd 5 ms':>9} {'proc idx s':>10} {'proc scan s':>11} {'ratio':>6}")
+    for r in rows:
+        print(f"{r['notes']:>6} {r['vault_mb']:>8.1f} {r['build_s']:>8.2f} {r['index_mb']:>8.1f} {r['fresh_ms']:>9.1f} "
+              f"{r['query_p50_ms']:>9.1f} {r['query_p95_ms']:>9.1f} {r['search_with_check_p50_ms']:>8.1f} "
+              f"{r['incremental_5_ms']:>9.1f} {r['process_index_s']:>10.3f} {r['process_scan_s']:>11.3f} "
+              f"{r['ratio']:>5.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
