@@ -681,3 +681,27 @@ def print_plan(actions: list[Action], stream=None, diffs: bool = True, empty: st
             stream.write("".join(f"    {line}" for line in action.details().splitlines(keepends=True)))
             if not action.details().endswith("\n"):
                 stream.write("\n")
+
+
+# -- the plugin's skill ---------------------------------------------------------------------------
+
+def render_plugin_skill(plugin_root: str, python: str) -> bool:
+    """Render the plugin copy's skill template in place, with the plugin's own paths.
+
+    Only inside Claude Code's managed plugin copies (`$CLAUDE_CONFIG_DIR/plugins/...`, a fresh
+    copy on every update): a `--plugin-dir` checkout keeps its template untouched.
+    """
+    root = os.path.abspath(plugin_root)
+    managed = os.path.join(settings_module.claude_config_dir(), "plugins") + os.sep
+    skill = os.path.join(root, "skills", SKILL_NAME, "SKILL.md")
+    template = fsutil.read_text(skill)
+    if not root.startswith(managed) or template is None or "{{" not in template:
+        return False
+    values = {
+        "python": quote_if_needed(slashes(python)),
+        "search_vault": quote_if_needed(slashes(os.path.join(root, "scripts", "search_vault.py"))),
+        "obsidian_memory": quote_if_needed(slashes(os.path.join(root, "scripts", "obsidian_memory.py"))),
+        "vault": slashes(settings_module.load().vault),
+    }
+    fsutil.atomic_write_text(skill, render_template(template, values))
+    return True

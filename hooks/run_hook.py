@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""The plugin's hook launcher: `run_hook.py session-start` or `run_hook.py archive`.
+
+Claude Code runs it (from hooks/hooks.json) with whatever `python3` is on PATH, so it is pure
+standard library and fails open: whatever happens it prints nothing of its own and exits 0.
+
+The dependencies live in a virtual environment in ${CLAUDE_PLUGIN_DATA}/venv. While that is
+missing or stale (a plugin update), the first hook starts a detached bootstrap (venv + pip
+install of the plugin + rendering the vault-search skill with real paths) and returns at once;
+the hooks work from the next session on. Once ready:
+- session-start: replaced by `<venv>/python -I -m obsidian_memory hook session-start` (exec);
+- archive: SessionEnd is handed to a detached process (plugin hook timeouts do not raise
+  Claude Code's 1.5 s SessionEnd budget); PreCompact/PostCompact run inline.
+When install.sh has wired obsidian-memory into settings.json, the plugin stands aside (no
+double archiving, no double context).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STALE_LOCK_SECONDS = 15 * 60
+RETRY_AFTER_FAILURE_SECONDS = 60 * 60
+
+
+def main(argv):
+    if argv[:1] == ["--bootstrap"]:
+        return bootstrap()
+    event = argv[0] if argv else ""
+    data = plugin_data()
+    if not data or installed_by_install_sh():
+        return 0
+    python = venv_python(data)
+    if not is_ready(data):
+        start_bootstrap(data)
+        if not is_usable(data):
+            return 0  # this session goes without us; the next one has the hooks
+    if event == "session-start":
+        os.execv(python, [python, "-I", "-m", "obsidian_memory", "hook", "session-start"])
+    if event == "archive":
+        payload = sys.stdin.buffer.read()
+        command = [python, "-I", "-m", "obsidian_memory", "hook", "archive"]
+        if _event_name(payload) == "SessionEnd":
+            detach(command, data, stdin_bytes=payload)
+        else:
+            subprocess.run(command, input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=25)
+    return 0
+
+
+# -- where things are ----------------------------------------------------------------------------
+
+def plugin_data():
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    return os.path.abspath(data) if data else None
+
+
+def config_dir():
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return os.path.abspath(os.path.expanduser(value)) if value else os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def installed_by_install_sh():
+    return os.path.isfile(os.path.join(config_dir(), "obsidian-memory", "install-state.json"))
+
+
+def venv_python(data):
+    if os.name == "nt":
+        return os.path.join(data, "venv", "Scripts", "python.exe")
+    return os.path.join(data, "venv", "bin", "python")
+
+
+def stamp_path(data):
+    return os.path.join(data, "venv", ".obsidian-memory-plugin")
+
+
+def plugin_identity():
+    """This copy of the plugin: its folder (new on every update) and its version."""
+    try:
+        with open(os.path.join(ROOT, ".claude-plugin", "plugin.json"), encoding="utf-8") as handle:
+            version = json.load(handle).get("version", "")
+    except (OSError, ValueError):
+        version = ""
+    return f"{ROOT}\n{version}\n"
+
+
+def is_ready(data):
+    try:
+        with open(stamp_path(data), encoding="utf-8") as handle:
+            return handle.read() == plugin_identity() and os.path.isfile(venv_python(data))
+    except OSError:
+        return False
+
+
+def is_usable(data):
+    """An earlier bootstrap finished (during an update the previous version still serves)."""
+    return os.path.isfile(stamp_path(data)) and os.path.isfile(venv_python(data))
+
+
+def _event_name(payload):
+    try:
+        return json.loads(payload.decode("utf-8", "replace")).get("hook_event_name")
+    except (ValueError, AttributeError):
+        return None
+
+
+# -- detached work -------------------------------------------------------------------------------
+
+def detach(command, data, stdin_bytes=None):
+    """Start `command` in its own session, its output to the bootstrap log, and do not wait."""
+    os.makedirs(data, exist_ok=True)
+    stdin = subprocess.DEVNULL
+    if stdin_bytes is not None:
+        stdin = tempfile.TemporaryFile(dir=data)
+        stdin.write(stdin_bytes)
+        stdin.seek(0)
+    log = open(os.path.join(data, "plugin.log"), "ab")
+    options = {"creationflags": 0x00000008 | 0x00000200} if os.name == "nt" else {"start_new_session": True}
+    subprocess.Popen(command, stdin=stdin, stdout=log, stderr=log, close_fds=True, **options)
+
+
+def start_bootstrap(data):
+    lock = os.path.join(data, "bootstrap.lock")
+    try:
+        if time.time() - os.path.getmtime(os.path.join(data, "bootstrap.failed")) < RETRY_AFTER_FAILURE_SECONDS:
+            return  # failed recently (see plugin.log): do not retry on every session
+    except OSError:
+        pass
+    try:
+        if time.time() - os.path.getmtime(lock) < STALE_LOCK_SECONDS:
+            return  # one is running
+        _remove(lock)
+    except OSError:
+        pass
+    detach([sys.executable, os.path.abspath(__file__), "--bootstrap"], data)
+
+
+def bootstrap():
+    """venv + `pip install <plugin root>` + the rendered skill; run detached, logs to plugin.log."""
+    data = plugin_data()
+    if not data:
+        return 0
+    lock = os.path.join(data, "bootstrap.lock")
+    try:
+        os.makedirs(data, exist_ok=True)
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return 0  # another bootstrap holds the lock
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        if sys.version_info < (3, 10):
+            raise RuntimeError(f"obsidian-memory needs Python 3.10+, {sys.executable} is {sys.version.split()[0]}")
+        python = venv_python(data)
+        if not os.path.isfile(python):
+            subprocess.run([sys.executable, "-m", "venv", os.path.join(data, "venv")], check=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", ROOT],
+                       check=True, cwd=data)
+        rendered = subprocess.run(
+            [python, "-I", "-c", "import sys; from obsidian_memory.install import render_plugin_skill; "
+             "print(render_plugin_skill(sys.argv[1], sys.argv[2]))", ROOT, python],
+            check=True, capture_output=True, text=True).stdout.strip()
+        _say(data, f"skill rendered in {ROOT}: {rendered}")
+        with open(stamp_path(data), "w", encoding="utf-8") as handle:
+            handle.write(plugin_identity())
+        _say(data, "bootstrap done")
+        _remove(os.path.join(data, "bootstrap.failed"))
+    except Exception as exc:  # the log says why; a session an hour later tries again
+        _say(data, f"bootstrap failed: {type(exc).__name__}: {exc}")
+        open(os.path.join(data, "bootstrap.failed"), "w").close()
+    finally:
+        _remove(lock)
+    return 0
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _say(data, message):
+    try:
+        with open(os.path.join(data, "plugin.log"), "a", encoding="utf-8") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} run_hook: {message}\n")
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    real_stdout = sys.stdout
+    try:
+        sys.stdout = open(os.devnull, "w")  # nothing of ours may reach Claude Code
+        main(sys.argv[1:])
+    except BaseException:
+        pass
+    finally:
+        sys.stdout = real_stdout
+    sys.exit(0)
