@@ -125,8 +125,9 @@ class ClaudeUser:
                         "commit", "-q", "-m", "init"], check=True, env=env)
 
     def environ(self, base_url: str | None = None, **extra) -> dict:
-        env = clean_environ(HOME=str(self.home), OBSIDIAN_VAULT=str(self.vault), OMNISEARCH_PORT="9",
-                            TZ="UTC", PYTHONIOENCODING="utf-8", **extra)
+        # No OBSIDIAN_VAULT: the installed config.yaml must say where the vault is. OMNISEARCH_PORT=9 (discard):
+        # no Obsidian that may run on this machine answers.
+        env = clean_environ(HOME=str(self.home), OMNISEARCH_PORT="9", TZ="UTC", PYTHONIOENCODING="utf-8", **extra)
         env.update(OFFLINE_ENV)
         if base_url:
             env["ANTHROPIC_BASE_URL"] = base_url

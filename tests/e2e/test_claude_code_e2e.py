@@ -1,0 +1,169 @@
+"""obsidian-memory in the real Claude Code client (2.1.332 and 2.1.197), offline, against the scripted
+model server: install, archive, context, the skill, compaction, uninstall (issue 9, scenarios 1-5).
+
+The scenarios share one machine per client version and run in this order, as a person would:
+session 1, session 2 with context, a skill search, /compact on session 1 resumed, uninstall.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from mock_messages_api import tool_use
+from obsidian_memory.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
+from world import FIRST_PROMPT, FIRST_TITLE, skill_search_command
+
+pytestmark = pytest.mark.e2e
+
+STATE = "Moving the zebrafish cache to Redis (STATE-4242)"
+LEARNING = "Warm every cache before the first request (LEARN-5151)"
+SUMMARY_MARK = "ZEBRA-SUMMARY-7781"
+# Text that only the client's newer bookkeeping entries carry (attachment, api-request*, last-prompt,
+# cost-state, ...): none of it belongs in a note.
+LEAKS = ("SessionStart hook additional context", "hookSpecificOutput", "hook_success", "lastPrompt",
+         "totalCostUSD", "api-request", "prompt_snapshot", "skill_listing", "deferred_tools", "atis",
+         "You are an agent working with the user", "Primary working directory", "<system-reminder>",
+         "Co-Authored-By", "queue-operation", "cost-state", "last-prompt", "gitStatus", "x-anthropic-billing")
+
+
+def _frontmatter(text: str) -> dict:
+    match = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    assert match, f"the note has no YAML frontmatter:\n{text[:500]}"
+    return yaml.safe_load(match.group(1)) or {}
+
+
+def _history_rows(world, note_stem: str) -> list[str]:
+    history = world.user.vault / "Meta" / "claude-session-history.md"
+    assert history.exists(), world.evidence("Meta/claude-session-history.md was not written")
+    return [line for line in history.read_text(encoding="utf-8").splitlines() if f"[[{note_stem}" in line]
+
+
+def _sessions_json(world) -> list[dict]:
+    done = world.om("sessions", "--json")
+    assert done.returncode == 0, world.evidence(f"sessions --json failed: {done.stderr}")
+    data = json.loads(done.stdout)
+    return data if isinstance(data, list) else data.get("sessions") or data.get("results") or []
+
+
+def test_first_session_is_archived_as_one_note_with_its_title_and_prompt(installed, first_session):
+    world, run = installed, first_session
+    session_id = run.session_id
+    assert not run.result.permission_denials, run.describe()
+
+    notes = world.wait_for_note(session_id)
+    assert len(notes) == 1, world.evidence(f"expected one note for {session_id}, found {notes}")
+    note = notes[0]
+    relative = note.relative_to(world.user.vault).as_posix()
+    assert re.fullmatch(rf"Meta/claude-sessions/\d{{4}}-\d{{2}}/\d{{4}}-\d{{2}}-\d{{2}}_{session_id[:8]}\.md", relative)
+    text = note.read_text(encoding="utf-8")
+    meta = _frontmatter(text)
+    assert meta.get("title") == FIRST_TITLE, text[:800]
+    assert str(meta.get("session_id")) == session_id, text[:800]
+    assert f"# {FIRST_TITLE}" in text
+    assert FIRST_PROMPT in text
+    assert f"claude --resume {session_id}" in text
+    assert "cache.py" in text, "the file the session wrote and edited is not listed"
+
+    leaked = [marker for marker in LEAKS if marker in text]
+    injected = [c for c in run.hook_additional_context() if c.strip() and c.strip() in text]
+    assert not leaked and not injected, f"bookkeeping leaked into the note: {leaked} {injected[:1]}\n{text}"
+
+    rows = [s for s in _sessions_json(world) if s.get("session_id") == session_id]
+    assert len(rows) == 1, world.evidence(f"archive rows for {session_id}: {rows}")
+    assert rows[0].get("title") == FIRST_TITLE
+    assert rows[0].get("prompt_count") == 1, f"only the typed prompt is a prompt: {rows[0]}"
+    assert str(rows[0].get("note_path", "")).endswith(note.name)
+    history = _history_rows(world, note.stem)
+    assert len(history) == 1 and FIRST_TITLE in history[0], history
+
+
+def test_second_session_starts_with_context_naming_session_one_the_state_and_the_learning(installed, first_session):
+    world = installed
+    for command in (("state", "set", STATE), ("learn", LEARNING)):
+        done = world.om(*command)
+        assert done.returncode == 0, world.evidence(f"{command[0]} failed: {done.stdout} {done.stderr}")
+
+    run = world.session("What was I working on?", ["You were moving the zebrafish cache to Redis."])
+    assert run.result.ok, run.describe()
+
+    context = "\n".join(run.hook_additional_context())
+    assert context, world.evidence("no SessionStart context was accepted by the client", run.debug_text()[-2000:])
+    first_request = run.main_requests()[0].text()
+    for piece in run.hook_additional_context():
+        assert piece in first_request, "the context the client accepted did not reach the model"
+    assert first_session.session_id in context, f"session 1's resume id is missing from the context:\n{context}"
+    assert FIRST_TITLE in context, f"session 1's title is missing from the context:\n{context}"
+    assert "STATE-4242" in context, f"the working state is missing from the context:\n{context}"
+    assert "LEARN-5151" in context, f"the learning is missing from the context:\n{context}"
+    assert len(context) <= min(DEFAULT_CONTEXT_BUDGET, CONTEXT_BUDGET_HARD_CAP), (
+        f"context of {len(context)} characters exceeds the default budget of {DEFAULT_CONTEXT_BUDGET}")
+
+
+def test_skill_search_command_runs_without_a_permission_prompt_and_finds_session_one(installed, first_session):
+    world = installed
+    assert world.skill_md.exists(), world.evidence("the vault-search skill was not installed")
+    command = skill_search_command(world.skill_md.read_text(encoding="utf-8"), "zebrafish")
+    skill_call = tool_use("Skill", {"skill": "vault-search"})
+    bash_call = tool_use("Bash", {"command": command, "description": "Search the vault"})
+    run = world.session("Search my notes for the zebrafish cache fix", [skill_call, bash_call, "Found it."],
+                        "--allowedTools", "Skill")
+    assert run.result.ok, run.describe()
+    assert "vault-search" in run.main_requests()[0].text(), "the skill is not listed to the model"
+    assert not run.result.permission_denials, f"denied: {run.result.permission_denials}; command: {command}"
+
+    results = {r["tool_use_id"]: r for request in run.main_requests() for r in request.tool_results()}
+    assert skill_call["id"] in results and not results[skill_call["id"]]["is_error"], results.get(skill_call["id"])
+    assert bash_call["id"] in results, f"the search command never returned a result; command: {command}"
+    output = results[bash_call["id"]]
+    note_stem = world.notes_of(first_session.session_id)[0].stem
+    assert not output["is_error"], f"{command}\n{output['content']}"
+    assert note_stem in output["content"], world.evidence(f"{command}\n--- tool result:\n{output['content']}")
+
+
+def test_compact_on_a_resumed_session_stores_the_summary_in_its_one_note(installed, first_session):
+    world, session_id = installed, first_session.session_id
+    summary = (f"<analysis>The user fixed the zebrafish cache.</analysis>\n<summary>1. Primary Request and "
+               f"Intent: fix the zebrafish cache warmup in src/cache.py ({SUMMARY_MARK}).</summary>")
+    run = world.session("/compact keep the zebrafish details", [], "--resume", session_id, summary=summary)
+    assert run.result.ok, run.describe()
+
+    fired = [(h.get("hook_event_name"), h.get("source") or h.get("trigger")) for h in run.user_hooks
+             if h.get("session_id") == session_id]
+    for event in (("PreCompact", "manual"), ("SessionStart", "compact"), ("PostCompact", "manual")):
+        assert event in fired, f"{event} did not fire; fired: {fired}"
+    post = [h for h in run.user_hooks if h.get("hook_event_name") == "PostCompact"]
+    assert SUMMARY_MARK in post[0].get("compact_summary", ""), post
+
+    failing = [t for t in run.our_hook_timings() if t["status"] != 0]
+    assert not failing, f"our hooks exited non-zero: {failing}"
+    assert world.archive_rows_containing(SUMMARY_MARK), world.evidence("the compact summary is not in the archive")
+    notes = world.wait_for_note(session_id)
+    assert len(notes) == 1, world.evidence(f"expected exactly one note for {session_id}: {notes}")
+    assert SUMMARY_MARK in notes[0].read_text(encoding="utf-8"), world.evidence("the note does not show the summary")
+    assert len(_history_rows(world, notes[0].stem)) == 1
+
+
+def test_uninstall_then_a_session_gets_no_context_no_note_and_the_users_settings_are_as_before(installed, first_session):
+    world = installed
+    done = world.uninstall()
+    assert done.returncode == 0, f"./install.sh --uninstall --yes failed:\n{done.stdout}\n{done.stderr}"
+    assert world.user.settings_path.read_bytes() == world.settings_before, world.user.settings_path.read_text()
+    assert world.claude_md.read_bytes() == world.claude_md_before, world.claude_md.read_text()
+    assert not world.skill_md.exists(), "the skill is still installed"
+
+    vault_before = world.vault_snapshot()
+    run = world.session("Hello again.", ["Hello."])
+    assert run.result.ok, run.describe()
+
+    reached = run.all_text()
+    ours = [mark for mark in (first_session.session_id, "STATE-4242", "LEARN-5151", "vault-search",
+                              "search the Obsidian vault", FIRST_TITLE) if mark in reached]
+    assert not ours, f"context of ours still reached the model after uninstall: {ours}"
+    assert not run.hook_additional_context(), run.hook_additional_context()
+    assert any(h.get("session_id") == run.session_id for h in run.user_hooks), "the user's own hooks stopped running"
+    assert not world.notes_of(run.session_id), "a note was written after uninstall"
+    assert world.vault_snapshot() == vault_before, "the vault changed after uninstall"
+    assert not world.archive_rows_containing(run.session_id), "the session was archived after uninstall"
