@@ -1,0 +1,534 @@
+"""The session archive: the permanent SQLite record of every Claude Code session.
+
+The only module that speaks SQL to the archive. It is on the SessionStart path, so its
+top-level imports are limited to os, sqlite3, json, re and time; the data model and the
+clock are imported inside the functions that need them.
+
+Schema: versioned with `PRAGMA user_version`; MIGRATIONS[n] brings version n to n + 1 and
+later versions are appended, never edited. Sessions are never deleted. Everything needed to
+re-render a note without the transcript is kept: the session row, its prompts, its compaction
+summaries (with their origin), and the remaining fields as JSON in `sessions.details`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+
+# Session fields kept as JSON in sessions.details (the others have their own columns or tables).
+_DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines")
+_SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "repo_root", "git_branch",
+                    "version", "started_at", "ended_at", "duration_seconds", "prompt_count",
+                    "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message")
+_RECENT_COLUMNS = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
+                   "ended_at", "prompt_count", "note_path")
+SNIPPET_CHARS = 160
+
+
+def _migration_1(db: sqlite3.Connection) -> None:
+    _run_script(db, """
+        CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            title_source TEXT NOT NULL DEFAULT '',
+            project TEXT NOT NULL DEFAULT '',
+            cwd TEXT,
+            repo_root TEXT,
+            git_branch TEXT,
+            version TEXT,
+            started_at TEXT,
+            ended_at TEXT,
+            duration_seconds REAL,
+            prompt_count INTEGER NOT NULL DEFAULT 0,
+            transcript_path TEXT,
+            transcript_size INTEGER,
+            transcript_mtime REAL,
+            last_assistant_message TEXT,
+            details TEXT NOT NULL DEFAULT '{}',
+            note_path TEXT,
+            first_archived_at TEXT NOT NULL,
+            archived_at TEXT NOT NULL
+        );
+        CREATE INDEX sessions_by_start ON sessions(started_at DESC);
+        CREATE INDEX sessions_by_repo ON sessions(repo_root, started_at DESC);
+        CREATE INDEX sessions_by_project ON sessions(project, started_at DESC);
+        CREATE TABLE prompts (
+            session_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            timestamp TEXT,
+            uuid TEXT,
+            PRIMARY KEY (session_id, position)
+        );
+        CREATE TABLE compact_summaries (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            timestamp TEXT,
+            trigger TEXT,
+            origin TEXT NOT NULL DEFAULT 'transcript'
+        );
+        CREATE INDEX compact_summaries_by_session ON compact_summaries(session_id, position);
+        -- one row per transcript file seen: the (size, mtime) at its last archive, so that
+        -- import and sweep skip unchanged files; status says what became of it
+        CREATE TABLE transcripts (
+            path TEXT PRIMARY KEY,
+            session_id TEXT,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            status TEXT NOT NULL,
+            seen_at TEXT NOT NULL
+        );
+    """)
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    """Statement by statement: executescript() would commit the migration's transaction first."""
+    script = re.sub(r"--[^\n]*", "", script)
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+MIGRATIONS = [_migration_1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class ArchiveError(Exception):
+    """The archive cannot be used as asked (e.g. written by a newer obsidian-memory)."""
+
+
+def open_archive(path: str, *, readonly: bool = False, busy_timeout: float = 5.0) -> "Archive":
+    """Open (and, unless readonly, create and migrate) the archive at `path`.
+
+    A readonly open of a missing or never-initialised archive raises FileNotFoundError.
+    """
+    if readonly:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no session archive at {path}")
+        uri = "file:" + _uri_path(path) + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None,
+                             check_same_thread=False)
+        archive = Archive(db, path, readonly=True)
+        try:
+            version = archive.schema_version()
+        except sqlite3.DatabaseError:
+            archive.close()
+            raise
+        if version == 0:
+            archive.close()
+            raise FileNotFoundError(f"the session archive at {path} is empty")
+        return archive
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    archive = Archive(db, path, readonly=False)
+    try:
+        archive._prepare_for_writing(busy_timeout)
+    except BaseException:
+        archive.close()
+        raise
+    return archive
+
+
+def _uri_path(path: str) -> str:
+    absolute = os.path.abspath(path).replace(os.sep, "/")
+    if not absolute.startswith("/"):
+        absolute = "/" + absolute  # Windows drive letter
+    return absolute.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+def integrity_check(path: str) -> str:
+    """'ok', or what SQLite's integrity check reports (for doctor)."""
+    try:
+        with open_archive(path, readonly=True) as archive:
+            rows = archive.db.execute("PRAGMA integrity_check").fetchall()
+    except (OSError, sqlite3.DatabaseError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    messages = [str(row[0]) for row in rows]
+    return "ok" if messages == ["ok"] else "; ".join(messages)
+
+
+class Archive:
+    def __init__(self, db: sqlite3.Connection, path: str, *, readonly: bool):
+        self.db = db
+        self.path = path
+        self.readonly = readonly
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        except Exception:
+            pass
+
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _prepare_for_writing(self, busy_timeout: float) -> None:
+        self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        if self.schema_version() < SCHEMA_VERSION:
+            with self._write():
+                for version in range(self.schema_version(), SCHEMA_VERSION):
+                    MIGRATIONS[version](self.db)
+                    self.db.execute(f"PRAGMA user_version = {version + 1}")
+        if self.schema_version() > SCHEMA_VERSION:
+            raise ArchiveError(f"the session archive {self.path} has schema version {self.schema_version()}, "
+                               f"newer than this obsidian-memory understands ({SCHEMA_VERSION}): upgrade it")
+
+    def _write(self) -> "_Transaction":
+        if self.readonly:
+            raise ArchiveError("the archive was opened read-only")
+        return _Transaction(self.db)
+
+    # -- writing ------------------------------------------------------------------------
+    def upsert_session(self, session, *, note_path: str | None = None) -> None:
+        """Insert or replace one session (idempotent).
+
+        Prompts and transcript summaries are replaced; summaries stored from PostCompact payloads
+        that the transcript does not contain are kept. An older parse of the same transcript
+        (a smaller file than the one archived) never overwrites a newer one.
+        """
+        now = _utc_now()
+        with self._write():
+            existing = self.db.execute(
+                "SELECT transcript_path, transcript_size, note_path FROM sessions WHERE session_id = ?",
+                (session.session_id,)).fetchone()
+            if existing and _is_older_parse(existing, session):
+                return
+            values = _session_values(session)
+            if existing:
+                assignments = ", ".join(f"{c} = ?" for c in _SESSION_COLUMNS[1:])
+                self.db.execute(
+                    f"UPDATE sessions SET {assignments}, details = ?, archived_at = ?, "
+                    "note_path = COALESCE(?, note_path) WHERE session_id = ?",
+                    (*values[1:], _details_json(session), now, note_path, session.session_id))
+            else:
+                columns = ", ".join(_SESSION_COLUMNS)
+                marks = ", ".join("?" for _ in _SESSION_COLUMNS)
+                self.db.execute(
+                    f"INSERT INTO sessions ({columns}, details, note_path, first_archived_at, archived_at) "
+                    f"VALUES ({marks}, ?, ?, ?, ?)",
+                    (*values, _details_json(session), note_path, now, now))
+            self.db.execute("DELETE FROM prompts WHERE session_id = ?", (session.session_id,))
+            self.db.executemany(
+                "INSERT INTO prompts (session_id, position, text, timestamp, uuid) VALUES (?, ?, ?, ?, ?)",
+                [(session.session_id, i, p.text, p.timestamp, p.uuid) for i, p in enumerate(session.prompts)])
+            self._replace_summaries(session)
+            if session.transcript_path and session.transcript_size is not None:
+                self._record_transcript(session.transcript_path, session.session_id, session.transcript_size,
+                                        session.transcript_mtime or 0.0, "archived", now)
+
+    def _replace_summaries(self, session) -> None:
+        stored_extra = [
+            row for row in self.db.execute(
+                "SELECT text, timestamp, trigger, origin FROM compact_summaries "
+                "WHERE session_id = ? AND origin != 'transcript' ORDER BY position", (session.session_id,))
+            if not any(_same_summary(row[0], s.text) for s in session.compact_summaries)
+        ]
+        merged = [(s.text, s.timestamp, s.trigger, s.origin or "transcript") for s in session.compact_summaries]
+        merged = _in_time_order(merged + stored_extra)
+        self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session.session_id,))
+        self.db.executemany(
+            "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(session.session_id, i, *row) for i, row in enumerate(merged)])
+
+    def add_compact_summary(self, session_id: str, text: str, *, trigger: str | None = None,
+                            timestamp: str | None = None) -> None:
+        """Store a PostCompact `compact_summary` (unless the session already has that summary)."""
+        if not text or not text.strip():
+            return
+        now = _utc_now()
+        with self._write():
+            self.db.execute(
+                "INSERT OR IGNORE INTO sessions (session_id, first_archived_at, archived_at) VALUES (?, ?, ?)",
+                (session_id, now, now))
+            rows = self.db.execute(
+                "SELECT text, timestamp, trigger, origin FROM compact_summaries WHERE session_id = ? "
+                "ORDER BY position", (session_id,)).fetchall()
+            if any(_same_summary(row[0], text) for row in rows):
+                return
+            merged = _in_time_order(rows + [(text, timestamp or now, trigger, "post_compact")])
+            self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session_id,))
+            self.db.executemany(
+                "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
+                "VALUES (?, ?, ?, ?, ?, ?)", [(session_id, i, *row) for i, row in enumerate(merged)])
+            self.db.execute("UPDATE sessions SET archived_at = ? WHERE session_id = ?", (now, session_id))
+
+    def set_note_path(self, session_id: str, note_path: str | None) -> None:
+        with self._write():
+            self.db.execute("UPDATE sessions SET note_path = ? WHERE session_id = ?", (note_path, session_id))
+
+    def record_transcript(self, path: str, size: int, mtime: float, *, status: str,
+                          session_id: str | None = None) -> None:
+        """Remember a transcript that was looked at but not archived (e.g. no prompt), so that
+        import and sweep do not parse it again until it changes."""
+        with self._write():
+            self._record_transcript(path, session_id, size, mtime, status, _utc_now())
+
+    def _record_transcript(self, path, session_id, size, mtime, status, now) -> None:
+        self.db.execute(
+            "INSERT INTO transcripts (path, session_id, size, mtime, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET session_id = excluded.session_id, size = excluded.size, "
+            "mtime = excluded.mtime, status = excluded.status, seen_at = excluded.seen_at",
+            (path, session_id, int(size), float(mtime), status, now))
+
+    # -- reading ------------------------------------------------------------------------
+    def get_session(self, session_id: str):
+        """The archived session as a model.Session, or None."""
+        row = self.db.execute(
+            f"SELECT {', '.join(_SESSION_COLUMNS)}, details FROM sessions WHERE session_id = ?",
+            (session_id,)).fetchone()
+        if row is None:
+            return None
+        from obsidian_memory.model import CompactSummary, Prompt, Session, Subagent
+
+        data = dict(zip(_SESSION_COLUMNS, row))
+        data.pop("prompt_count")  # derived from the prompts
+        details = _loads(row[-1])
+        session = Session(**data)
+        for name in _DETAIL_FIELDS:
+            if name in details:
+                setattr(session, name, details[name])
+        session.subagents = [Subagent(**s) for s in details.get("subagents") or []]
+        session.prompts = [Prompt(text, timestamp, uuid) for text, timestamp, uuid in self.db.execute(
+            "SELECT text, timestamp, uuid FROM prompts WHERE session_id = ? ORDER BY position", (session_id,))]
+        session.compact_summaries = [CompactSummary(*r) for r in self.db.execute(
+            "SELECT text, timestamp, trigger, origin FROM compact_summaries WHERE session_id = ? "
+            "ORDER BY position", (session_id,))]
+        return session
+
+    def note_path(self, session_id: str) -> str | None:
+        row = self.db.execute("SELECT note_path FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return row[0] if row else None
+
+    def find_sessions(self, prefix: str) -> list[str]:
+        """Ids of the archived sessions whose id starts with `prefix` (sorted)."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [r[0] for r in self.db.execute(
+            "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id",
+            (escaped + "%",))]
+
+    def fingerprint(self, transcript_path: str) -> tuple[int, float] | None:
+        row = self.db.execute("SELECT size, mtime FROM transcripts WHERE path = ?", (transcript_path,)).fetchone()
+        return (int(row[0]), float(row[1])) if row else None
+
+    def fingerprints(self) -> dict[str, tuple[int, float]]:
+        return {path: (int(size), float(mtime))
+                for path, size, mtime in self.db.execute("SELECT path, size, mtime FROM transcripts")}
+
+    def count_sessions(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+
+    def recent_sessions(self, *, repo_root: str | None = None, project: str | None = None, limit: int = 20,
+                        exclude_session_id: str | None = None) -> list[dict]:
+        """Newest first (by start). Served by the (repo_root|project, started_at) indexes."""
+        where, params = [], []
+        if repo_root is not None:
+            where.append("repo_root = ?")
+            params.append(repo_root)
+        if project is not None:
+            where.append("project = ?")
+            params.append(project)
+        if exclude_session_id:
+            where.append("session_id != ?")
+            params.append(exclude_session_id)
+        clause = ("WHERE " + " AND ".join(where)) if where else ""
+        rows = self.db.execute(
+            f"SELECT {', '.join(_RECENT_COLUMNS)}, "
+            "(SELECT text FROM compact_summaries c WHERE c.session_id = sessions.session_id "
+            " ORDER BY position DESC LIMIT 1) "
+            f"FROM sessions {clause} ORDER BY started_at DESC LIMIT ?", (*params, int(limit))).fetchall()
+        return [dict(zip(_RECENT_COLUMNS + ("last_compact_summary",), row)) for row in rows]
+
+    def history_rows(self) -> list[dict]:
+        """Every session that has a note, newest first: what the history table lists."""
+        names = ("session_id", "started_at", "project", "title", "note_path")
+        return [dict(zip(names, row)) for row in self.db.execute(
+            "SELECT session_id, started_at, project, title, note_path FROM sessions "
+            "WHERE note_path IS NOT NULL ORDER BY started_at DESC, session_id")]
+
+    def grep_sessions(self, pattern: str, *, project: str | None = None, since: str | None = None,
+                      limit: int = 20) -> list[dict]:
+        """Sessions whose title, prompts or compaction summaries match a (case-insensitive)
+        Python regex, newest first, each with the first matching field and a one-line snippet."""
+        regex = _compile_user_regex(pattern)
+        since_iso = _since_to_utc_iso(since)
+        self.db.create_function("om_matches", 1,
+                                lambda text: text is not None and regex.search(text) is not None,
+                                deterministic=True)
+        where, params = [], []
+        if project is not None:
+            where.append("s.project = ?")
+            params.append(project)
+        if since_iso:
+            where.append("s.started_at >= ?")
+            params.append(since_iso)
+        scope = (" AND " + " AND ".join(where)) if where else ""
+        # Field order within one session: title, then prompts in order, then summaries in order.
+        query = f"""
+            SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, m.field, m.text
+            FROM sessions s JOIN (
+                SELECT session_id, 0 AS rank, 0 AS position, 'title' AS field, title AS text
+                  FROM sessions WHERE om_matches(title)
+                UNION ALL
+                SELECT session_id, 1, position, 'prompt', text FROM prompts WHERE om_matches(text)
+                UNION ALL
+                SELECT session_id, 2, position, 'summary', text FROM compact_summaries WHERE om_matches(text)
+            ) m ON m.session_id = s.session_id
+            WHERE 1 = 1 {scope}
+            ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
+        """
+        results: list[dict] = []
+        seen: set[str] = set()
+        for session_id, title, proj, started_at, note_path, field, text in self.db.execute(query, params):
+            if session_id in seen:
+                continue
+            seen.add(session_id)
+            results.append({"session_id": session_id, "title": title, "project": proj, "started_at": started_at,
+                             "note_path": note_path, "field": field, "snippet": _snippet(text, regex)})
+            if len(results) >= limit:
+                break
+        return results
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT: takes the write lock up front, so that two writers queue on
+    the busy timeout instead of failing half-way with a lock upgrade conflict."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+def _utc_now() -> str:
+    from obsidian_memory.clock import utcnow_iso
+    return utcnow_iso()
+
+
+def _session_values(session) -> tuple:
+    values = []
+    for column in _SESSION_COLUMNS:
+        if column == "prompt_count":
+            values.append(len(session.prompts))
+        else:
+            values.append(getattr(session, column))
+    return tuple(values)
+
+
+def _details_json(session) -> str:
+    from dataclasses import asdict, is_dataclass
+
+    details = {}
+    for name in _DETAIL_FIELDS:
+        value = getattr(session, name)
+        if name == "subagents":
+            value = [asdict(s) if is_dataclass(s) else dict(s) for s in value]
+        details[name] = value
+    return json.dumps(details, ensure_ascii=False)
+
+
+def _loads(text: str | None) -> dict:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _is_older_parse(existing_row, session) -> bool:
+    stored_path, stored_size, _ = existing_row
+    return (stored_path is not None and stored_path == session.transcript_path and stored_size is not None
+            and session.transcript_size is not None and session.transcript_size < stored_size)
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
+_SUMMARY_TAG = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
+
+
+def _summary_core(text: str) -> str:
+    """What a summary says, without the `<analysis>` scratch and `<summary>` tags that the
+    PostCompact payload carries and the transcript's summary entry does not."""
+    text = _ANALYSIS.sub(" ", text)
+    match = _SUMMARY_TAG.search(text)
+    return _normalise(match.group(1) if match else text)
+
+
+def _same_summary(a: str, b: str) -> bool:
+    """The transcript's summary entry wraps the summary PostCompact reports in a preamble and
+    other text, so one summary's core found inside the other counts as the same summary."""
+    core_a, core_b = _summary_core(a), _summary_core(b)
+    if not core_a or not core_b:
+        return core_a == core_b
+    return core_a in _normalise(b) or core_b in _normalise(a)
+
+
+def _in_time_order(rows: list) -> list:
+    """Rows (text, timestamp, trigger, origin) by timestamp when every row has one; otherwise in
+    the order given (transcript summaries first), since a partial order would be a guess."""
+    rows = list(rows)
+    if all(row[1] for row in rows):
+        rows.sort(key=lambda row: row[1])  # stable
+    return rows
+
+
+def _compile_user_regex(pattern: str):
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        from obsidian_memory.errors import UserError
+        raise UserError(f"bad regular expression {pattern!r}: {exc}") from None
+
+
+def _since_to_utc_iso(since: str | None) -> str | None:
+    """YYYY-MM-DD (local midnight) as the UTC timestamp format Claude Code writes."""
+    if not since:
+        return None
+    try:
+        local = time.strptime(since, "%Y-%m-%d")
+    except ValueError:
+        from obsidian_memory.errors import UserError
+        raise UserError(f"--since wants a date as YYYY-MM-DD, not {since!r}") from None
+    epoch = time.mktime(local)
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(epoch))
+
+
+def _snippet(text: str, regex) -> str:
+    match = regex.search(text)
+    start, end = (match.start(), match.end()) if match else (0, 0)
+    width = SNIPPET_CHARS
+    left = max(0, start - (width - (end - start)) // 2)
+    right = left + max(width, end - start)
+    piece = re.sub(r"\s+", " ", text[left:right]).strip()
+    return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")

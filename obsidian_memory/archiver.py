@@ -1,0 +1,433 @@
+"""The archiving service: transcript → (redacted) Session → archive row → vault note + history.
+
+Used by the `hook archive` handler (SessionEnd, PreCompact, PostCompact, Stop), by `archive`,
+`import` and `sweep`. Order matters: the session is redacted before anything is persisted, the
+archive row is written before the vault is touched (a vault problem never costs the row), and
+the note is rendered from what the archive holds (so it includes PostCompact summaries and the
+last writer renders the newest state).
+"""
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+
+from obsidian_memory import logs
+
+ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
+    "archived", "unchanged", "skipped", "excluded", "missing", "failed")
+VAULT_LOCK_SECONDS = 10.0
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+@dataclass
+class ArchiveResult:
+    status: str
+    transcript_path: str | None = None
+    session_id: str | None = None
+    note_path: str | None = None       # vault-relative, when the note was written
+    reason: str = ""                   # why it was skipped or failed
+    note_error: str = ""               # the vault problem, when the row was kept but not the note
+
+
+@dataclass
+class ImportSummary:
+    archived: int = 0
+    unchanged: int = 0
+    skipped: int = 0                    # no prompt, excluded project, still being written (sweep)
+    failed: int = 0
+    would_archive: list[str] = field(default_factory=list)   # dry run
+    results: list[ArchiveResult] = field(default_factory=list)
+
+    def add(self, result: ArchiveResult) -> None:
+        self.results.append(result)
+        if result.status == ARCHIVED:
+            self.archived += 1
+        elif result.status == UNCHANGED:
+            self.unchanged += 1
+        elif result.status == FAILED:
+            self.failed += 1
+        else:
+            self.skipped += 1
+
+    def line(self) -> str:
+        text = f"archived {self.archived} / unchanged {self.unchanged} / failed {self.failed}"
+        if self.skipped:
+            text += f" (skipped {self.skipped}: no prompt, excluded or still active)"
+        return text
+
+
+# -- one transcript ------------------------------------------------------------------------------
+
+def archive_transcript(path: str, settings, *, compact_summary: str | None = None,
+                       trigger: str | None = None, force: bool = True) -> ArchiveResult:
+    """Archive one transcript into the archive and the vault. `force=False` skips a transcript
+    whose (size, mtime) is the one recorded at its last archive."""
+    from obsidian_memory.archive import open_archive
+
+    with open_archive(settings.archive) as archive:
+        result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
+                              force=force)
+        if result.status == ARCHIVED and result.note_path:
+            _rebuild_history(settings, archive)
+    return result
+
+
+def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None, force=True,
+                 known_fingerprint=None) -> ArchiveResult:
+    path = os.path.abspath(path)
+    try:
+        stat = os.stat(path)   # before parsing: a file that grows meanwhile stays "changed"
+    except OSError as exc:
+        return ArchiveResult(MISSING, path, reason=f"cannot read the transcript: {exc}")
+    fingerprint = (stat.st_size, stat.st_mtime)
+    if not force and not compact_summary:
+        recorded = known_fingerprint if known_fingerprint is not None else archive.fingerprint(path)
+        if recorded == fingerprint:
+            return ArchiveResult(UNCHANGED, path)
+    from obsidian_memory import transcript
+
+    session = transcript.parse(path)
+    session.transcript_size, session.transcript_mtime = fingerprint
+    if is_excluded(session, settings):
+        archive.record_transcript(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
+        return ArchiveResult(EXCLUDED, path, session.session_id, reason=f"project {session.project!r} is excluded")
+    if is_empty(session) and not compact_summary:
+        archive.record_transcript(path, *fingerprint, status=SKIPPED, session_id=session.session_id or None)
+        reason = "no prompt and nothing else to keep"
+        logs.log_for(settings, f"archive: skipped {path}: {reason}")
+        return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
+    if settings.redact:
+        from obsidian_memory.redact import redact_session
+        session = redact_session(session)
+        session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
+    archive.upsert_session(session)
+    if compact_summary:
+        _store_compact_summary(archive, settings, session.session_id, compact_summary, trigger)
+    result = ArchiveResult(ARCHIVED, path, session.session_id)
+    _write_note(settings, archive, session.session_id, result)
+    return result
+
+
+def is_empty(session) -> bool:
+    return not (session.prompts or session.compact_summaries or session.last_assistant_message)
+
+
+def is_excluded(session, settings) -> bool:
+    """An excluded entry is a project name (glob patterns allowed) or an absolute folder whose
+    sessions (cwd inside it) are not archived."""
+    for entry in settings.excluded_projects or ():
+        entry = str(entry).strip()
+        if not entry:
+            continue
+        if os.path.isabs(os.path.expanduser(entry)):
+            folder = os.path.normpath(os.path.expanduser(entry))
+            for cwd in [session.cwd, *(session.cwds or [])]:
+                if cwd and (os.path.normpath(cwd) == folder or os.path.normpath(cwd).startswith(folder + os.sep)):
+                    return True
+        elif session.project and fnmatch.fnmatchcase(session.project.lower(), entry.lower()):
+            return True
+    return False
+
+
+def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
+    if settings.redact:
+        from obsidian_memory.redact import redact_text
+        text = redact_text(text)
+    from obsidian_memory.textclean import strip_control
+    archive.add_compact_summary(session_id, strip_control(text), trigger=trigger)
+
+
+# -- the vault side ------------------------------------------------------------------------------
+
+def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
+    """Render the note from the archive (under the vault lock, so that the last writer writes the
+    newest state); on a vault problem keep the row, log, and touch nothing else."""
+    from obsidian_memory.notes import sessions as notes
+
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            session = archive.get_session(session_id)
+            if session is None or (not session.started_at and not session.prompts):
+                return  # only a PostCompact summary so far: the note waits for the transcript
+            recorded = archive.note_path(session_id)
+            relative = notes.write_note(session, settings, note_path=recorded)
+            if relative != recorded:
+                archive.set_note_path(session_id, relative)
+            result.note_path = relative
+    except (OSError, ValueError) as exc:
+        result.note_error = f"{type(exc).__name__}: {exc}"
+        logs.log_for(settings, f"archive: session {session_id} kept in the archive, note not written: "
+                               f"{result.note_error}")
+
+
+def _rebuild_history(settings, archive) -> None:
+    from obsidian_memory.notes import history
+
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            history.rebuild(settings, archive)
+    except (OSError, ValueError) as exc:
+        logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
+
+
+def _lock_path(settings, name: str) -> str:
+    return os.path.join(settings.home, "locks", name)
+
+
+class LockBusy(OSError):
+    """Another process holds the lock."""
+
+
+class FileLock:
+    """An advisory lock on a file outside the vault (fcntl / msvcrt). `timeout=0` fails at once
+    with LockBusy; a positive timeout polls. The lock dies with its process, so a killed sweep
+    never leaves a stale lock behind."""
+
+    def __init__(self, path: str, *, timeout: float = 0.0):
+        self.path = path
+        self.timeout = timeout
+        self.handle = None
+
+    def __enter__(self) -> "FileLock":
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.handle = open(self.path, "a+b")
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                _lock(self.handle)
+                return self
+            except OSError:
+                if time.monotonic() >= deadline:
+                    self.handle.close()
+                    self.handle = None
+                    raise LockBusy(f"{self.path} is held by another process") from None
+                time.sleep(0.02)
+
+    def __exit__(self, *exc) -> None:
+        if self.handle is not None:
+            try:
+                _unlock(self.handle)
+            finally:
+                self.handle.close()
+                self.handle = None
+
+
+if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock(handle):
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+
+    def _unlock(handle):
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+else:
+    import fcntl
+
+    def _lock(handle):
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(handle):
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+# -- hooks ----------------------------------------------------------------------------------------
+
+def handle_hook(payload: dict, settings) -> None:
+    """Archive the session a SessionEnd / PreCompact / PostCompact / Stop payload is about.
+    Never raises: every problem goes to the log."""
+    try:
+        _handle_hook(payload if isinstance(payload, dict) else {}, settings)
+    except Exception as exc:
+        event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+        logs.log_for(settings, f"hook archive ({event or 'unknown event'}): {_describe(exc)}",
+                     None if _is_busy(exc) else exc)
+
+
+def _handle_hook(payload: dict, settings) -> None:
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    path = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
+    summary = payload.get("compact_summary") if isinstance(payload.get("compact_summary"), str) else None
+    trigger = payload.get("trigger") if isinstance(payload.get("trigger"), str) else None
+    if path:
+        path = os.path.expanduser(path)
+    if (not path or not os.path.isfile(path)) and session_id:
+        path = find_transcript(settings, session_id) or path
+    if path and os.path.isfile(path) and os.path.getsize(path) > 0:
+        # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
+        result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False)
+        if result.status == FAILED:
+            logs.log_for(settings, f"hook archive: {path}: {result.reason}")
+        return
+    if summary and session_id and _SESSION_ID.match(session_id):
+        _archive_summary_only(settings, session_id, summary, trigger)
+        return
+    if path or session_id:
+        logs.log_for(settings, f"hook archive: no transcript to archive for session {session_id!r} ({path!r})")
+
+
+def _archive_summary_only(settings, session_id, summary, trigger) -> None:
+    """PostCompact without a readable transcript: keep the summary; the transcript comes later."""
+    from obsidian_memory.archive import open_archive
+
+    with open_archive(settings.archive) as archive:
+        _store_compact_summary(archive, settings, session_id, summary, trigger)
+        result = ArchiveResult(ARCHIVED, session_id=session_id)
+        _write_note(settings, archive, session_id, result)
+        if result.note_path:
+            _rebuild_history(settings, archive)
+
+
+def find_transcript(settings, session_id: str) -> str | None:
+    """`projects/*/<session_id>.jsonl`, for payloads that carry no usable transcript_path."""
+    if not _SESSION_ID.match(session_id or ""):
+        return None
+    pattern = os.path.join(glob.escape(settings.projects_dir), "*", glob.escape(session_id) + ".jsonl")
+    matches = sorted(glob.glob(pattern), key=lambda p: os.path.getmtime(p), reverse=True)
+    return matches[0] if matches else None
+
+
+def _is_busy(exc: BaseException) -> bool:
+    import sqlite3
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc).lower()
+
+
+def _describe(exc: BaseException) -> str:
+    if _is_busy(exc):
+        return "the archive is locked by another writer; gave up (the next sweep archives this session)"
+    return f"failed: {type(exc).__name__}: {exc}"
+
+
+# -- many transcripts ------------------------------------------------------------------------------
+
+def transcript_paths(settings) -> list[str]:
+    """Every main transcript Claude Code keeps: `projects/*/*.jsonl` (subagents live deeper)."""
+    return sorted(glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl")))
+
+
+def import_transcripts(settings, *, since: str | None = None, project: str | None = None,
+                       dry_run: bool = False, progress: bool = True) -> ImportSummary:
+    """Backfill every transcript; unchanged ones (same size and mtime as at their last archive)
+    are not parsed again, so a second run archives nothing."""
+    since_epoch = _since_epoch(since)
+    paths = [p for p in transcript_paths(settings) if _modified_since(p, since_epoch)
+             and (project is None or _slug_may_hold(p, project))]
+    return _archive_many(settings, paths, project=project, dry_run=dry_run, progress=progress)
+
+
+def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300) -> ImportSummary:
+    """Archive the transcripts that are new or changed since their last archive and have been
+    quiet for `quiet_seconds` (sessions whose end hooks never fired). One sweep at a time: a
+    second one returns at once with an empty summary."""
+    summary = ImportSummary()
+    try:
+        with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
+            excluded = set(exclude_session_ids or ())
+            cutoff = time.time() - quiet_seconds
+            paths = []
+            for path in transcript_paths(settings):
+                session_id = os.path.basename(path)[:-len(".jsonl")]
+                try:
+                    quiet = os.path.getmtime(path) <= cutoff
+                except OSError:
+                    continue
+                if session_id not in excluded and quiet:
+                    paths.append(path)
+            return _archive_many(settings, paths, progress=False)
+    except LockBusy:
+        return summary
+
+
+def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False) -> ImportSummary:
+    from obsidian_memory.archive import open_archive
+
+    summary = ImportSummary()
+    if dry_run and not os.path.exists(settings.archive):
+        known = {}
+    else:
+        with open_archive(settings.archive, readonly=dry_run) as archive:
+            known = archive.fingerprints()
+    if dry_run:
+        for path in paths:
+            if known.get(os.path.abspath(path)) == _stat_fingerprint(path):
+                summary.add(ArchiveResult(UNCHANGED, path))
+            else:
+                summary.would_archive.append(path)
+        return summary
+    with open_archive(settings.archive) as archive:
+        for path in _progress(paths, progress):
+            try:
+                result = _archive_path(path, settings, archive, known, project)
+            except Exception as exc:
+                result = ArchiveResult(FAILED, path, reason=_describe(exc))
+                logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
+            summary.add(result)
+        if summary.archived:
+            _rebuild_history(settings, archive)
+    return summary
+
+
+def _archive_path(path, settings, archive, known, project) -> ArchiveResult:
+    absolute = os.path.abspath(path)
+    if project is not None:
+        fingerprint = _stat_fingerprint(absolute)
+        if known.get(absolute) == fingerprint:
+            return ArchiveResult(UNCHANGED, absolute)
+        from obsidian_memory import transcript
+        if transcript.parse(absolute, include_subagents=False).project != project:
+            return ArchiveResult(SKIPPED, absolute, reason=f"not in project {project!r}")
+    return _archive_one(absolute, settings, archive, force=False, known_fingerprint=known.get(absolute))
+
+
+def _stat_fingerprint(path: str):
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime)
+
+
+def _since_epoch(since: str | None) -> float | None:
+    if not since:
+        return None
+    try:
+        return time.mktime(time.strptime(since, "%Y-%m-%d"))
+    except ValueError:
+        from obsidian_memory.errors import UserError
+        raise UserError(f"--since wants a date as YYYY-MM-DD, not {since!r}") from None
+
+
+def _modified_since(path: str, since_epoch: float | None) -> bool:
+    if since_epoch is None:
+        return True
+    try:
+        return os.path.getmtime(path) >= since_epoch
+    except OSError:
+        return False
+
+
+def _slug_may_hold(path: str, project: str) -> bool:
+    """Claude Code names the project folder after the cwd with every non-alphanumeric character
+    replaced by `-`: a session of `project` has that name (so converted) in its folder name."""
+    slug = os.path.basename(os.path.dirname(path)).lower()
+    return re.sub(r"[^a-z0-9]", "-", project.lower()) in slug
+
+
+def _progress(paths, enabled: bool):
+    if not enabled or not paths or not _stderr_is_terminal():
+        return paths
+    from tqdm import tqdm
+    return tqdm(paths, file=sys.stderr, unit="transcript", desc="import", leave=False)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except Exception:
+        return False

@@ -1,0 +1,29 @@
+"""`obsidian_memory.py archive --transcript PATH`: archive one transcript file now."""
+from __future__ import annotations
+
+import os
+
+from obsidian_memory.errors import UserError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--transcript", required=True, metavar="PATH", help="the session's JSONL transcript")
+    parser.add_argument("--vault", default=None, help="the Obsidian vault (default: $OBSIDIAN_VAULT or ~/Vault)")
+
+
+def run(args) -> int:
+    from obsidian_memory import archiver, settings as settings_module
+
+    path = os.path.abspath(os.path.expanduser(args.transcript))
+    if not os.path.isfile(path):
+        raise UserError(f"no transcript file at {path}")
+    settings = settings_module.load(vault=args.vault)
+    result = archiver.archive_transcript(path, settings)
+    if result.status == archiver.ARCHIVED:
+        where = result.note_path or f"no note ({result.note_error or 'vault not written'})"
+        print(f"archived {result.session_id}: {where}")
+        return 0
+    if result.status in (archiver.SKIPPED, archiver.EXCLUDED):
+        print(f"not archived: {result.reason}")
+        return 0
+    raise UserError(f"could not archive {path}: {result.reason}", code=1)

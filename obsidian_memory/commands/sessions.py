@@ -1,0 +1,41 @@
+"""`obsidian_memory.py sessions [--project NAME] [-n N] [--json]`: recent archived sessions."""
+from __future__ import annotations
+
+import json
+
+from obsidian_memory.errors import UserError
+
+JSON_KEYS = ("session_id", "title", "project", "cwd", "started_at", "ended_at", "prompt_count", "note_path")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--project", default=None, metavar="NAME", help="only this project")
+    parser.add_argument("-n", "--limit", type=int, default=20, metavar="N", help="how many (default 20)")
+    parser.add_argument("--json", action="store_true", help="a JSON list instead of text")
+
+
+def run(args) -> int:
+    from obsidian_memory import clock, settings as settings_module
+    from obsidian_memory.archive import open_archive
+
+    if args.limit < 1:
+        raise UserError("-n must be at least 1")
+    settings = settings_module.load()
+    try:
+        with open_archive(settings.archive, readonly=True) as archive:
+            rows = archive.recent_sessions(project=args.project, limit=args.limit)
+    except FileNotFoundError:
+        rows = []
+    if args.json:
+        print(json.dumps([{key: row[key] for key in JSON_KEYS} for row in rows], ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        print("no archived sessions yet" + (f" in project {args.project!r}" if args.project else ""))
+        return 0
+    for row in rows:
+        start = clock.to_local(row["started_at"])
+        when = start.strftime("%Y-%m-%d %H:%M") if start else "????-??-?? ??:??"
+        title = " ".join((row["title"] or "(untitled)").split())
+        print(f"{when}  {row['session_id'][:8]}  {row['project'] or '-'}  {title}  "
+              f"({row['prompt_count']} prompts){'  ' + row['note_path'] if row['note_path'] else ''}")
+    return 0

@@ -1,0 +1,43 @@
+"""`obsidian_memory.py show SESSION_ID_PREFIX`: an archived session's note, from the vault, or
+rendered again from the archive when the note is gone."""
+from __future__ import annotations
+
+import sys
+
+from obsidian_memory.errors import UserError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("session", metavar="SESSION_ID_PREFIX", help="the session id or its first characters")
+
+
+def run(args) -> int:
+    from obsidian_memory import settings as settings_module
+    from obsidian_memory.archive import open_archive
+    from obsidian_memory.notes import sessions as notes
+
+    prefix = args.session.strip()
+    if not prefix:
+        raise UserError("give a session id (or its first characters)")
+    settings = settings_module.load()
+    try:
+        archive = open_archive(settings.archive, readonly=True)
+    except FileNotFoundError:
+        raise UserError(f"no session archive yet at {settings.archive}") from None
+    with archive:
+        session_id = _one_session(archive, prefix)
+        text = notes.read_note(settings, archive.note_path(session_id))
+        if text is None:
+            text = notes.render_note(archive.get_session(session_id), settings)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _one_session(archive, prefix: str) -> str:
+    candidates = archive.find_sessions(prefix)
+    if not candidates:
+        raise UserError(f"no archived session starts with {prefix!r}")
+    if len(candidates) > 1:
+        shown = ", ".join(candidates[:10]) + (f", … ({len(candidates)} in all)" if len(candidates) > 10 else "")
+        raise UserError(f"{prefix!r} matches several sessions: {shown}")
+    return candidates[0]

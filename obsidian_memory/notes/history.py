@@ -1,0 +1,60 @@
+"""`Meta/claude-session-history.md`: one table row per archived session note, newest first.
+
+The table is rebuilt from the archive every time (so a row can never be duplicated or lost to
+a race between two writers that each added "their" row), between two markers; whatever the
+user wrote above or below the markers is kept.
+"""
+from __future__ import annotations
+
+import os
+
+from obsidian_memory import clock, fsutil
+from obsidian_memory.notes.sessions import VaultUnavailable, inline, note_name
+
+BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session archive; edit outside these markers) -->"
+END = "<!-- obsidian-memory:history:end -->"
+HEADER = "| Started | Project | Session | Note |\n|---|---|---|---|\n"
+DEFAULT_PREAMBLE = "# Claude session history\n\n"
+
+
+def render_table(rows: list[dict]) -> str:
+    lines = [HEADER]
+    for row in rows:
+        start = clock.to_local(row.get("started_at"))
+        when = start.strftime("%Y-%m-%d %H:%M") if start else ""
+        title = row.get("title") or row.get("session_id") or ""
+        lines.append(f"| {when} | {cell(row.get('project'))} | {cell(title)} | "
+                     f"[[{note_name(row['note_path'])}]] |\n")
+    return "".join(lines)
+
+
+def cell(value) -> str:
+    """A table cell showing `value` literally (inline() escapes pipes too)."""
+    return inline(value)
+
+
+def render_history(rows: list[dict], existing: str | None) -> str:
+    block = f"{BEGIN}\n{render_table(rows)}{END}\n"
+    if not existing:
+        return DEFAULT_PREAMBLE + block
+    start = existing.find(BEGIN)
+    end = existing.find(END, start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:
+        # a file we did not write, or whose markers were removed: keep all of it above the table
+        return existing.rstrip("\n") + "\n\n" + block
+    after = existing[end + len(END):].lstrip("\n")
+    return existing[:start] + block + (("\n" + after) if after else "")
+
+
+def rebuild(settings, archive) -> str:
+    """Rewrite the history note from the archive; returns its absolute path. Raises OSError."""
+    if not os.path.isdir(settings.vault):
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    target = fsutil.resolve_inside(settings.vault, settings.history_note)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"{target} is a folder, not a note")
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    text = render_history(archive.history_rows(), existing)
+    if text != existing:
+        fsutil.atomic_write_text(target, text)
+    return target

@@ -1,0 +1,215 @@
+"""One Markdown note per archived session, rendered from the archive with `session.md.j2`.
+
+The note is a rendering of the archive plus the user's own section: everything from the
+`## My notes` heading to the end of the file is the user's and is kept verbatim when the note is
+rendered again. Transcript text cannot break the note: prompts and summaries go into code blocks
+whose fence is longer than any backtick run they contain, single-line values are escaped, and
+the user-section heading is only recognised outside code blocks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+
+from obsidian_memory import clock, fsutil
+from obsidian_memory.textclean import strip_control
+
+TEMPLATE = "session.md.j2"
+MY_NOTES_HEADING = "## My notes"
+MY_NOTES_HINT = ("<!-- Write your own notes below this heading: obsidian-memory keeps everything from "
+                 "the heading to the end of the file when it archives this session again. -->")
+PROMPT_NOTE_LIMIT = 4000   # characters of one prompt shown in the note (the archive keeps it all)
+
+
+class VaultUnavailable(OSError):
+    """The vault folder does not exist: we never create the vault itself."""
+
+
+# -- paths ---------------------------------------------------------------------------------
+
+def note_relative_path(session, settings) -> str:
+    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start."""
+    day = _local_start(session).strftime("%Y-%m-%d")
+    folder = settings.sessions_folder.strip("/")
+    return f"{folder}/{day[:7]}/{day}_{session.session_id[:8]}.md"
+
+
+def note_name(note_path: str) -> str:
+    """The wikilink name of a note: its file name without `.md`."""
+    name = note_path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _local_start(session):
+    start = clock.to_local(session.started_at)
+    if start is None and session.transcript_mtime:
+        import datetime as _dt
+        start = _dt.datetime.fromtimestamp(session.transcript_mtime).astimezone()
+    return start or clock.now()
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+def render_note(session, settings=None, *, user_section: str | None = None) -> str:
+    """The note text: our rendering, then the user's section (or an empty one with a hint)."""
+    from obsidian_memory import templates
+
+    body = templates.render(TEMPLATE, settings, filters=FILTERS, **_context(session))
+    body = body.rstrip("\n") + "\n\n"
+    return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
+
+
+def _context(session) -> dict:
+    start, end = clock.to_local(session.started_at), clock.to_local(session.ended_at)
+    return {
+        "session": session,
+        "title": session.title or session.session_id,
+        "started_iso": start.strftime("%Y-%m-%dT%H:%M:%S") if start else None,
+        "ended_iso": end.strftime("%Y-%m-%dT%H:%M:%S") if end else None,
+        "started_human": _human(start),
+        "ended_human": _human(end, same_day_as=start),
+        "duration": _duration(session.duration_seconds),
+        "resume_command": _resume_command(session),
+        "summaries": [{"text": s.text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp))}
+                      for s in session.compact_summaries],
+        "prompts": [{"text": shortened(p.text), "when": _human(clock.to_local(p.timestamp), time_only=True)}
+                    for p in session.prompts],
+        "tools": sorted(session.tools.items(), key=lambda item: (-item[1], item[0])),
+    }
+
+
+def _human(moment, *, same_day_as=None, time_only=False) -> str | None:
+    if moment is None:
+        return None
+    if time_only or (same_day_as is not None and same_day_as.date() == moment.date()):
+        return moment.strftime("%H:%M")
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _duration(seconds) -> str | None:
+    if not seconds or seconds < 0:
+        return None
+    minutes = int(round(seconds / 60))
+    if minutes < 1:
+        return f"{int(seconds)} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+
+
+def _resume_command(session) -> str:
+    command = f"claude --resume {shlex.quote(session.session_id)}"
+    cwd = strip_control(session.cwd or "").replace("\n", " ")
+    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+
+
+def shortened(text: str, limit: int = PROMPT_NOTE_LIMIT) -> str:
+    """`text`, or its start and a visible mark saying how long it really was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}\n… [shortened, {len(text):,} chars]"
+
+
+# -- filters: how transcript text enters Markdown ------------------------------------------
+
+_INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>#|%~=$^])")
+_BACKTICK_RUN = re.compile(r"`+")
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def yaml_scalar(value) -> str:
+    """A YAML value that reads back as exactly `value`: JSON strings are YAML double-quoted
+    scalars, and the few characters YAML treats differently are escaped too."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return json.dumps(value)
+    text = json.dumps(strip_control(str(value)), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def inline(value) -> str:
+    """One line of Markdown that shows `value` literally (no heading, link, tag, comment, table cell)."""
+    text = " ".join(strip_control(str(value or "")).split())
+    return _INLINE_SPECIALS.sub(r"\\\1", text)
+
+
+def code_span(value) -> str:
+    """An inline code span that no backtick in `value` can end early."""
+    text = " ".join(strip_control(str(value or "")).split())
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fenced(value, info: str = "text") -> str:
+    """A fenced code block holding `value` verbatim; its fence is longer than any backtick run
+    inside, so the text can neither close it nor open one that swallows the rest of the note."""
+    text = strip_control(str(value or "")).rstrip("\n")
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+FILTERS = {"yaml": yaml_scalar, "inline": inline, "code": code_span, "fenced": fenced}
+
+
+# -- the user's section ----------------------------------------------------------------------
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def split_user_section(text: str) -> str | None:
+    """The user's section (from the first `## My notes` heading outside a code block to the end),
+    or None when the note has none."""
+    fence = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        content = line.rstrip("\r\n")
+        match = _FENCE_LINE.match(content)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                    and not match.group(2).strip():
+                fence = None
+        elif match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            fence = match.group(1)
+        elif content.rstrip() == MY_NOTES_HEADING:
+            return text[offset:]
+        offset += len(line)
+    return None
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+def write_note(session, settings, *, note_path: str | None = None) -> str:
+    """Render and write the session's note; returns its vault-relative path.
+
+    `note_path` (the path recorded in the archive) keeps a note where it is even if its date
+    would now come out differently. The vault itself is never created. Raises OSError (the
+    vault is missing or read-only, the path is a folder, ...) for the caller to log.
+    """
+    if not os.path.isdir(settings.vault):
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    relative = note_path or note_relative_path(session, settings)
+    target = fsutil.resolve_inside(settings.vault, relative)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"{target} is a folder, not a note")
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    user_section = split_user_section(existing) if existing else None
+    text = render_note(session, settings, user_section=user_section)
+    if text != existing:
+        fsutil.atomic_write_text(target, text)
+    return relative
+
+
+def read_note(settings, note_path: str | None) -> str | None:
+    """The note's text from the vault, or None when it is gone (or was never written)."""
+    if not note_path:
+        return None
+    try:
+        target = fsutil.resolve_inside(settings.vault, note_path)
+    except ValueError:
+        return None
+    return fsutil.read_text(target) if os.path.isfile(target) else None
