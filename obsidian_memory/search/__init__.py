@@ -41,7 +41,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                  folders=_scopes(vault, folders, "--folder"), excludes=_scopes(vault, excludes, "--exclude"),
                  tags=_tags(tags), not_tags=_tags(not_tags),
                  frontmatter=_pairs(frontmatter), not_frontmatter=_pairs(not_frontmatter))
-    runner = _Runner(settings, vault, source, int(port if port is not None else settings.omnisearch_port))
+    runner = _Runner(settings, vault, source, _port(port if port is not None else settings.omnisearch_port))
     runner.note_missing_folders(base.folders)
     if len(queries) == 1:
         hits, total = runner.run(base)
@@ -204,6 +204,16 @@ def _queries(query_or_queries) -> list[str]:
     if not queries:
         raise UserError("give a search query (2-5 distinctive words work best)")
     return queries
+
+
+def _port(value) -> int:
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        port = -1
+    if not 0 < port < 65536:
+        raise UserError(f"bad Omnisearch port {value!r} (expected 1-65535)")
+    return port
 
 
 def _existing_vault(vault: str) -> str:

@@ -13,6 +13,7 @@ vault are dropped and every string is cleaned of control and escape sequences.
 """
 from __future__ import annotations
 
+import errno
 import html
 import http.client
 import json
@@ -113,7 +114,6 @@ def _remaining(deadline: float) -> float:
 
 def _is_unreachable(exc: OSError) -> bool:
     """Errors that mean "not on this address" (e.g. no IPv6 loopback), worth trying the next host."""
-    import errno
     return getattr(exc, "errno", None) in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.ENETUNREACH,
                                            errno.EHOSTUNREACH, errno.ECONNREFUSED)
 

@@ -131,7 +131,8 @@ def test_missing_vault_is_one_line_and_exit_2(env, tmp_path):
         assert result.returncode == 2 and "vault not found" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("args", [["-n", "0", "x"], ["--bogus", "x"], [], ["x", "--source", "google"], ["  "]])
+@pytest.mark.parametrize("args", [["-n", "0", "x"], ["--bogus", "x"], [], ["x", "--source", "google"], ["  "],
+                                  ["x", "--port", "99999"], ["x", "--frontmatter", "nocolon"]])
 def test_bad_arguments_are_one_line_and_exit_2(vault, args):
     result = vault.search(*args)
     err = result.stderr.decode()
@@ -159,3 +160,16 @@ def test_obsidian_memory_search_gives_the_same_results_as_search_vault(vault):
     via_cli = as_json(vault.run("search", *args))
     direct.pop("elapsed_seconds"), via_cli.pop("elapsed_seconds")
     assert via_cli == direct and direct["results"]
+
+
+def test_a_broken_index_falls_back_to_the_scanner_under_local_and_is_an_error_under_index(vault, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    broken = {"OBSIDIAN_MEMORY_CACHE_DIR": str(blocker)}  # the index cannot create its file here
+    local = vault.search("deploy script", "--source", "local", env=broken)
+    text = local.stdout.decode()
+    assert local.returncode == 0 and "engine: scan" in text and "the local index failed" in text
+    assert "Runbooks/Deploy checklist.md" in text
+    strict = vault.search("deploy script", "--source", "index", env=broken)
+    err = strict.stderr.decode()
+    assert strict.returncode == 2 and "the index engine failed" in err and len(err.strip().splitlines()) == 1
