@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 
+from obsidian_memory.fsutil import read_text
 from obsidian_memory.search._text import one_line
 from obsidian_memory.search.base import Hit, Query, in_scope
 
@@ -65,7 +66,7 @@ def search(query: Query, vault: str) -> tuple[list[Hit], int]:
         return [], 0
     hits = []
     for relative, absolute in iter_notes(vault, query.folders, query.excludes):
-        text = _read(absolute)
+        text = read_text(absolute)
         if text is None:
             continue
         if query.has_metadata_filters and not _passes_filters(text, query):
@@ -170,14 +171,6 @@ def _join(folder: str, name: str) -> str:
 def _basename(relative: str) -> str:
     name = relative.rsplit("/", 1)[-1]
     return name[:-3] if name.lower().endswith(".md") else name
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _headings(lowered: str) -> list[str]:
