@@ -1,0 +1,143 @@
+"""doctor: one line per check, exit 1 when a required check fails, and it says how to fix it."""
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+from conftest import REPO
+from obsidian_memory import doctor, install, settings
+
+
+def installed(env, monkeypatch):
+    """A real install of this checkout into env's config dir; the venv's python is this interpreter."""
+    env.apply(monkeypatch)
+    actions, _facts = install.plan_install(install.Options(str(env.config_dir), source=str(REPO),
+                                                           vault=str(env.vault)))
+    install.apply(actions)
+    layout = install.Layout(str(env.config_dir))
+    os.makedirs(os.path.dirname(layout.python))
+    os.symlink(sys.executable, layout.python)
+    return layout
+
+
+def by_name(checks) -> dict:
+    return {c.name: c for c in checks}
+
+
+def test_doctor_passes_on_a_complete_installation(env, monkeypatch):
+    installed(env, monkeypatch)
+    checks = doctor.run_checks(settings.load())
+    assert [c.name for c in checks if c.status == doctor.FAIL] == []
+    assert doctor.exit_code(checks) == 0
+    text = doctor.format_text(checks)
+    assert len(text.splitlines()) == len(checks) + 1 and text.endswith("all required checks pass\n")
+    assert by_name(checks)["permissions"].status == doctor.OK
+
+
+def test_doctor_fails_and_says_how_to_fix_when_nothing_is_installed(env, monkeypatch):
+    env.apply(monkeypatch)
+    checks = by_name(doctor.run_checks(settings.load()))
+    for name in ("hooks", "skill", "permissions", "CLAUDE.md"):
+        assert checks[name].status == doctor.FAIL and "install.sh" in checks[name].detail
+    assert checks["archive"].status == doctor.OK  # no archive yet is fine: the first session makes it
+
+
+def test_doctor_names_a_hook_whose_interpreter_is_gone(env, monkeypatch):
+    layout = installed(env, monkeypatch)
+    os.unlink(layout.python)
+    check = by_name(doctor.run_checks(settings.load()))["hooks"]
+    assert check.status == doctor.FAIL and layout.python.replace(os.sep, "/") in check.detail
+
+
+def test_doctor_reports_invalid_settings_json(env, monkeypatch):
+    installed(env, monkeypatch)
+    (env.config_dir / "settings.json").write_text("{ nope", encoding="utf-8")
+    check = by_name(doctor.run_checks(settings.load()))["hooks"]
+    assert check.status == doctor.FAIL and "not valid JSON" in check.detail
+
+
+def test_doctor_fails_on_a_corrupt_archive(env, monkeypatch):
+    installed(env, monkeypatch)
+    env.archive_db.write_bytes(b"SQLite format 3\x00" + b"\x07" * 5000)
+    check = by_name(doctor.run_checks(settings.load()))["archive"]
+    assert check.status == doctor.FAIL
+
+
+def test_doctor_opens_a_healthy_archive_and_counts_its_sessions(env, monkeypatch):
+    installed(env, monkeypatch)
+    from obsidian_memory import archive
+    archive.open_archive(str(env.archive_db)).close()
+    check = by_name(doctor.run_checks(settings.load()))["archive"]
+    assert (check.status, "integrity ok, 0 session(s)" in check.detail) == (doctor.OK, True)
+
+
+def test_doctor_fails_when_the_vault_is_missing(env, monkeypatch):
+    installed(env, monkeypatch)
+    monkeypatch.setenv("OBSIDIAN_VAULT", str(env.root / "no such vault"))
+    check = by_name(doctor.run_checks(settings.load()))["vault"]
+    assert check.status == doctor.FAIL and "no such vault" in check.detail
+
+
+def test_doctor_counts_the_transcripts_waiting_to_be_imported(env, monkeypatch):
+    installed(env, monkeypatch)
+    project = env.config_dir / "projects" / "-work-app"
+    project.mkdir(parents=True)
+    done, waiting = project / "a.jsonl", project / "b.jsonl"
+    for path in (done, waiting):
+        path.write_text('{"type": "user"}\n', encoding="utf-8")
+    from obsidian_memory import archive
+    with archive.open_archive(str(env.archive_db)) as db:
+        stat = done.stat()
+        db.record_transcript(str(done), stat.st_size, stat.st_mtime, status="archived")
+    check = by_name(doctor.run_checks(settings.load()))["transcripts"]
+    assert check.status == doctor.INFO and check.detail.startswith("1 of 2 not archived yet")
+
+
+class _Omnisearch(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"[]"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def omnisearch_port():
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Omnisearch)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_doctor_tells_whether_omnisearch_answers_without_failing_either_way(env, monkeypatch, omnisearch_port):
+    installed(env, monkeypatch)
+    closed = by_name(doctor.run_checks(settings.load()))["omnisearch"]
+    monkeypatch.setenv("OMNISEARCH_PORT", str(omnisearch_port))
+    checks = doctor.run_checks(settings.load())
+    answering = by_name(checks)["omnisearch"]
+    assert (closed.status, "not answering" in closed.detail) == (doctor.INFO, True)
+    assert (answering.status, answering.detail) == (doctor.INFO, f"answering on port {omnisearch_port}")
+    assert doctor.exit_code(checks) == 0
+
+
+def test_doctor_json_lists_every_check_and_exits_1_when_one_fails(env):
+    result = env.run("doctor", "--json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    assert [c["name"] for c in report["checks"]] == [
+        "python", "package", "config", "vault", "archive", "hooks", "skill", "permissions", "CLAUDE.md",
+        "omnisearch", "transcripts"]
+    assert {c["status"] for c in report["checks"]} <= {"ok", "fail", "warn", "info"}
