@@ -7,60 +7,60 @@ a value that looks like a literal is replaced: `token = get_token()`, `password:
 `secret_key = os.environ[...]` are code, not secrets, and stay readable. Hex hashes, UUIDs, git
 SHAs and base64 data have no secret prefix and are left alone.
 
-Pure functions; only `re` at top level; every pattern is compiled once.
+Pure functions; only `re` at top level; every pattern is compiled once. Speed matters (every
+archived session goes through here), so each pattern starts with a literal that Python's regex
+engine can search for quickly, and case-insensitive key names are found in a lower-cased copy.
 """
 from __future__ import annotations
 
 import re
 
 _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.I | re.S)
-
 _PEM = re.compile(
     r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
     r".*?(?:-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 
-# (kind, pattern): the whole match is replaced. Order matters where prefixes overlap
-# (sk-ant- before sk-). A token must not continue into more token characters on either side.
+# (kind, literal prefix, pattern starting with that literal). A pattern runs only when its
+# literal occurs in the text; a match preceded by a token character is part of something else.
 _TOKENS = [
-    ("slack_webhook", r"https?://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}"),
-    ("anthropic_key", r"(?<![\w-])sk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openai_key", r"(?<![\w-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}"),
-    ("openai_key", r"(?<![\w-])sk-[A-Za-z0-9]{32,}(?![\w-])"),
-    ("github_token", r"(?<![\w-])github_pat_[A-Za-z0-9_]{40,}"),
-    ("github_token", r"(?<![\w-])gh[pousr]_[A-Za-z0-9]{30,}(?!\w)"),
-    ("gitlab_token", r"(?<![\w-])gl(?:pat|dt|rt|ptt|soat|cbt|ft|imt|agent)-[A-Za-z0-9_\-]{20,}"),
-    ("slack_token", r"(?<![\w-])xox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("slack_token", r"(?<![\w-])xapp-\d-[A-Za-z0-9\-]{10,}"),
-    ("stripe_key", r"(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-    ("stripe_key", r"(?<![\w-])whsec_[A-Za-z0-9]{20,}"),
-    ("google_api_key", r"(?<![\w-])AIza[0-9A-Za-z_\-]{35}(?![\w-])"),
-    ("aws_access_key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"),
+    ("slack_webhook", "hooks.slack", r"https?://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}"),
+    ("anthropic_key", "sk-ant-", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai_key", "sk-", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}"),
+    ("openai_key", "sk-", r"sk-[A-Za-z0-9]{32,}(?![\w-])"),
+    ("github_token", "github_pat_", r"github_pat_[A-Za-z0-9_]{40,}"),
+    ("github_token", "gh", r"gh[pousr]_[A-Za-z0-9]{30,}(?!\w)"),
+    ("gitlab_token", "gl", r"gl(?:pat|dt|rt|ptt|soat|cbt|ft|imt|agent)-[A-Za-z0-9_\-]{20,}"),
+    ("slack_token", "xox", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("slack_token", "xapp-", r"xapp-\d-[A-Za-z0-9\-]{10,}"),
+    ("stripe_key", "k_live_", r"[sr]k_live_[A-Za-z0-9]{10,}"),
+    ("stripe_key", "k_test_", r"[sr]k_test_[A-Za-z0-9]{10,}"),
+    ("stripe_key", "whsec_", r"whsec_[A-Za-z0-9]{20,}"),
+    ("google_api_key", "AIza", r"AIza[0-9A-Za-z_\-]{35}(?![\w-])"),
+    ("aws_access_key", "AKIA", r"AKIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("aws_access_key", "ASIA", r"ASIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("aws_access_key", "ABIA", r"ABIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("aws_access_key", "ACCA", r"ACCA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
+    ("jwt", "eyJ", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"),
 ]
-_TOKEN_PATTERNS = [(kind, re.compile(pattern)) for kind, pattern in _TOKENS]
-# A cheap first look: most texts contain none of these, and then no token pattern runs.
-_TOKEN_HINT = re.compile(r"hooks\.slack|sk-|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|xapp-|_live_|_test_"
-                         r"|whsec_|AIza|AKIA|ASIA|ABIA|ACCA|eyJ")
+_TOKEN_PATTERNS = [(kind, literal, re.compile(pattern)) for kind, literal, pattern in _TOKENS]
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
 
-# scheme://user:password@host -> keep scheme, user and host.
-_URL_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>]{1,100}:)"
-                           r"(?P<password>[^\s@/'\"<>]{1,200})(?=@[^\s@]+)")
+# ://user:password@host -> keep the scheme, the user and the host.
+_URL_PASSWORD = re.compile(r"://(?P<user>[^\s:/@'\"<>]{1,100}):(?P<password>[^\s@/'\"<>]{1,200})(?=@[^\s@]+)")
 
-_AWS_SECRET = re.compile(
-    r"(?i)(?P<head>aws_?secret(?:_?access)?_?key(?:_?id)?[\"']?\s*(?::=|=>|=|:)\s*[\"']?)"
-    r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])")
-
-_BEARER = re.compile(r"(?i)(?P<head>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~+/\-]{12,}=*)")
-
-# key <sep> value, where the key names a secret. The value is judged in _judge_assignment.
-_KEYWORD = r"(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key)"
-_ASSIGNMENT = re.compile(
-    r"(?i)(?<![\w\-])(?P<key>[\w.\-]*?" + _KEYWORD + r"[\w.\-]*)"
+# Key names are searched in a lower-cased copy of the text; the key is then the run of
+# [\w.-] around the hit, and what follows it is matched against _TAIL in the original text.
+_KEYWORD = re.compile(r"passw(?:or)?d|passphrase|pass|pwd|secret|token|api[_\-]?key|access[_\-]?key"
+                      r"|private[_\-]?key|auth[_\-]?key|bearer|basic")
+_KEY_CHAR = re.compile(r"[\w.\-]")
+_TAIL = re.compile(
     r"(?P<kq>\\?[\"']?)"
-    r"(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+(?=\S))"
-    r"(?:(?P<vq>\\?[\"'`])(?P<qvalue>[^\"'`\n]*?)(?P=vq)|(?P<value>[^\s\"'`,;]+))")
-_LAST_KEYWORD = re.compile(r"(?i)" + _KEYWORD)
-_SECRET_SUFFIXES = {"", "s", "key", "_key", "-key", "_key_base", "_value", "_b64", "_base64", "_hex",
+    r"(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+(?:is|was)[ \t]+|[ \t]+)"
+    r"(?:(?P<vq>\\?[\"'`])(?P<qvalue>[^\"'`\n]*?)(?P=vq)|(?P<value>[^\s\"'`,;&\\]+))")
+_BEARER_VALUE = re.compile(r"[ \t]+(?P<value>[A-Za-z0-9._~+/\-]{12,}=*)")
+_SECRET_SUFFIXES = {"", "key", "_key", "-key", "_key_base", "_value", "_b64", "_base64", "_hex",
                     "_plain", "_raw"}
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$\{\{.*\}\}|\$\{?[\w.:\-]*\}?|\{\{.*\}\}|\{[\w.\-]*\}|<[^<>]*>|%\(?\w*\)?[sd]?|\[.*\]"
@@ -74,7 +74,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->|\?\.)[A-Za-z_$][\w$]*)+$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
+_MIXED = re.compile(r"^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])")
 MIN_SECRET_LENGTH = 6
+MIN_PROSE_SECRET_LENGTH = 8
 
 
 def redact_text(text: str) -> str:
@@ -83,14 +85,15 @@ def redact_text(text: str) -> str:
 
 
 def redaction_counts(text: str) -> dict[str, int]:
-    """How many secrets of each kind `redact_text` would replace in `text` (private parts too)."""
+    """How many secrets of each kind `redact_text` replaces in `text` (`private` parts too)."""
     counts: dict[str, int] = {}
     _redact(text, counts)
     return counts
 
 
 def redact_session(session):
-    """A copy of `session` whose every text field went through `redact_text`."""
+    """A copy of `session` whose every text field went through `redact_text`. The transcript
+    paths are locators, not content, and are kept as they are."""
     import copy
 
     from .model import CompactSummary, Prompt, Subagent
@@ -100,7 +103,6 @@ def redact_session(session):
     redacted.cwd = _maybe(session.cwd)
     redacted.cwds = [redact_text(c) for c in session.cwds]
     redacted.repo_root = _maybe(session.repo_root)
-    redacted.transcript_path = _maybe(session.transcript_path)
     redacted.git_branch = _maybe(session.git_branch)
     redacted.prompts = [Prompt(text=redact_text(p.text), timestamp=p.timestamp, uuid=p.uuid)
                         for p in session.prompts]
@@ -124,65 +126,98 @@ def _redact(text: str, counts: dict | None) -> str:
     if not text:
         return text
 
-    def count(kind: str) -> None:
+    def mark(kind: str) -> str:
         if counts is not None:
             counts[kind] = counts.get(kind, 0) + 1
+        return f"[REDACTED:{kind}]"
 
-    def replace_with(kind: str):
-        def replace(match) -> str:
-            count(kind)
-            return f"[REDACTED:{kind}]"
-        return replace
-
-    text = _PRIVATE.sub(lambda m: (count("private"), "")[1], text)
+    if "<" in text:
+        text = _PRIVATE.sub(lambda m: (mark("private"), "")[1], text)
     if "PRIVATE KEY" in text:
-        text = _PEM.sub(replace_with("private_key"), text)
-    if _TOKEN_HINT.search(text):
-        for kind, pattern in _TOKEN_PATTERNS:
-            text = pattern.sub(replace_with(kind), text)
+        text = _PEM.sub(lambda m: mark("private_key"), text)
+    for kind, literal, pattern in _TOKEN_PATTERNS:
+        if literal in text:
+            text = pattern.sub(lambda m, kind=kind: _token(m, kind, mark), text)
     if "://" in text:
-        text = _URL_PASSWORD.sub(lambda m: _url_password(m, count), text)
-    text = _AWS_SECRET.sub(lambda m: (count("aws_secret_key"), m.group("head") + "[REDACTED:aws_secret_key]")[1], text)
-    text = _BEARER.sub(lambda m: _bearer(m, count), text)
-    return _ASSIGNMENT.sub(lambda m: _assignment(m, count), text)
+        text = _URL_PASSWORD.sub(lambda m: _url_password(m, mark), text)
+    return _assignments(text, mark)
 
 
-def _url_password(match, count) -> str:
+def _token(match, kind: str, mark) -> str:
+    start = match.start()
+    if start and _TOKEN_CHAR.match(match.string, start - 1):
+        return match.group(0)   # e.g. "task-..." is not an OpenAI key
+    return mark(kind)
+
+
+def _url_password(match, mark) -> str:
     password = match.group("password")
     if password.startswith("[REDACTED") or _PLACEHOLDER.match(password):
         return match.group(0)
-    count("url_password")
-    return match.group("head") + "[REDACTED:url_password]"
+    return f"://{match.group('user')}:{mark('url_password')}"
 
 
-def _bearer(match, count) -> str:
+def _assignments(text: str, mark) -> str:
+    lowered = text.lower()
+    if len(lowered) != len(text):   # a few Unicode letters lower-case to two characters
+        lowered = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    pieces, done = [], 0
+    for hit in _KEYWORD.finditer(lowered):
+        if hit.start() < done:
+            continue   # inside a key or value already handled
+        start, end = hit.start(), hit.end()
+        while start > done and _KEY_CHAR.match(text, start - 1):
+            start -= 1
+        while end < len(text) and _KEY_CHAR.match(text, end):
+            end += 1
+        key = text[start:end]
+        if hit.group(0) in ("bearer", "basic"):
+            replaced = _bearer(text, start, end, key, mark)
+        else:
+            replaced = _assignment(text, end, key, mark)
+        if replaced is None:
+            continue
+        value_start, value_end, marker = replaced
+        pieces.append(text[done:value_start])
+        pieces.append(marker)
+        done = value_end
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _bearer(text: str, start: int, end: int, key: str, mark):
+    if key.lower() not in ("bearer", "basic"):
+        return None
+    match = _BEARER_VALUE.match(text, end)
+    if not match:
+        return None
     value = match.group("value")
-    if value.startswith("[REDACTED") or not (_HAS_DIGIT.search(value) and _HAS_LETTER.search(value)):
-        return match.group(0)
-    count("bearer_token")
-    return match.group("head") + "[REDACTED:bearer_token]"
+    if not (_HAS_DIGIT.search(value) and _HAS_LETTER.search(value)):
+        return None
+    return match.start("value"), match.end("value"), mark("bearer_token")
 
 
-def _assignment(match, count) -> str:
-    key = match.group("key")
-    quoted = match.group("vq") is not None
-    value = match.group("qvalue") if quoted else match.group("value")
-    sep = match.group("sep")
+def _assignment(text: str, key_end: int, key: str, mark):
+    """(value start, value end, marker) when `key` is followed by a literal secret, else None."""
     kind = _secret_kind(key)
-    if kind is None or not _is_literal_secret(key, sep, value, quoted):
-        return match.group(0)
-    trailing = ""
+    if kind is None:
+        return None
+    match = _TAIL.match(text, key_end)
+    if not match:
+        return None
+    quoted = match.group("vq") is not None
+    group = "qvalue" if quoted else "value"
+    value = match.group(group)
+    start = match.start(group)
     if not quoted:
-        stripped = value.rstrip(")]}>.")
-        trailing, value = value[len(stripped):], stripped
+        value = value.rstrip(")]}>.")
     if value.endswith("\\"):
-        value, trailing = value[:-1], "\\" + trailing
-    count(kind)
-    start = match.start("qvalue") if quoted else match.start("value")
-    end = start + len(value)
-    whole = match.group(0)
-    offset = match.start()
-    return whole[: start - offset] + f"[REDACTED:{kind}]" + whole[end - offset:]
+        value = value[:-1]
+    if not _is_literal_secret(key, match.group("sep"), value, quoted):
+        return None
+    return start, start + len(value), mark(kind)
 
 
 def _squash(text: str) -> str:
@@ -191,51 +226,61 @@ def _squash(text: str) -> str:
 
 def _secret_kind(key: str) -> str | None:
     """The kind of secret a key name holds, or None when the name only mentions one
-    (`token_count`, `password_reset_url`, `max_tokens`)."""
-    last = None
-    for last in _LAST_KEYWORD.finditer(key):
-        pass
-    if last is None:
+    (`token_count`, `password_reset_url`, `max_tokens`, `compass`)."""
+    lowered = key.lower()
+    hits = list(_KEYWORD.finditer(lowered))
+    if not hits:
         return None
-    if key[last.end():].lower() not in _SECRET_SUFFIXES:
+    last = hits[-1]
+    word = last.group(0)
+    if lowered[last.end():] not in _SECRET_SUFFIXES:
         return None
-    word = last.group(0).lower()
+    if word == "pass" and last.start() and key[last.start() - 1] not in "_-.":
+        return None   # bypass, compass
+    if "secret" in lowered and ("aws" in lowered or word.startswith("access")):
+        return "aws_secret_key"
     if word.startswith(("pass", "pwd")):
         return "password"
-    if word == "secret":
-        return "secret"
-    if word == "token":
-        return "token"
+    if word in ("secret", "token"):
+        return word
+    if word in ("bearer", "basic"):
+        return None
     return "api_key"
 
 
 def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
     """Whether `value` is a literal secret rather than code, a type, a path or a placeholder."""
-    value = value.strip().rstrip("\\")
-    if not quoted:
-        value = value.rstrip(")]}>.,")
     if len(value) < MIN_SECRET_LENGTH or value.startswith("[REDACTED"):
         return False
-    if not sep.strip() and not key.startswith("-"):
-        return False   # "key value" with a space only counts for command-line flags
+    bare_sep = sep.strip()
+    spoken = bare_sep in ("is", "was") or not bare_sep
+    if spoken:
+        # prose ("the password is …") or a space ("--token …", .netrc "password …"): only
+        # something that cannot be a word counts
+        if not bare_sep and not key.startswith("-") and _squash(key) not in ("password", "passwd", "token"):
+            return False
+        if len(value) < MIN_PROSE_SECRET_LENGTH or not (_HAS_DIGIT.search(value) and _HAS_LETTER.search(value)):
+            return False
+        if not key.startswith("-") and not _MIXED.match(value):
+            return False
     if any(ch.isspace() for ch in value) or "://" in value:
         return False
     if value.startswith(("/", "./", "../", "~/", "$")) or _PLACEHOLDER.match(value):
         return False
     if not _HAS_LETTER.search(value):
         return False   # numbers (max_tokens=4096), dates, punctuation
-    lowered = _squash(value)
-    if lowered.endswith(_squash(key)) or lowered.endswith(_squash(_LAST_KEYWORD.findall(key)[-1])) \
-            or lowered in _TYPE_NAMES:
-        return False
-    if quoted:
-        return True
+    squashed = _squash(value)
+    if squashed.endswith(_squash(key)) or squashed.endswith(_squash(_KEYWORD.findall(key.lower())[-1])) \
+            or squashed in _TYPE_NAMES:
+        return False   # token=token, api_key: ApiKey, password: SecretStr
+    if quoted or spoken:
+        return True   # a spoken value already passed the stricter test above
     if "(" in value or "[" in value or _DOTTED.match(value):
         return False   # a call, an index or an attribute: code
     if _IDENTIFIER.match(value):
         # A bare word: in code a variable, in a .env or YAML file a literal. `KEY=value` and
         # `KEY: value` with an upper-case key are config; otherwise ask for a digit, which
         # variable names rarely have and secrets nearly always do.
-        config_style = key.isupper() and (sep == "=" or sep.strip() == ":")
+        config_style = key.isupper() and (sep == "=" or bare_sep == ":")
         return config_style or bool(_HAS_DIGIT.search(value))
     return True

@@ -1,0 +1,45 @@
+"""strip_control and shorten: what untrusted text looks like after cleaning."""
+from __future__ import annotations
+
+import pytest
+
+from obsidian_memory.textclean import shorten, strip_control
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("\x1b[2mCompacted (ctrl+o to see full summary)\x1b[22m", "Compacted (ctrl+o to see full summary)"),
+    ("\x1b[1;31merror\x1b[0m: bad", "error: bad"),
+    ("\x1b]8;;https://example.com\x07link\x1b]8;;\x07", "link"),
+    ("\x1b]0;window title\x1b\\text", "text"),
+    ("\x1b]unterminated osc\nnext line", "\nnext line"),
+    ("\x1bPdevice control\x1b\\after", "after"),
+    ("\x1b(Bcharset \x1b=keypad", "charset keypad"),
+    ("\x9b31mC1 csi", "C1 csi"),
+    ("bell\x07 null\x00 backspace\x08 del\x7f c1\x85", "bell null backspace del c1"),
+    ("keep\ttabs\nand newlines", "keep\ttabs\nand newlines"),
+    ("windows\r\nline\rends", "windows\nline\nends"),
+    ("bidi \u202eevil\u202c isolate \u2066x\u2069", "bidi evil isolate x"),
+    ("lone \ud800 surrogate", "lone \ufffd surrogate"),
+    ("trailing escape \x1b", "trailing escape "),
+    ("unicode ünïcödé ✓ 日本語 stays", "unicode ünïcödé ✓ 日本語 stays"),
+    ("", ""),
+])
+def test_strip_control(raw, clean):
+    assert strip_control(raw) == clean
+
+
+def test_stripped_text_can_be_written_as_utf8():
+    strip_control("a\ud83d b\udc00 c").encode("utf-8")
+
+
+def test_shorten_cuts_at_a_word_and_marks_the_cut():
+    text = "explain the build system in this repository, in detail, including how the docker images get tagged"
+    short = shorten(text, 80)
+    assert len(short) <= 80 and short.endswith("…")
+    assert text.startswith(short[:-1])
+    assert not short[:-1].endswith(" ")
+
+
+def test_shorten_makes_one_line_and_keeps_short_text():
+    assert shorten("  two\n\nlines  ", 80) == "two lines"
+    assert shorten("a" * 200, 10) == "a" * 9 + "…"
