@@ -21,7 +21,7 @@ from obsidian_memory.search import markdown
 
 # Bump when the tables or what is stored in them change: the cache is then rebuilt.
 # Later features add their own tables (links, embeddings) under a new version.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -30,7 +30,7 @@ PROGRESS_THRESHOLD = 200          # a build this large shows a progress bar on a
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
 FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code")
-COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.3)
+COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2)
 
 SCHEMA = f"""
 CREATE TABLE notes (
@@ -48,6 +48,7 @@ CREATE TABLE notes (
     code TEXT NOT NULL,
     indexed_at REAL NOT NULL
 );
+CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, id);
 CREATE TABLE note_tags (
     note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
     tag TEXT NOT NULL,
@@ -234,33 +235,35 @@ class update_lock:
 
 def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
     """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
-    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped."""
+    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped. This runs
+    before every search: one stat per note and nothing else."""
     found: dict[str, tuple[int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
-    seen_dirs: set[tuple[int, int]] = set()
+    linked_dirs: set[str] = set()
     stack = [("", vault)]
     while stack:
-        rel_dir, abs_dir = stack.pop()
+        prefix, folder = stack.pop()
         try:
-            entries = os.scandir(abs_dir)
+            entries = os.scandir(folder)
         except OSError:
             continue
         with entries:
             for entry in entries:
                 name = entry.name
-                if name.startswith("."):
+                if name[0] == ".":
                     continue
-                rel = f"{rel_dir}/{name}" if rel_dir else name
                 try:
                     if entry.is_dir():
-                        if patterns and is_ignored(rel, patterns):
+                        if patterns and is_ignored(prefix + name, patterns):
                             continue
-                        st = entry.stat()
-                        key = (st.st_dev, st.st_ino)
-                        if key not in seen_dirs:      # symlink loops
-                            seen_dirs.add(key)
-                            stack.append((rel, entry.path))
-                    elif name[-3:].lower() == ".md":
+                        if entry.is_symlink():          # follow links to folders, but never in a loop
+                            target = os.path.realpath(entry.path)
+                            if target in linked_dirs or _inside(target, vault):
+                                continue
+                            linked_dirs.add(target)
+                        stack.append((prefix + name + "/", entry.path))
+                    elif name.endswith(".md") or name[-3:].lower() == ".md":
+                        rel = prefix + name
                         if patterns and is_ignored(rel, patterns):
                             continue
                         st = entry.stat()
@@ -268,6 +271,11 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int,
                 except OSError:
                     continue
     return found
+
+
+def _inside(path: str, root: str) -> bool:
+    root = os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -294,8 +302,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *
         return stats
     try:
         with update_lock(lock_path or _db_file(conn), wait=lock_wait):
-            stored = _stored_stats(conn)           # another process may have done the work
-            on_disk = walk_vault(vault, ignore)
+            stored = _stored_stats(conn)           # another process may have done the work meanwhile
             _apply(conn, vault, on_disk, stored, force, progress, stats)
     except LockTimeout:
         stats.skipped = True
@@ -308,8 +315,9 @@ def _db_file(conn: sqlite3.Connection) -> str:
 
 
 def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
-    return {path: (mtime, size, rowid) for rowid, path, mtime, size
-            in conn.execute("SELECT id, path, mtime_ns, size FROM notes")}
+    # the covering index keeps this from reading the note texts
+    return {path: (mtime, size, rowid) for path, mtime, size, rowid
+            in conn.execute("SELECT path, mtime_ns, size, id FROM notes INDEXED BY notes_freshness")}
 
 
 def _differs(on_disk: dict, stored: dict) -> bool:
