@@ -1,0 +1,140 @@
+"""The Claude Code plugin: manifests, hooks.json, and the fail-open launcher's bootstrap."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from obsidian_memory import __version__, install
+
+PLUGIN_JSON = REPO / ".claude-plugin" / "plugin.json"
+MARKETPLACE_JSON = REPO / ".claude-plugin" / "marketplace.json"
+HOOKS_JSON = REPO / "hooks" / "hooks.json"
+LAUNCHER = REPO / "hooks" / "run_hook.py"
+PLUGIN_FILES = ("pyproject.toml", "README.md", "obsidian_memory", "templates", "scripts", "skills", "hooks",
+                ".claude-plugin")
+
+
+def handlers(hooks_json: dict):
+    for event, groups in hooks_json["hooks"].items():
+        for group in groups:
+            for handler in group["hooks"]:
+                yield event, group.get("matcher"), handler
+
+
+def test_manifests_parse_and_name_the_same_plugin_and_version():
+    plugin = json.loads(PLUGIN_JSON.read_text(encoding="utf-8"))
+    marketplace = json.loads(MARKETPLACE_JSON.read_text(encoding="utf-8"))
+    (entry,) = marketplace["plugins"]
+    assert plugin["name"] == entry["name"] == "obsidian-memory"
+    assert entry["source"] == "./"
+    assert plugin["version"] == entry["version"] == __version__
+    assert marketplace["owner"]["name"]
+
+
+def test_hooks_json_registers_the_installers_events_matchers_and_timeouts():
+    hooks = json.loads(HOOKS_JSON.read_text(encoding="utf-8"))
+    registered = {event: (matcher, handler["timeout"]) for event, matcher, handler in handlers(hooks)}
+    assert registered == {event: (matcher, timeout) for event, (matcher, _arg, timeout) in install.HOOKS.items()}
+
+
+def test_hooks_json_commands_quote_the_plugin_root_and_point_at_files_that_exist():
+    hooks = json.loads(HOOKS_JSON.read_text(encoding="utf-8"))
+    for _event, _matcher, handler in handlers(hooks):
+        command = handler["command"]
+        assert '"${CLAUDE_PLUGIN_ROOT}/' in command
+        argv = shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)))
+        assert Path(argv[1]).is_file() and argv[2] in ("session-start", "archive")
+
+
+def launch(event: str, env: dict, payload: dict | None = None, root: Path = REPO) -> subprocess.CompletedProcess:
+    """Run a hooks.json command the way Claude Code does: through sh -c, the JSON on stdin."""
+    hooks = json.loads(HOOKS_JSON.read_text(encoding="utf-8"))
+    command = next(h["command"] for _e, _m, h in handlers(hooks) if h["command"].endswith(event))
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "PYTHON"))}
+    full_env.update(env, CLAUDE_PLUGIN_ROOT=str(root))
+    full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
+    data = json.dumps(payload or {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"})
+    return subprocess.run(["sh", "-c", command], input=data.encode(), capture_output=True, env=full_env,
+                          timeout=60)
+
+
+def test_launcher_exits_zero_and_prints_nothing_without_plugin_data(tmp_path):
+    result = launch("session-start", {"HOME": str(tmp_path)})
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_launcher_exits_zero_and_prints_nothing_when_plugin_data_is_unusable(tmp_path):
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("x")
+    for event in ("session-start", "archive"):
+        result = launch(event, {"HOME": str(tmp_path), "CLAUDE_PLUGIN_DATA": str(blocker / "data")})
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_plugin_stands_aside_when_install_sh_has_wired_obsidian_memory(tmp_path):
+    config = tmp_path / ".claude"
+    (config / "obsidian-memory").mkdir(parents=True)
+    (config / "obsidian-memory" / "install-state.json").write_text("{}")
+    data = tmp_path / "data"
+    result = launch("session-start", {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config),
+                                      "CLAUDE_PLUGIN_DATA": str(data)})
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert not data.exists()  # no bootstrap started
+
+
+def wait_for(predicate, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.5)
+    return predicate()
+
+
+def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks(tmp_path):
+    home = tmp_path / "home"
+    config = home / ".claude"
+    root = config / "plugins" / "cache" / "obsidian-memory" / "obsidian-memory" / __version__
+    for name in PLUGIN_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / name)
+    data = config / "plugins" / "data" / "obsidian-memory-obsidian-memory"
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {"HOME": str(home), "CLAUDE_PLUGIN_DATA": str(data), "OBSIDIAN_VAULT": str(vault),
+           "OMNISEARCH_PORT": "9"}
+
+    first = launch("session-start", env, root=root)
+    assert (first.returncode, first.stdout) == (0, b"")
+    stamp = data / "venv" / ".obsidian-memory-plugin"
+    assert wait_for(lambda: stamp.exists() and not (data / "bootstrap.lock").exists(), 240), \
+        (data / "plugin.log").read_text(errors="replace") if (data / "plugin.log").exists() else "no log"
+
+    skill = (root / "skills" / "vault-search" / "SKILL.md").read_text(encoding="utf-8")
+    assert "{{" not in skill
+    python = install.quote_if_needed(install.slashes(str(data / "venv" / "bin" / "python")))
+    script = install.quote_if_needed(install.slashes(str(root / "scripts" / "search_vault.py")))
+    assert f"Bash({python} {script} *)" in yaml.safe_load(skill.split("---\n")[1])["allowed-tools"]
+
+    second = launch("session-start", env, root=root)
+    assert second.returncode == 0
+    if second.stdout.strip():
+        assert json.loads(second.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    end = launch("archive", env, {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other",
+                                  "transcript_path": str(tmp_path / "missing.jsonl"), "cwd": str(tmp_path)},
+                 root=root)
+    assert (end.returncode, end.stdout) == (0, b"")
