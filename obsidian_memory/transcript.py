@@ -54,8 +54,8 @@ def iter_entries(path: str):
     """(entry, None) for each JSON object line of `path`, (None, raw) for each unreadable line."""
     with open(path, "rb") as handle:
         for raw in handle:
-            if not raw.strip():
-                continue
+            if raw.isspace():
+                continue   # (no strip(): a line can be a 50 MB tool result)
             try:
                 entry = json.loads(raw.decode("utf-8", "replace"))
             except (ValueError, RecursionError):
@@ -325,8 +325,8 @@ def prompt_text(content) -> str:
 
 
 def _typed_part(text: str) -> str:
-    text = strip_control(text)
-    if "<command-name>" in text:
+    text = strip_control(text).strip()
+    if text.startswith("<command-") and "<command-name>" in text:
         return _slash_command(text)
     if "<system-reminder>" in text:
         text = _SYSTEM_REMINDER.sub("", text)

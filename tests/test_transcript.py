@@ -266,7 +266,7 @@ def test_a_huge_tool_result_is_not_kept(tmp_path):
         tracemalloc.stop()
     assert texts(session) == ["show me the log", "thanks"]
     assert len(json.dumps(session.to_dict())) < 10_000
-    assert peak < 6 * size           # the line, its decoded text and its parsed value; never more
+    assert peak < 4 * size           # the line, its decoded text and its parsed value, one at a time
 
 
 def test_memory_stays_bounded_on_a_long_transcript(tmp_path):
