@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
 
 from obsidian_memory import transcript
 from obsidian_memory.archive import open_archive
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # fixture transcript -> (started_at, project, note_path) given to it in this archive
 SESSIONS = {
     "newer_entry_types.jsonl": ("2026-03-01T10:00:00.000Z", "webapp", "Meta/claude-sessions/login.md"),
