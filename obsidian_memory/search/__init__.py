@@ -111,12 +111,15 @@ class _Runner:
             return None
         engine = _omnisearch()
         try:
-            hits, total = engine.search(query, self.vault, self.port)
+            hits, total, incomplete = engine.search(query, self.vault, self.port)
         except engine.Offline as exc:
             self.omnisearch_down = str(exc)
             fallback = "" if self.source == "omnisearch" else "; used the local engine"
             self._note(f"Omnisearch did not answer on port {self.port} ({exc}){fallback}")
             return None
+        if incomplete:
+            self._note(f"Omnisearch returns its best {engine.RESULT_CAP} notes only and the scope kept "
+                       f"{total} of them; --source local searches the whole scope")
         self._answered(engine.ENGINE)
         return hits, total
 

@@ -31,6 +31,7 @@ ENGINE = "omnisearch"
 OFFLINE_ENGINE = "omnisearch (offline)"
 TIMEOUT_SECONDS = 0.8
 MAX_BODY_BYTES = 16 * 1024 * 1024
+RESULT_CAP = 50          # Omnisearch never returns more results than this
 # Omnisearch binds "localhost"; recent Node versions may resolve that to ::1 only.
 HOSTS = ("127.0.0.1", "::1")
 
@@ -42,12 +43,15 @@ class Offline(Exception):
     """Omnisearch did not answer usefully; the message says why, in a few words."""
 
 
-def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS) -> tuple[list[Hit], int]:
-    """Hits in scope (truncated to `query.limit`) and how many were in scope before truncation."""
+def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS) -> tuple[list[Hit], int, bool]:
+    """Hits in scope (truncated to `query.limit`), how many were in scope before truncation, and
+    whether scoping may have hidden matches (Omnisearch cut its list at its cap, and the scope
+    left fewer hits than asked for)."""
     items = fetch(query.text, port, timeout)
     hits = hits_for_vault(items, vault)
     scoped = [h for h in hits if in_scope(h.path, query.folders, query.excludes)]
-    return scoped[: query.limit], len(scoped)
+    incomplete = len(items) >= RESULT_CAP and len(scoped) < min(query.limit, len(hits))
+    return scoped[: query.limit], len(scoped), incomplete
 
 
 def fetch(text: str, port: int, timeout: float = TIMEOUT_SECONDS) -> list:

@@ -64,6 +64,16 @@ def test_whole_list_is_fetched_then_scoped_then_truncated(user, server):
     assert [h.path for h in response.hits] == [f"Notes/n{i}.md" for i in range(5)]
     assert response.total_results == 20
     assert len(server.queries) == 1
+    assert response.notes == []
+
+
+def test_a_scope_that_empties_a_capped_list_says_the_local_engine_would_see_more(user, server):
+    server.items = [item(f"Notes/n{i}.md", 100 - i) for i in range(omnisearch.RESULT_CAP)]
+    response = run(server, source="omnisearch", folders=["Meta/claude-sessions"])
+    assert response.engine == "omnisearch" and response.hits == []
+    assert any("--source local searches the whole scope" in n for n in response.notes)
+    unscoped = run(server, source="omnisearch")
+    assert len(unscoped.hits) == 10 and unscoped.notes == []
 
 
 def test_results_of_another_vault_and_paths_leaving_the_vault_are_dropped(user, server):
