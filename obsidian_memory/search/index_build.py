@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 from obsidian_memory.search import markdown
 
-# Bump when the tables or what is stored in them change: the cache is then rebuilt.
+# Bump when the tables or what is stored in them change (a change to `markdown` parsing
+# included): the cache is then rebuilt.
 # Later features add their own tables (links, embeddings) under a new version.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500

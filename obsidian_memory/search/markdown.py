@@ -145,9 +145,10 @@ def clean_line(line: str, links: list[str] | None = None) -> str:
         line = _LIST_MARK.sub("", line)
     if "^" in line:
         line = _BLOCK_ID.sub("", line)
-    if "|" in line:
-        line = line.replace("\\|", "\u0000").replace("|", " ").replace("\u0000", "|")
-    return clean_inline(line, links)
+    text = clean_inline(line, links)
+    if "|" in text:                      # table cells (after links took their own `|`)
+        text = _SPACES.sub(" ", text.replace("\\|", "\u0000").replace("|", " ").replace("\u0000", "|")).strip()
+    return text
 
 
 def clean_inline(text: str, links: list[str] | None = None) -> str:
@@ -173,7 +174,7 @@ def clean_inline(text: str, links: list[str] | None = None) -> str:
 
 
 def _wikilink_text(bang: str, inner: str, sink: list[str]) -> str:
-    target, _, label = inner.partition("|")
+    target, _, label = inner.replace("\\|", "|").partition("|")
     target = target.strip()
     sink.append(target)
     name, _, anchor = target.partition("#")

@@ -1,0 +1,111 @@
+"""`reindex`, `status` and `eval` as a user runs them."""
+from __future__ import annotations
+
+import json
+
+
+def _notes(env):
+    (env.vault / "Animals").mkdir()
+    (env.vault / "Animals" / "Zebra.md").write_text("---\ntags: [mammal]\n---\nStripes and grass.", encoding="utf-8")
+    (env.vault / "Animals" / "Heron.md").write_text("A bird that wades. Not a zebra.", encoding="utf-8")
+    (env.vault / "Plants.md").write_text("Grass and trees.", encoding="utf-8")
+
+
+def test_reindex_prints_a_one_line_summary_then_finds_nothing_to_do(env):
+    _notes(env)
+    first = env.run("reindex")
+    second = env.run("reindex")
+    forced = env.run("reindex", "--force")
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.decode().strip().splitlines()
+    assert len(lines) == 1 and "3 added" in lines[0] and "rebuilt" in lines[0]
+    assert "0 added, 0 updated, 0 removed, 3 unchanged" in second.stdout.decode()
+    assert "3 updated" in forced.stdout.decode()
+    assert first.stderr == b""                     # no progress bar when stderr is not a terminal
+
+
+def test_reindex_of_a_missing_vault_is_one_clear_error(env):
+    result = env.run("reindex", "--vault", str(env.root / "nowhere"))
+    assert result.returncode == 2
+    assert b"vault not found" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_status_json_reports_index_engines_and_archive(env):
+    _notes(env)
+    env.run("reindex")
+    result = env.run("status", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["index"]["notes_indexed"] == 3 and report["index"]["size_bytes"] > 0
+    assert report["index"]["last_update"] is not None
+    assert report["engines"]["omnisearch"]["answers"] is False       # port 9: nothing answers
+    assert report["archive"]["exists"] is False
+
+
+def test_status_text_before_any_index(env):
+    result = env.run("status")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    assert "not built yet" in text and "omnisearch: not answering" in text
+
+
+def test_status_sees_an_omnisearch_that_answers(env):
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"[]"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = env.run("status", "--json", env={"OMNISEARCH_PORT": server.server_address[1]})
+    finally:
+        server.shutdown()
+    assert json.loads(result.stdout)["engines"]["omnisearch"]["answers"] is True
+
+
+def _golden(env, entries):
+    path = env.root / "golden.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    return path
+
+
+def test_eval_prints_figures_overall_and_per_category(env):
+    _notes(env)
+    golden = _golden(env, [
+        {"id": "1", "query": "zebra stripes", "relevant_paths": ["Animals/Zebra.md"], "partial_paths": [],
+         "category": "keyword"},
+        {"id": "2", "query": "wading bird", "relevant_paths": ["Animals/Heron.md"],
+         "partial_paths": ["Animals/Zebra.md"], "category": "conceptual"},
+        {"id": "3", "query": "unicorn", "relevant_paths": ["Plants.md"], "partial_paths": [], "category": "keyword"},
+    ])
+    result = env.run("eval", "--golden", golden, "--source", "index", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["engines"] == ["index"]
+    by_id = {q["id"]: q for q in report["queries"]}
+    assert by_id["1"]["metrics"]["mrr"] == 1.0 and by_id["3"]["metrics"]["mrr"] == 0.0
+    assert report["categories"]["keyword"]["hit@1"] == 0.5
+    assert report["overall"]["queries"] == 3
+    text = env.run("eval", "--golden", golden, "--source", "index").stdout.decode()
+    assert "ndcg@5" in text and "conceptual" in text and "'unicorn'" in text
+
+
+def test_eval_with_a_bad_golden_file_is_one_clear_error(env):
+    bad = env.root / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    for path in (bad, env.root / "missing.json"):
+        result = env.run("eval", "--golden", path)
+        assert result.returncode == 2 and b"Traceback" not in result.stderr
+        assert b"golden" in result.stderr

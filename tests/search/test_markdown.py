@@ -1,0 +1,109 @@
+"""What the index reads from a note: frontmatter, names, tags, headings, plain body text, code, links."""
+from __future__ import annotations
+
+from obsidian_memory.search import markdown
+
+
+def test_frontmatter_is_parsed_and_removed_from_the_body():
+    note = markdown.parse_note("---\naliases:\n  - One\n  - Two\ndescription: About it\n---\nBody text.", "T")
+    assert note.aliases == ["One", "Two"]
+    assert note.frontmatter["description"] == "About it"
+    assert note.body == "Body text."
+
+
+def test_a_single_alias_string_and_alias_key_are_accepted():
+    assert markdown.parse_note("---\naliases: Solo\n---\nx", "T").aliases == ["Solo"]
+    assert markdown.parse_note("---\nalias: [A, B]\n---\nx", "T").aliases == ["A", "B"]
+
+
+def test_broken_frontmatter_is_salvaged_line_by_line():
+    note = markdown.parse_note("---\ntitle: [unclosed\nstatus: draft\ntags:\n  - one\n---\nThe body.", "T")
+    assert note.frontmatter["status"] == "draft"
+    assert note.tags == ["one"]
+    assert note.body == "The body."
+
+
+def test_frontmatter_that_is_not_a_mapping_or_never_closes_is_harmless():
+    assert markdown.parse_note("---\n- a list\n---\nbody", "T").frontmatter == {}
+    unclosed = markdown.parse_note("---\ntitle: x\nno end here", "T")
+    assert unclosed.frontmatter == {} and "no end here" in unclosed.body
+
+
+def test_tags_come_from_frontmatter_and_inline_nested_and_lower_cased():
+    text = "---\ntags: [Project, '#area/work']\n---\nSee #Idea and #area/home/garden, not a#b or #123.\n"
+    assert markdown.parse_note(text, "T").tags == ["project", "area/work", "idea", "area/home/garden"]
+
+
+def test_frontmatter_tags_as_a_comma_or_space_separated_string():
+    assert markdown.parse_note("---\ntags: one, two three\n---\n", "T").tags == ["one", "two", "three"]
+
+
+def test_tags_inside_code_urls_and_headings_markup_are_not_tags():
+    text = "# Heading\n`#notatag` and https://example.com/#anchor\n```\n#incode\n```\n## Real #yes\n"
+    assert markdown.parse_note(text, "T").tags == ["yes"]
+
+
+def test_headings_are_collected_without_markup():
+    note = markdown.parse_note("# Top\ntext\n## The **second** one ##\n####### not a heading", "T")
+    assert note.headings == ["Top", "The second one"]
+    assert "####### not a heading" in note.body
+
+
+def test_code_fences_go_to_code_not_body():
+    note = markdown.parse_note("before\n```python\nprint('x')\n```\nafter\n~~~\nmore code\n~~~", "T")
+    assert note.body == "before\nafter"
+    assert note.code == "print('x')\nmore code"
+
+
+def test_an_unclosed_fence_keeps_the_rest_as_code():
+    note = markdown.parse_note("text\n```\ncode forever", "T")
+    assert note.body == "text" and note.code == "code forever"
+
+
+def test_wikilinks_index_target_and_label_and_are_collected():
+    note = markdown.parse_note("See [[Folder/Note Name|the alias]] and [[Other#Some heading]] and [[X#^blockid]].", "T")
+    assert note.body == "See Note Name the alias and Other Some heading and X."
+    assert note.links == ["Folder/Note Name", "Other#Some heading", "X#^blockid"]
+
+
+def test_markdown_links_keep_their_text_only():
+    note = markdown.parse_note("Read [the guide](https://example.com/guide \"Title\") and [local](Notes/a.md).", "T")
+    assert note.body == "Read the guide and local."
+    assert note.links == ["Notes/a.md"]
+
+
+def test_note_embeds_keep_their_name_and_attachment_embeds_disappear():
+    note = markdown.parse_note("![[Internal links]]\n![[diagram.png|300]]\n![[photo.jpg#interface]]", "T")
+    assert note.body == "Internal links"
+    assert note.links == ["Internal links", "diagram.png", "photo.jpg#interface"]
+
+
+def test_callouts_quotes_lists_and_tables_become_plain_text():
+    text = ("> [!tip]- Foldable title\n> Inside the callout.\n- item one\n1. first\n- [ ] task\n"
+            "| a | b |\n| --- | --- |\n| c | d |\n---\n")
+    note = markdown.parse_note(text, "T")
+    assert note.body.split("\n") == ["Foldable title", "Inside the callout.", "item one", "first", "task",
+                                     "a b", "c d"]
+
+
+def test_emphasis_html_comments_and_block_ids_are_removed():
+    text = "**bold** _it_ ==mark== ~~gone~~ <span class=x>html</span> %%hidden%% <!-- c --> end ^abc-1"
+    assert markdown.parse_note(text, "T").body == "bold it mark gone html hidden end"
+
+
+def test_crlf_and_bom_are_handled():
+    note = markdown.parse_note("\ufeff---\r\naliases: [A]\r\n---\r\n# H\r\nbody\r\n", "T")
+    assert (note.aliases, note.headings, note.body) == (["A"], ["H"], "body")
+
+
+def test_frontmatter_pairs_for_filters_are_lower_cased_one_per_item():
+    pairs = markdown.frontmatter_pairs({"Status": "Active", "tags": ["#A", "b"], "n": 3, "ok": True,
+                                        "nested": {"x": 1}, "empty": None})
+    assert sorted(pairs) == [("empty", ""), ("n", "3"), ("ok", "true"), ("status", "active"),
+                             ("tags", "a"), ("tags", "b")]
+
+
+def test_frontmatter_text_holds_the_searchable_values():
+    text = markdown.frontmatter_text({"description": "About sync", "aliases": ["x"], "publish": True,
+                                      "created": "2024-01-01"})
+    assert text == "About sync\n2024-01-01"

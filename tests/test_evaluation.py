@@ -1,0 +1,75 @@
+"""Search-quality metrics against values computed by hand."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from obsidian_memory import evaluation as ev
+
+# gains 1, 0, 1, 0.5 -> DCG = 1 + 1/log2(4) + 0.5/log2(5) = 1.715338
+# ideal 1, 1, 0.5    -> IDCG = 1 + 1/log2(3) + 0.5/log2(4) = 1.880930
+FIRST = (["a.md", "x.md", "b.md", "c.md"], ["a.md", "b.md"], ["c.md"])
+# gains 0, 0, 0.5, 1 -> DCG = 0.5/2 + 1/log2(5) = 0.680677; ideal 1, 0.5 -> 1 + 0.5/log2(3) = 1.315465
+SECOND = (["x.md", "y.md", "c.md", "b.md"], ["b.md"], ["c.md"])
+
+
+def test_ndcg_uses_full_gain_for_relevant_and_half_for_partial():
+    assert ev.ndcg(*FIRST, k=5) == pytest.approx(1.715338 / 1.880930, abs=1e-6)
+    assert ev.ndcg(*SECOND, k=5) == pytest.approx(0.680677 / 1.315465, abs=1e-6)
+
+
+def test_ndcg_only_counts_the_top_k_and_cuts_the_ideal_at_k():
+    assert ev.ndcg(*SECOND, k=2) == 0.0
+    ranked = ["r1", "r2"]
+    relevant = [f"r{i}" for i in range(1, 7)]
+    # top 2 are ideal as far as they go: DCG@2 equals IDCG@2 although 6 notes are relevant
+    assert ev.ndcg(ranked, relevant, [], k=2) == pytest.approx(1.0)
+
+
+def test_mrr_and_hits_count_relevant_notes_only():
+    ranked, relevant, partial = SECOND
+    assert ev.reciprocal_rank(ranked, relevant) == 0.25
+    assert [ev.hit_at(ranked, relevant, k) for k in (1, 3, 5)] == [0.0, 0.0, 1.0]
+
+
+def test_recall_is_the_share_of_relevant_notes_found():
+    assert ev.recall_at(["a.md", "z.md"], ["a.md", "b.md"], 10) == 0.5
+    assert ev.recall_at(["z.md"] * 3, ["a.md"], 10) == 0.0
+
+
+def test_duplicates_in_a_ranking_count_once():
+    assert ev.ndcg(["a.md", "a.md", "b.md"], ["a.md", "b.md"], [], 5) == pytest.approx(1.0)
+
+
+def test_query_metrics_are_rounded_to_three_decimals():
+    metrics = ev.query_metrics(*FIRST)
+    assert metrics["ndcg@5"] == 0.912 and metrics["mrr"] == 1.0 and metrics["recall@10"] == 1.0
+    assert ev.query_metrics(*SECOND)["ndcg@5"] == 0.517
+
+
+def test_a_query_with_nothing_found_scores_zero():
+    assert set(ev.query_metrics([], ["a.md"]).values()) == {0.0}
+
+
+def test_summary_averages_rounded_values_overall_and_per_category():
+    results = [{"category": "keyword", "metrics": ev.query_metrics(*FIRST)},
+               {"category": "typo", "metrics": ev.query_metrics(*SECOND)},
+               {"category": "typo", "metrics": ev.query_metrics([], ["q.md"])}]
+    summary = ev.summarise(results)
+    assert summary["overall"]["queries"] == 3
+    assert summary["overall"]["mrr"] == round((1 + 0.25 + 0) / 3, 3)
+    assert summary["categories"]["typo"]["mrr"] == 0.125
+    assert summary["categories"]["typo"]["hit@5"] == 0.5
+    assert summary["categories"]["keyword"]["ndcg@5"] == 0.912
+
+
+def test_golden_files_are_checked(tmp_path):
+    good = tmp_path / "g.json"
+    good.write_text(json.dumps([{"id": "q1", "query": "x", "relevant_paths": ["a.md"], "category": "k"}]))
+    assert ev.load_golden(str(good)) == [{"id": "q1", "query": "x", "relevant_paths": ["a.md"],
+                                          "partial_paths": [], "category": "k"}]
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps([{"id": "q1", "relevant_paths": []}]))
+    with pytest.raises(ValueError):
+        ev.load_golden(str(bad))
