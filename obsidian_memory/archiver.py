@@ -21,6 +21,7 @@ from obsidian_memory import logs
 ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
     "archived", "unchanged", "skipped", "excluded", "missing", "failed")
 VAULT_LOCK_SECONDS = 10.0
+BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -69,7 +70,7 @@ def archive_transcript(path: str, settings, *, compact_summary: str | None = Non
     whose (size, mtime) is the one recorded at its last archive."""
     from obsidian_memory.archive import open_archive
 
-    with open_archive(settings.archive) as archive:
+    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
                               force=force)
         if result.status == ARCHIVED and result.note_path:
@@ -276,7 +277,7 @@ def _archive_summary_only(settings, session_id, summary, trigger) -> None:
     """PostCompact without a readable transcript: keep the summary; the transcript comes later."""
     from obsidian_memory.archive import open_archive
 
-    with open_archive(settings.archive) as archive:
+    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         _store_compact_summary(archive, settings, session_id, summary, trigger)
         result = ArchiveResult(ARCHIVED, session_id=session_id)
         _write_note(settings, archive, session_id, result)
@@ -351,7 +352,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
     if dry_run and not os.path.exists(settings.archive):
         known = {}
     else:
-        with open_archive(settings.archive, readonly=dry_run) as archive:
+        with open_archive(settings.archive, readonly=dry_run, busy_timeout=BUSY_TIMEOUT) as archive:
             known = archive.fingerprints()
     if dry_run:
         for path in paths:
@@ -360,7 +361,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             else:
                 summary.would_archive.append(path)
         return summary
-    with open_archive(settings.archive) as archive:
+    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         for path in _progress(paths, progress):
             try:
                 result = _archive_path(path, settings, archive, known, project)
