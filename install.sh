@@ -70,13 +70,16 @@ PY="$(find_python)" || die "obsidian-memory needs Python 3.10 or newer, and none
 Install it (macOS: brew install python; Debian/Ubuntu: sudo apt install python3 python3-venv),
 or point OBSIDIAN_MEMORY_PYTHON at one, then run ./install.sh again."
 
-# The checkout's own code, run by the system Python: used where no venv may be created yet.
-from_checkout() {
-    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m obsidian_memory install "$@"
-}
-
 venv_works() {
     [ -x "$VENV_PY" ] && "$VENV_PY" -I -c 'import obsidian_memory' >/dev/null 2>&1
+}
+
+# The checkout's own code, for the dry run and the preflight (nothing may be created yet): run by
+# the venv's Python when there is one (it has jinja2 for the skill), else by the system Python.
+from_checkout() {
+    local python="$PY"
+    if venv_works; then python="$VENV_PY"; fi
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$python" -m obsidian_memory install "$@"
 }
 
 # A digest of what would be installed: when it matches the venv's stamp, pip is skipped (fast,

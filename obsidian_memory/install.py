@@ -446,13 +446,29 @@ def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_byt
 
 
 def render_template(text: str, values: dict) -> str:
-    try:
-        import jinja2
-    except ImportError:  # a dry run on a bare system python: the placeholders are plain names
-        return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(values.get(m.group(1), m.group(0))), text)
+    import jinja2  # noqa: a dry run on a bare system python goes through can_render() first
+
     environment = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                                      autoescape=False)
     return environment.from_string(text).render(**values)
+
+
+def can_render() -> bool:
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class CannotPreview(Action):
+    """A dry run on a Python without jinja2 (no venv yet) cannot show the rendered skill."""
+
+    def __init__(self, path: str, what: str):
+        self.summary = f"write {path} ({what}; rendered by the venv's jinja2 at install time)"
+
+    def apply(self) -> None:
+        raise UserError("jinja2 is missing: run ./install.sh, which installs it into the venv", code=1)
 
 
 def source_file(source: str, *parts: str) -> str:
@@ -547,10 +563,13 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     make_dir(layout.skills_root, "skills")
     make_dir(layout.skill_dir, "the vault-search skill")
     template = fsutil.read_text(source_file(source, "skills", SKILL_NAME, "SKILL.md"))
-    skill = render_template(template, template_values(layout, vault)).encode("utf-8")
     skill_before = read_bytes(layout.skill_md)
-    if skill != skill_before:
-        actions.append(WriteFile(layout.skill_md, skill, skill_before, "the vault-search skill"))
+    if not can_render():
+        actions.append(CannotPreview(layout.skill_md, "the vault-search skill"))
+    else:
+        skill = render_template(template, template_values(layout, vault)).encode("utf-8")
+        if skill != skill_before:
+            actions.append(WriteFile(layout.skill_md, skill, skill_before, "the vault-search skill"))
 
     md_before = read_bytes(layout.claude_md)
     md_text = md_before.decode("utf-8", "surrogateescape") if md_before is not None else None

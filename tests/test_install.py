@@ -12,6 +12,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -419,3 +420,18 @@ def test_uninstall_gives_back_any_settings_file_exactly(user, original):
     assert our_handlers(user.settings(), "SessionEnd")
     user.install_sh("--uninstall", "--yes")
     assert user.settings_json.read_bytes() == original
+
+
+def test_dry_run_on_a_bare_python_without_jinja2_still_changes_nothing(tmp_path):
+    bare = tmp_path / "bare-python"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    person = User(tmp_path / "user")
+    person.give_own_files()
+    before = snapshot(person.root)
+    env = person.environ()
+    env["OBSIDIAN_MEMORY_PYTHON"] = str(bare / "bin" / "python")
+    result = subprocess.run(["bash", str(INSTALL_SH), "--dry-run"], capture_output=True, env=env,
+                            stdin=subprocess.DEVNULL, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert snapshot(person.root) == before
+    assert b"rendered by the venv's jinja2 at install time" in result.stdout
