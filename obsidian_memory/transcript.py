@@ -33,7 +33,6 @@ _SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>\n?|\Z)
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>", re.S)
-_UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def parse(path: str, *, include_subagents: bool = True) -> Session:
@@ -51,7 +50,7 @@ def parse(path: str, *, include_subagents: bool = True) -> Session:
 
 
 def iter_entries(path: str):
-    """(entry, None) for each JSON object line of `path`, (None, raw) for each unreadable line."""
+    """Each line of `path` as a dict, or None for a line that is not a JSON object."""
     with open(path, "rb") as handle:
         for raw in handle:
             if raw.isspace():
@@ -60,10 +59,7 @@ def iter_entries(path: str):
                 entry = json.loads(raw.decode("utf-8", "replace"))
             except (ValueError, RecursionError):
                 entry = None
-            if isinstance(entry, dict):
-                yield entry, None
-            else:
-                yield None, raw
+            yield entry if isinstance(entry, dict) else None
 
 
 class _Reader:
@@ -85,6 +81,7 @@ class _Reader:
         self.ai_title: str | None = None
         self.summaries: list[tuple[str, str | None]] = []   # (summary, leafUuid)
         self.prompts: list[Prompt] = []
+        self.queued: list[tuple[int, Prompt]] = []   # (prompts before it, queued prompt) not yet seen again
         self.compact_summaries: list[CompactSummary] = []
         self.pending_trigger: str | None = None
         self.tools: dict[str, int] = {}
@@ -96,7 +93,7 @@ class _Reader:
 
     # -- reading ---------------------------------------------------------------------------
     def read_file(self, path: str) -> None:
-        for entry, _raw in iter_entries(path):
+        for entry in iter_entries(path):
             if entry is None:
                 self.bad_lines += 1
             else:
@@ -160,8 +157,43 @@ class _Reader:
             return
         text = prompt_text(content)
         if text:
+            self._delivered(text)
             self.prompts.append(Prompt(text=text, timestamp=_str_or_none(entry.get("timestamp")),
                                        uuid=_str_or_none(entry.get("uuid"))))
+
+    def _queue_operation(self, entry: dict) -> None:
+        """A prompt typed while Claude works is queued. It then either arrives as a user entry
+        (dequeue) or is handed to the model mid-turn, and then the queue entry is the only
+        record of it; so it is kept aside and placed among the prompts unless a user entry with
+        the same text turns up."""
+        if entry.get("operation") != "enqueue":
+            return
+        self._queue(entry.get("content"), entry.get("timestamp"))
+
+    def _attachment(self, entry: dict) -> None:
+        attachment = entry.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            self._queue(attachment.get("prompt"), entry.get("timestamp"))
+
+    def _queue(self, content, timestamp) -> None:
+        text = prompt_text(content)
+        if not text:
+            return
+        if any(p.text == text for _, p in self.queued):
+            return   # a replayed queue entry, or the attachment of a queued prompt already seen
+        self.queued.append((len(self.prompts), Prompt(text=text, timestamp=_str_or_none(timestamp))))
+
+    def _delivered(self, text: str) -> None:
+        for index, (_, prompt) in enumerate(self.queued):
+            if prompt.text == text:
+                del self.queued[index]
+                return
+
+    def _all_prompts(self) -> list[Prompt]:
+        prompts = list(self.prompts)
+        for offset, (position, prompt) in enumerate(self.queued):
+            prompts.insert(position + offset, prompt)
+        return prompts
 
     def _assistant(self, entry: dict) -> None:
         message = entry.get("message")
@@ -255,7 +287,7 @@ class _Reader:
             duration_seconds=_duration(self.first_ts, self.last_ts),
             title=title,
             title_source=title_source,
-            prompts=self.prompts,
+            prompts=self._all_prompts(),
             compact_summaries=self.compact_summaries,
             last_assistant_message=strip_control("\n\n".join(self.last_text_parts)) if self.last_text_parts else None,
             tools=self.tools,
@@ -301,6 +333,8 @@ _HANDLERS = {
     "summary": _Reader._summary,
     "ai-title": _Reader._ai_title,
     "custom-title": _Reader._custom_title,
+    "queue-operation": _Reader._queue_operation,
+    "attachment": _Reader._attachment,
 }
 
 

@@ -7,7 +7,7 @@ import tracemalloc
 
 import pytest
 
-from conftest import FIXTURES
+from testkit import FIXTURES
 from obsidian_memory.model import Session
 from obsidian_memory.transcript import parse, prompt_text
 
@@ -111,7 +111,7 @@ def test_prompts_are_only_what_a_person_typed():
 
 
 def test_no_generated_text_reaches_the_prompts():
-    for name in ("system_generated.jsonl", "compaction.jsonl", "newer_entry_types.jsonl"):
+    for name in ("system_generated.jsonl", "compaction.jsonl", "newer_entry_types.jsonl", "queued_prompts.jsonl"):
         for text in texts(fixture(name)):
             for marker in ("<local-command", "<task-notification", "<system-reminder", "<command-name",
                            "[Request interrupted", "Caveat:", "This session is being continued", "\x1b",
@@ -130,6 +130,16 @@ def test_prompts_keep_their_timestamps_and_uuids():
     prompt = fixture("newer_entry_types.jsonl").prompts[0]
     assert prompt.text == "Fix the login redirect loop in auth.py"
     assert prompt.uuid and prompt.timestamp.startswith("2026-03-04T")
+
+
+def test_prompts_typed_while_claude_works_are_kept_once():
+    session = fixture("queued_prompts.jsonl")
+    # "check again" and "and open the browser" reached the model mid-turn: only the queue entry
+    # and the attachment record them. "start the dev server" and "/mcp" were queued and then
+    # arrived as user entries. The queued task notification is not a prompt.
+    assert texts(session) == ["start the dev server", "check again", "and open the browser", "/mcp", "thanks"]
+    assert [p.uuid is None for p in session.prompts] == [False, True, True, False, False]
+    assert [p.timestamp for p in session.prompts] == sorted(p.timestamp for p in session.prompts)
 
 
 @pytest.mark.parametrize("content, expected", [
