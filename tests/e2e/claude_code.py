@@ -7,6 +7,7 @@ temporary HOME whose `.claude/` is the config dir, and a git repository to work 
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -53,17 +54,26 @@ def install(version: str, timeout: float = INSTALL_TIMEOUT) -> Path:
         raise Unavailable("npm is not on PATH, so Claude Code cannot be installed")
     prefix = binary.parents[2]
     prefix.mkdir(parents=True, exist_ok=True)
-    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent",
-               "--loglevel=error", f"{PACKAGE}@{version}"]
+    with open(prefix / ".install.lock", "w") as lock:  # two test runs at once must not install over each other
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.exists():
+            _npm_install(npm, prefix, version, timeout)
+    if not binary.exists():
+        raise Unavailable(f"npm install {PACKAGE}@{version} left no {binary}")
+    return binary
+
+
+def _npm_install(npm: str, prefix: Path, version: str, timeout: float) -> None:
+    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent", "--loglevel=error",
+               "--fetch-retries=2", "--fetch-retry-maxtimeout=20000", f"{PACKAGE}@{version}"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
                               env={**os.environ, "npm_config_update_notifier": "false"})
     except subprocess.TimeoutExpired:
         raise Unavailable(f"npm install {PACKAGE}@{version} did not finish within {timeout:.0f} s") from None
-    if done.returncode != 0 or not binary.exists():
+    if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise Unavailable(f"npm install {PACKAGE}@{version} failed (exit {done.returncode}): {' | '.join(tail)}")
-    return binary
 
 
 def clean_environ(**extra) -> dict:

@@ -36,24 +36,15 @@ def world(claude_binary, tmp_path_factory):
     machine.close()
 
 
-def ensure_installed(world: World) -> World:
-    """The world with obsidian-memory installed (again, if a scenario before uninstalled it)."""
-    if not world.installed:
-        done = world.install()
-        assert done.returncode == 0, (f"./install.sh --vault {world.user.vault} --no-import --yes failed "
-                                      f"(exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return world
-
-
 @pytest.fixture
 def installed(world) -> World:
-    return ensure_installed(world)
+    return world.ensure_installed()
 
 
 @pytest.fixture(scope="session")
 def first_session(world):
     """Session 1, run once per world: a named session with Bash, Write and Edit calls."""
-    ensure_installed(world)
+    world.ensure_installed()
     cache = world.user.repo / "src" / "cache.py"
     steps = [
         tool_use("Bash", {"command": "ls", "description": "List the repository"}),

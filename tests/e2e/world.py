@@ -82,6 +82,14 @@ class World:
         self.installed = done.returncode == 0
         return done
 
+    def ensure_installed(self) -> "World":
+        """Installed (again, if a scenario before uninstalled it); fails with install.sh's output."""
+        if not self.installed:
+            done = self.install()
+            assert done.returncode == 0, (f"./install.sh --vault {self.user.vault} --no-import --yes failed "
+                                          f"(exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return self
+
     def uninstall(self) -> subprocess.CompletedProcess:
         done = self.install_sh("--uninstall", "--yes")
         self.installed = self.installed and done.returncode != 0
