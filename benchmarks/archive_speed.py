@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""How long archiving the largest fixture transcript takes, against SessionEnd's 1.5 s budget.
+
+usage: python benchmarks/archive_speed.py [--runs 5] [--transcript PATH]
+
+In a temporary CLAUDE_CONFIG_DIR and vault, for the largest transcript under ../shared (or the
+one given), prints the median of:
+  - in-process: archiver.archive_transcript() into a fresh archive (parse, redact, upsert, note,
+    history), and its parse / redact parts;
+  - whole process: `obsidian_memory.py hook archive` with a SessionEnd payload on stdin, first
+    archive of the session (a fresh archive each run), and again when the transcript is
+    unchanged (a Stop after nothing new: the fingerprint check skips the parse);
+  - `python -c pass` of the same interpreter, for scale;
+each also as a ratio of the 1.5 s budget; and the archive queries of the SessionStart hook and
+of `search --sessions` on an archive of 10,000 sessions. The machine is shared: compare ratios of
+one run.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "fixtures" / "transcripts"
+CLI = REPO / "scripts" / "obsidian_memory.py"
+BUDGET = 1.5
+sys.path.insert(0, str(REPO))
+
+
+def largest_transcript() -> Path:
+    candidates = [Path(p) for p in glob.glob(str(SHARED / "**" / "*.jsonl"), recursive=True)]
+    candidates += [Path(p) for p in glob.glob(str(REPO / "tests" / "fixtures" / "transcripts" / "**" / "*.jsonl"),
+                                              recursive=True)]
+    if not candidates:
+        sys.exit("no transcript found (../shared is absent): pass --transcript PATH")
+    return max(candidates, key=lambda p: p.stat().st_size)
+
+
+def fresh_user(root: Path, transcript: Path) -> tuple[dict, Path]:
+    if root.exists():
+        shutil.rmtree(root)
+    config, vault = root / "claude", root / "vault"
+    target = config / "projects" / transcript.parent.name / transcript.name
+    target.parent.mkdir(parents=True)
+    vault.mkdir()
+    shutil.copy2(transcript, target)
+    side = transcript.with_suffix("")
+    if side.is_dir():
+        shutil.copytree(side, target.with_suffix(""))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
+    env.update({"CLAUDE_CONFIG_DIR": str(config), "OBSIDIAN_VAULT": str(vault), "HOME": str(root),
+                "OMNISEARCH_PORT": "9"})
+    return env, target
+
+
+def timed(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def in_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
+    from obsidian_memory import archiver, redact, settings, transcript as parser
+
+    totals, parses, redactions = [], [], []
+    for _ in range(runs):
+        env, target = fresh_user(root, transcript)
+        os.environ.update(env)
+        loaded = settings.load()
+        totals.append(timed(lambda: archiver.archive_transcript(str(target), loaded)))
+        session = None
+
+        def parse():
+            nonlocal session
+            session = parser.parse(str(target))
+        parses.append(timed(parse))
+        redactions.append(timed(lambda: redact.redact_session(session)))
+    return {"archive_transcript()": statistics.median(totals), "  of which parse": statistics.median(parses),
+            "  of which redact": statistics.median(redactions)}
+
+
+def whole_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
+    first, unchanged, bare = [], [], []
+    for _ in range(runs):
+        env, target = fresh_user(root, transcript)
+        payload = json.dumps({"session_id": target.stem, "transcript_path": str(target),
+                              "hook_event_name": "SessionEnd", "reason": "other", "cwd": str(root)}).encode()
+
+        def hook():
+            done = subprocess.run([sys.executable, str(CLI), "hook", "archive"], input=payload, env=env,
+                                  capture_output=True, timeout=60)
+            if done.returncode != 0 or done.stdout:
+                sys.exit(f"the hook misbehaved: exit {done.returncode}, stdout {done.stdout[:200]!r}")
+        first.append(timed(hook))
+        unchanged.append(timed(hook))
+        if not list((root / "vault").rglob("*.md")):
+            sys.exit("the hook wrote no note: see " + str(root / "claude" / "obsidian-memory" / "obsidian-memory.log"))
+        bare.append(timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
+    return {"hook archive (first archive)": statistics.median(first),
+            "hook archive (unchanged transcript)": statistics.median(unchanged),
+            "python -c pass": statistics.median(bare)}
+
+
+def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
+    """recent_sessions (SessionStart) and grep_sessions on `count` sessions of 20 prompts each."""
+    from obsidian_memory.archive import open_archive
+    from obsidian_memory.model import CompactSummary, Prompt, Session
+
+    root.mkdir(parents=True, exist_ok=True)
+    path = str(root / "big.db")
+    with open_archive(path) as archive:
+        archive.db.execute("BEGIN")
+        for n in range(count):
+            repo = f"/work/repo{n % 50}"
+            session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=f"repo{n % 50}", cwd=repo,
+                              repo_root=repo, started_at=f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z",
+                              title=f"session {n} about topic {n % 97}",
+                              prompts=[Prompt(f"prompt {i} of session {n}: refactor module {i * n % 31}")
+                                       for i in range(20)],
+                              compact_summaries=[CompactSummary(f"summary of session {n}")])
+            _upsert_in_open_transaction(archive, session)
+        archive.db.execute("COMMIT")
+    figures = {}
+    with open_archive(path, readonly=True) as archive:
+        samples = [timed(lambda: archive.recent_sessions(repo_root="/work/repo7", limit=5)) for _ in range(50)]
+        figures[f"recent_sessions(repo_root), {count:,} sessions"] = statistics.median(samples)
+        figures[f"grep_sessions('module 3[01]'), {count:,} sessions"] = statistics.median(
+            [timed(lambda: archive.grep_sessions(r"module 3[01]", limit=20)) for _ in range(3)])
+    return figures
+
+
+def _upsert_in_open_transaction(archive, session) -> None:
+    from obsidian_memory import archive as archive_module
+
+    class _Joined:  # reuse the outer transaction: one COMMIT for the whole bulk load
+        def __init__(self, db):
+            self.db = db
+
+        def __enter__(self):
+            return self.db
+
+        def __exit__(self, *exc):
+            return False
+    original = archive_module.Archive._write
+    archive_module.Archive._write = lambda self: _Joined(self.db)
+    try:
+        archive.upsert_session(session)
+    finally:
+        archive_module.Archive._write = original
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--transcript", type=Path, default=None)
+    args = parser.parse_args()
+    transcript = (args.transcript or largest_transcript()).resolve()
+    size = transcript.stat().st_size
+    lines = sum(1 for _ in open(transcript, "rb"))
+    print(f"transcript: {transcript.name} ({size / 1e6:.1f} MB, {lines:,} lines), {args.runs} runs, median")
+    with tempfile.TemporaryDirectory(prefix="om-archive-bench-") as tmp:
+        figures = whole_process(Path(tmp) / "user", transcript, args.runs)
+        figures.update(in_process(Path(tmp) / "user", transcript, args.runs))
+        queries = big_archive_queries(Path(tmp) / "big")
+    for name, seconds in figures.items():
+        print(f"  {name:<38} {seconds * 1000:8.1f} ms   {seconds / BUDGET:6.3f} x the {BUDGET} s budget")
+    for name, seconds in queries.items():
+        print(f"  {name:<50} {seconds * 1000:8.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
