@@ -54,7 +54,8 @@ _URL_PASSWORD = re.compile(r"://(?P<user>[^\s:/@'\"<>]{1,100}):(?P<password>[^\s
 # [\w.-] around the hit, and what follows it is matched against _TAIL in the original text.
 _KEYWORD = re.compile(r"passw(?:or)?d|passphrase|pass|pwd|secret|token|api[_\-]?key|access[_\-]?key"
                       r"|private[_\-]?key|auth[_\-]?key|bearer|basic")
-_KEY_CHAR = re.compile(r"[\w.\-]")
+_KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+_KEY_REST = re.compile(r"[\w.\-]*")
 _TAIL = re.compile(
     r"(?P<kq>\\?[\"']?)"
     r"(?P<sep>[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+(?:is|was)[ \t]+|[ \t]+)"
@@ -73,9 +74,12 @@ _TYPE_NAMES = {"str", "string", "bytes", "int", "bool", "boolean", "float", "num
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->|\?\.)[A-Za-z_$][\w$]*)+$")
 _HAS_DIGIT = re.compile(r"\d")
+_SPACE = re.compile(r"\s")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 _MIXED = re.compile(r"^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])")
 MIN_SECRET_LENGTH = 6
+MAX_KEY_LENGTH = 100
+LONG_VALUE = 512   # longer than any code expression or placeholder: a blob after a secret key
 MIN_PROSE_SECRET_LENGTH = 8
 
 
@@ -161,15 +165,15 @@ def _assignments(text: str, mark) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):   # a few Unicode letters lower-case to two characters
         lowered = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
-    pieces, done = [], 0
+    pieces, done, scanned = [], 0, 0
     for hit in _KEYWORD.finditer(lowered):
-        if hit.start() < done:
-            continue   # inside a key or value already handled
-        start, end = hit.start(), hit.end()
-        while start > done and _KEY_CHAR.match(text, start - 1):
-            start -= 1
-        while end < len(text) and _KEY_CHAR.match(text, end):
-            end += 1
+        if hit.start() < scanned:
+            continue   # inside a key or a value already looked at
+        start = hit.start()
+        before = text[max(done, start - MAX_KEY_LENGTH):start]
+        start -= len(before) - len(before.rstrip(_KEY_CHARS))
+        end = _KEY_REST.match(text, hit.end()).end()
+        scanned = end
         key = text[start:end]
         if hit.group(0) in ("bearer", "basic"):
             replaced = _bearer(text, start, end, key, mark)
@@ -180,7 +184,7 @@ def _assignments(text: str, mark) -> str:
         value_start, value_end, marker = replaced
         pieces.append(text[done:value_start])
         pieces.append(marker)
-        done = value_end
+        done = scanned = value_end
     if not pieces:
         return text
     pieces.append(text[done:])
@@ -212,7 +216,7 @@ def _assignment(text: str, key_end: int, key: str, mark):
     value = match.group(group)
     start = match.start(group)
     if not quoted:
-        value = value.rstrip(")]}>.")
+        value = value.rstrip(")]}>.:")
     if value.endswith("\\"):
         value = value[:-1]
     if not _is_literal_secret(key, match.group("sep"), value, quoted):
@@ -263,7 +267,9 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
             return False
         if not key.startswith("-") and not _MIXED.match(value):
             return False
-    if any(ch.isspace() for ch in value) or "://" in value:
+    if len(value) > LONG_VALUE:
+        return True
+    if _SPACE.search(value) or "://" in value:
         return False
     if value.startswith(("/", "./", "../", "~/", "$")) or _PLACEHOLDER.match(value):
         return False

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from testkit import FIXTURES, REPO
 from obsidian_memory.model import CompactSummary, Prompt, Session, Subagent
 from obsidian_memory.redact import redact_session, redact_text, redaction_counts
 
@@ -184,3 +184,15 @@ def test_corpus_files_are_what_the_generator_writes(tmp_path):
                    check=True, capture_output=True)
     for name in ("secrets.txt", "non_secrets.txt"):
         assert filecmp.cmp(tmp_path / name, FIXTURES / "redaction" / name, shallow=False), name
+
+
+def test_redacting_twice_changes_nothing_more():
+    bench = _load_benchmark()
+    for _, _, text in bench.load_secrets():
+        once = redact_text(text)
+        assert redact_text(once) == once, text
+
+
+def test_a_huge_value_after_a_secret_key_is_redacted_whole():
+    text = "token=" + "a1" * 100_000 + " next"
+    assert redact_text(text) == "token=[REDACTED:token] next"
