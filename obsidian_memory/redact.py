@@ -176,7 +176,7 @@ def _assignments(text: str, mark) -> str:
         scanned = end
         key = text[start:end]
         if hit.group(0) in ("bearer", "basic"):
-            replaced = _bearer(text, start, end, key, mark)
+            replaced = _bearer(text, end, key, mark)
         else:
             replaced = _assignment(text, end, key, mark)
         if replaced is None:
@@ -191,7 +191,7 @@ def _assignments(text: str, mark) -> str:
     return "".join(pieces)
 
 
-def _bearer(text: str, start: int, end: int, key: str, mark):
+def _bearer(text: str, end: int, key: str, mark):
     if key.lower() not in ("bearer", "basic"):
         return None
     match = _BEARER_VALUE.match(text, end)
