@@ -123,7 +123,8 @@ if [ "$DRY_RUN" = 1 ]; then
     exit 0
 fi
 
-# Refuse early (an unreadable settings.json, a missing skill template, ...) before creating anything.
+# Refuse early (an unreadable settings.json, a missing skill template, ...) and, at a terminal
+# without --yes, show the plan and ask: all before creating anything.
 from_checkout --preflight "${ARGS[@]}" || exit $?
 
 if ! venv_works && [ -e "$VENV" ]; then
@@ -145,4 +146,5 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$DIGEST" ] || ! venv_works; then
     printf '%s\n' "$DIGEST" > "$STAMP"
 fi
 
-exec "$VENV_PY" -I -m obsidian_memory install "${ARGS[@]}"
+# The preflight asked (when there is someone to ask): no second question.
+exec "$VENV_PY" -I -m obsidian_memory install "${ARGS[@]}" --yes

@@ -52,17 +52,14 @@ def _confirm(question: str) -> bool:
 
 def _install(options, args) -> int:
     actions, facts = install.plan_install(options)
-    if args.preflight:
-        return 0
+    if args.preflight:  # install.sh asks here, before it makes the venv, and then passes --yes
+        return _confirm_plan(actions, facts["layout"]) if _interactive(args) else 0
     if args.dry_run:
         print("dry run: nothing will be changed. An install would:")
         install.print_plan(actions, empty="change nothing in Claude Code's files (all up to date)")
         return 0
-    if actions and _interactive(args):
-        install.print_plan(actions, diffs=False)
-        if not _confirm("Proceed?"):
-            print("nothing was changed")
-            return 1
+    if actions and _interactive(args) and _confirm_plan(actions, facts["layout"]) != 0:
+        return 1
     install.apply(actions)
     _print_summary(actions, facts)
     layout = facts["layout"]
@@ -70,6 +67,19 @@ def _install(options, args) -> int:
         _run_installed(layout, ["import"])
     print()
     return _run_installed(layout, ["doctor"])
+
+
+def _confirm_plan(actions, layout) -> int:
+    if not actions:
+        return 0
+    print("The install will:")
+    install.print_plan(actions, diffs=False)
+    if not os.path.exists(layout.python):
+        print(f"- create the virtual environment {layout.venv} and install obsidian-memory into it")
+    if _confirm("Proceed?"):
+        return 0
+    print("nothing was changed")
+    return 1
 
 
 def _print_summary(actions, facts) -> None:
