@@ -22,7 +22,7 @@ from obsidian_memory.search import markdown
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
 # Later features add their own tables (links, embeddings) under a new version.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -63,7 +63,7 @@ CREATE TABLE note_props (
     PRIMARY KEY (note_id, key, value)
 ) WITHOUT ROWID;
 CREATE INDEX note_props_by_key ON note_props(key, value);
-CREATE TABLE vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE VIRTUAL TABLE notes_fts USING fts5(
     {", ".join(FTS_COLUMNS)},
@@ -292,23 +292,56 @@ def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
 
 def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *, force: bool = False,
            progress=None, lock_path: str | None = None, lock_wait: float = LOCK_WAIT_SECONDS) -> UpdateStats:
-    """Bring the index in step with the vault; only changed notes are parsed again."""
+    """Bring the index in step with the vault; only changed notes are parsed again.
+
+    The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
+    (paths, mtimes and sizes in walk order) against the one stored by the last complete update.
+    When they differ the per-note comparison decides what to re-read."""
     started = time.perf_counter()
     stats = UpdateStats()
     on_disk = walk_vault(vault, ignore)
-    stored = _stored_stats(conn)
-    if not force and not _differs(on_disk, stored):
-        stats.unchanged = len(on_disk)
-        stats.seconds = time.perf_counter() - started
-        return stats
+    if not force:
+        fingerprint = _fingerprint(on_disk)
+        same = fingerprint == _meta(conn, "fingerprint")
+        if same or not _differs(on_disk, _stored_stats(conn)):
+            if not same:
+                _remember_fingerprint(conn, fingerprint)
+            stats.unchanged = len(on_disk)
+            stats.seconds = time.perf_counter() - started
+            return stats
     try:
         with update_lock(lock_path or _db_file(conn), wait=lock_wait):
+            on_disk = walk_vault(vault, ignore)    # what the vault holds now that we may write
             stored = _stored_stats(conn)           # another process may have done the work meanwhile
-            _apply(conn, vault, on_disk, stored, force, progress, stats)
+            complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
+            _set_meta(conn, "fingerprint", _fingerprint(on_disk) if complete else "")
     except LockTimeout:
         stats.skipped = True
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+def _fingerprint(on_disk: dict[str, tuple[int, int]]) -> str:
+    listing = "\n".join(f"{path}\t{mtime}\t{size}" for path, (mtime, size) in on_disk.items())
+    return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def _remember_fingerprint(conn: sqlite3.Connection, fingerprint: str) -> None:
+    """Best effort: the next check is then a single comparison."""
+    try:
+        _set_meta(conn, "fingerprint", fingerprint)
+    except sqlite3.OperationalError:
+        pass
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (key, value))
 
 
 def _db_file(conn: sqlite3.Connection) -> str:
@@ -331,7 +364,9 @@ def _differs(on_disk: dict, stored: dict) -> bool:
     return False
 
 
-def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) -> None:
+def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) -> bool:
+    """Write the differences; True when every note on disk could be read."""
+    complete = True
     removed = [row[2] for path, row in stored.items() if path not in on_disk]
     todo = []
     for path, stat in on_disk.items():
@@ -365,6 +400,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
                 raise
             for (_, _, existed), row in zip(batch, rows):
                 if row is None:
+                    complete = False
                     continue
                 if existed:
                     stats.updated += 1
@@ -372,10 +408,10 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
                     stats.added += 1
             if bar is not None:
                 bar.update(len(batch))
-        if len(todo) >= PROGRESS_THRESHOLD or (removed and len(removed) >= PROGRESS_THRESHOLD):
-            _rebuild_vocab(conn)
-        conn.execute("INSERT INTO meta(key, value) VALUES ('last_update', ?) "
-                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(time.time()),))
+        _refresh_vocab(conn, len(todo), len(removed))
+        _set_meta(conn, "notes", str(conn.execute("SELECT count(*) FROM notes").fetchone()[0]))
+        _set_meta(conn, "last_update", str(time.time()))
+        return complete
     finally:
         if bar is not None:
             bar.close()
@@ -432,16 +468,26 @@ def _upsert(conn: sqlite3.Connection, row: _Row) -> None:
                      [(note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter)])
 
 
-# -- the vocabulary behind typo tolerance -------------------------------------------------------
-# `vocab` holds every stemmed term of the index (a superset after deletions, which is harmless:
-# a stale term matches nothing). After a large change it is rebuilt from the FTS vocabulary;
-# after a small one the changed notes' terms are added through a scratch FTS table.
+# -- the vocabulary: document frequencies and typo tolerance ----------------------------------------
+# `vocab` holds every stemmed term of the index with the number of notes that use it (FTS5's
+# own vocabulary table counts by walking a term's whole doclist: too slow at query time). A
+# large change rebuilds it from the FTS vocabulary; a small one adds the new terms of the
+# changed notes through a scratch FTS table and counts as staleness (frequencies of known
+# terms drift, deleted terms linger and match nothing) until a rebuild is due.
 
-def _rebuild_vocab(conn: sqlite3.Connection) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute("DELETE FROM vocab")
-    conn.execute("INSERT INTO vocab(term) SELECT term FROM notes_terms")
-    conn.execute("COMMIT")
+def _refresh_vocab(conn: sqlite3.Connection, changed: int, removed: int) -> None:
+    if not changed and not removed:
+        return
+    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    stale = int(_meta(conn, "vocab_stale") or 0) + changed + removed
+    if changed >= PROGRESS_THRESHOLD or stale > max(PROGRESS_THRESHOLD, notes // 10):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DELETE FROM vocab")
+        conn.execute("INSERT INTO vocab(term, df) SELECT term, doc FROM notes_terms")
+        _set_meta(conn, "vocab_stale", "0")
+        conn.execute("COMMIT")
+    else:
+        _set_meta(conn, "vocab_stale", str(stale))
 
 
 def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
@@ -453,7 +499,7 @@ def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
             text = "\n".join((n.title, "\n".join(n.aliases), "\n".join(n.headings), " ".join(n.tags),
                               markdown.frontmatter_text(n.frontmatter), row.path, n.body, n.code))
             conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (text,))
-    conn.execute(f"INSERT OR IGNORE INTO vocab(term) SELECT term FROM {scratch}_terms")
+    conn.execute(f"INSERT OR IGNORE INTO vocab(term, df) SELECT term, doc FROM {scratch}_terms")
     conn.execute(f"DELETE FROM {scratch}")
 
 

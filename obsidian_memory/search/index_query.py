@@ -139,21 +139,27 @@ def typo_variants(conn: sqlite3.Connection, stem: str, keep: int = 3) -> list[st
     candidates = [c for c in edits1(stem) if c not in STOPWORDS and len(c) >= 3]
     if not candidates:
         return []
-    found = []
+    counted = []
     for start in range(0, len(candidates), 900):
         chunk = candidates[start:start + 900]
-        found += [row[0] for row in conn.execute(
-            f"SELECT term FROM vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk)]
-    counted = [(n, t) for t in found if (n := _doc_count(conn, t)) > 0 and n >= 10 * max(own, 1)
-               or (own == 0 and n > 0)]
+        counted += [(df, term) for term, df in conn.execute(
+            f"SELECT term, df FROM vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk)
+            if df > 0 and (own == 0 or df >= 10 * own)]
     counted.sort(reverse=True)
     chosen = [t for _, t in counted[:keep]]
     # a query term is stemmed again by FTS5: keep the variants that are their own stem
     return [t for t, s in zip(chosen, stem_words(conn, chosen)) if t == s]
 
 
+def _note_count(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'notes'").fetchone()
+    if row and str(row[0]).isdigit():
+        return int(row[0]) or 1
+    return conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+
+
 def _doc_count(conn: sqlite3.Connection, term: str) -> int:
-    row = conn.execute("SELECT doc FROM notes_terms WHERE term = ?", (term,)).fetchone()
+    row = conn.execute("SELECT df FROM vocab WHERE term = ?", (term,)).fetchone()
     return row[0] if row else 0
 
 
@@ -269,10 +275,9 @@ class _Runner:
         return {r for (r,) in self.conn.execute(sql, [expr])}
 
     def members(self, expr: str, rowids) -> set[int]:
-        """Which of `rowids` match `expr`."""
-        ids = ",".join(str(int(r)) for r in rowids)
-        sql = self._sql("f.rowid", f"AND f.rowid IN ({ids})")
-        return {r for (r,) in self.conn.execute(sql, [self._match(expr), *self.params])}
+        """Which of `rowids` match `expr`. FTS5 evaluates a whole expression driven by its rarest
+        word far faster than it seeks each of a list of rowids."""
+        return self.rowids(expr) & set(rowids)
 
     def count(self, expr: str) -> int:
         return self.conn.execute(self._sql("count(*)"), [self._match(expr), *self.params]).fetchone()[0]
@@ -283,7 +288,7 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
     if parsed.empty:
         return _browse(conn, query)
     run = _Runner(conn, query, parsed)
-    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    notes = _note_count(conn)
     terms, weights = _informative(conn, parsed.terms, notes)
     exact_expr = " OR ".join(t.exact_expr() for t in terms)
     fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
@@ -297,8 +302,7 @@ def search(conn: sqlite3.Connection, query: Query) -> tuple[list[Hit], int]:
         pool |= set(run.ranked(" OR ".join(title_exprs), POOL // 2))
     if not pool:
         return [], 0
-    _fill(run, exact, exact_expr, pool)
-    _fill(run, fuzzy, fuzzy_expr, pool)
+    _fill(run, exact, exact_expr, pool)      # typo and prefix scores outside their list count as 0
     in_note = [run.rowids(t.any_expr()) & pool for t in terms] if len(terms) > 1 else [pool]
     in_title = [run.rowids(e) & pool for e in title_exprs]
     info = _note_info(conn, pool)
