@@ -69,11 +69,27 @@ def timed_session(user: ClaudeUser, api: MockMessagesAPI, prompt: str, steps, *a
 
 
 def bare_python_ms(python: str, repeat: int = 10) -> float:
+    """`python -c pass` timed by the same `sh` + `date` wrapper as the hooks, for a fair ratio."""
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run([python, "-c", "pass"], check=True)
-        times.append((time.perf_counter() - started) * 1000)
+        script = f't0=$(date +%s%N); "{python}" -c pass; echo "$t0 $(date +%s%N)"'
+        start, end = subprocess.run(["sh", "-c", script], check=True, capture_output=True, text=True).stdout.split()
+        times.append((int(end) - int(start)) / 1e6)
+    return statistics.median(times)
+
+
+def standalone_session_start_ms(user: ClaudeUser, python: str, repeat: int = 10) -> float:
+    """The SessionStart hook fed a startup payload for the same repository, outside the client."""
+    launcher = user.config_dir / "obsidian-memory" / "bin" / "obsidian_memory.py"
+    payload = json.dumps({"session_id": "00000000-0000-4000-8000-000000000000", "cwd": str(user.repo),
+                          "hook_event_name": "SessionStart", "source": "startup",
+                          "transcript_path": str(user.config_dir / "projects" / "none.jsonl")})
+    script = f't0=$(date +%s%N); "{python}" "{launcher}" hook session-start >/dev/null; echo "$t0 $(date +%s%N)"'
+    times = []
+    for _ in range(repeat):
+        out = subprocess.run(["sh", "-c", script], input=payload, capture_output=True, text=True,
+                             env=user.environ(), check=True).stdout.split()
+        times.append((int(out[1]) - int(out[0])) / 1e6)
     return statistics.median(times)
 
 
@@ -105,15 +121,19 @@ def main(argv: list[str]) -> int:
         venv_python = str(user.config_dir / "obsidian-memory" / "venv" / "bin" / "python")
 
         print(f"Claude Code {args.version}: install.sh {install_seconds:.1f} s; {wrapped} hook commands of ours wrapped")
-        print(f"bare `python -c pass` (the hooks' interpreter): {bare_python_ms(venv_python):.0f} ms median\n")
-        print_hook_table(timing_log, debug_files)
+        bare = bare_python_ms(venv_python)
+        alone = standalone_session_start_ms(user, venv_python)
+        print(f"bare `python -c pass` of the hooks' interpreter, same wrapper: {bare:.0f} ms median")
+        print(f"`hook session-start` run alone (not by the client), same wrapper: {alone:.0f} ms median "
+              f"({alone / bare:.1f}x bare)\n")
+        print_hook_table(timing_log, debug_files, bare)
     med_before, med_after = statistics.median(before), statistics.median(after)
     print(f"\nclaude -p 'Say OK.' session: {med_before:.2f} s without, {med_after:.2f} s with obsidian-memory "
           f"(median of {args.sessions}); ratio {med_after / med_before:.2f}")
     return 0
 
 
-def print_hook_table(timing_log: Path, debug_files: list[Path]) -> None:
+def print_hook_table(timing_log: Path, debug_files: list[Path], bare_ms: float) -> None:
     wall: dict[str, list[float]] = {}
     for line in timing_log.read_text().splitlines() if timing_log.exists() else []:
         event, start, end, status = line.split()
@@ -124,11 +144,12 @@ def print_hook_table(timing_log: Path, debug_files: list[Path]) -> None:
         for run in hook_timings(text):
             if OWN_MARK in run["command"].replace("\\", "/") and run["ms"] is not None:
                 logged.setdefault(run["event"], []).append(run["ms"])
-    print(f"{'hook event':<14} {'runs':>4} {'median ms':>10} {'max ms':>8}   client-logged median ms")
+    print(f"{'hook event':<14} {'runs':>4} {'median ms':>10} {'max ms':>8} {'x bare':>7}   client-logged median ms")
     for event in sorted(wall):
         times = wall[event]
         client = f"{statistics.median(logged[event]):.0f}" if logged.get(event) else "not logged"
-        print(f"{event:<14} {len(times):>4} {statistics.median(times):>10.0f} {max(times):>8.0f}   {client}")
+        median = statistics.median(times)
+        print(f"{event:<14} {len(times):>4} {median:>10.0f} {max(times):>8.0f} {median / bare_ms:>7.1f}   {client}")
 
 
 if __name__ == "__main__":
