@@ -17,7 +17,6 @@ import argparse
 import collections
 import json
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path

@@ -124,7 +124,7 @@ def _denied(run, tool: str) -> list:
 
 def test_skill_search_command_runs_without_a_permission_denial_and_finds_session_one(installed, first_session,
                                                                                       skill_run):
-    world, (run, command, _skill_result, output) = installed, skill_run
+    world, (run, command, _, output) = installed, skill_run
     assert "vault-search" in run.main_requests()[0].text(), "the skill is not listed to the model"
     assert not _denied(run, "Bash"), f"the skill's search command was denied: {_denied(run, 'Bash')}"
     assert output is not None, f"the search command never returned a result; command: {command}"
