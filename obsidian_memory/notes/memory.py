@@ -1,0 +1,275 @@
+"""The memory notes in the vault: working state, learnings and the agent log.
+
+- Working state (`settings.state_note`, default `Meta/claude-state.md`): free text, "what am I
+  doing now". `set_state` replaces the text and keeps a YAML frontmatter block the user added;
+  `clear_state` empties it (the file stays: links to it keep working).
+- Learnings (`settings.learnings_note`, default `Meta/claude-learnings.md`): one entry per
+  learning, appended at the end as a top-level list item
+
+      - 2026-03-04 10:15 — the staging database is only reachable through the VPN #infra
+        further lines of the same entry are indented by two spaces
+
+  Whatever the user wrote by hand is kept. `learning_entries` reads any list item or paragraph
+  as an entry; an entry without its own date takes the date of the nearest heading above it
+  that has one (so `## 2026-03-04` headings work too), and undated entries count as the oldest.
+- Agent log (`settings.log_note`, default `Meta/claude-log.md`): one dated line per call,
+  appended, in the same `- YYYY-MM-DD HH:MM — text` form.
+
+Written text has its terminal escapes stripped and its secrets redacted (unless `redact: false`).
+Every write is atomic and taken under a lock (two `learn` calls at once both land). Reading is
+on the SessionStart path: this module imports only os and re at the top.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from obsidian_memory import fsutil
+
+DASH = "—"
+LEARNINGS_HEADING = "# Claude learnings\n"
+LOG_HEADING = "# Claude agent log\n"
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?")
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+_HEADING = re.compile(r"^#{1,6}\s")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_TAG = re.compile(r"^[^\s#,;]+$")
+
+
+class Entry:
+    """One learning: its text (the lines as written), its date ('' if none) and position."""
+
+    __slots__ = ("text", "date", "position")
+
+    def __init__(self, text: str, date: str, position: int):
+        self.text, self.date, self.position = text, date, position
+
+    def __repr__(self):
+        return f"Entry({self.date!r}, {self.text[:40]!r})"
+
+
+# -- reading (SessionStart path) -------------------------------------------------------------
+
+def read_note(settings, relative: str) -> str | None:
+    """A memory note's text, or None when the vault or the note is missing."""
+    try:
+        path = fsutil.resolve_inside(settings.vault, relative)
+    except ValueError:
+        return None
+    return fsutil.read_text(path)
+
+
+def read_state(settings) -> str | None:
+    return read_note(settings, settings.state_note)
+
+
+def read_note_part(settings, relative: str, max_bytes: int, *, tail: bool = False) -> tuple[str | None, bool]:
+    """(the first - or, with `tail`, the last - `max_bytes` of a note as text, whether that is
+    only part of it). A tail starts at a line boundary. (None, False) when it cannot be read."""
+    try:
+        path = fsutil.resolve_inside(settings.vault, relative)
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= max_bytes:
+                return handle.read().decode("utf-8", errors="replace"), False
+            if tail:
+                handle.seek(size - max_bytes)
+            data = handle.read(max_bytes)
+    except (OSError, ValueError):
+        return None, False
+    data = data[data.find(b"\n") + 1:] if tail else data[: data.rfind(b"\n") + 1] or data
+    return data.decode("utf-8", errors="replace"), True
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """(frontmatter block including its `---` lines, or '', the rest)."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return "", text
+    end = re.search(r"^---[ \t]*\r?\n?", text[4:], re.M)
+    if end is None:
+        return "", text
+    cut = 4 + end.end()
+    return text[:cut], text[cut:]
+
+
+def state_body(text: str | None) -> str:
+    """The state note without frontmatter and surrounding blank lines."""
+    if not text:
+        return ""
+    return split_frontmatter(text)[1].strip("\n")
+
+
+def learning_entries(text: str | None) -> list[Entry]:
+    """The entries of a learnings note, newest first (see the module docstring)."""
+    if not text:
+        return []
+    entries: list[Entry] = []
+    current: list[str] | None = None
+    current_date = heading_date = ""
+    in_fence = ""
+    blank_pending = False
+
+    def finish():
+        nonlocal current
+        if current:
+            entries.append(Entry("\n".join(current).rstrip(), current_date, len(entries)))
+        current = None
+
+    for line in split_frontmatter(text)[1].splitlines():
+        line = line.rstrip()
+        if in_fence:
+            if current is not None:
+                current.append(line)
+            if line.strip().startswith(in_fence):
+                in_fence = ""
+            continue
+        fence = _FENCE.match(line)
+        if not line:
+            blank_pending = current is not None
+            continue
+        indented = line[0] in " \t"
+        if current is not None and indented:
+            if blank_pending:
+                current.append("")
+            current.append(line)
+        elif _HEADING.match(line):
+            finish()
+            match = _DATE.search(line)
+            heading_date = _date_key(match) if match else heading_date
+        elif current is not None and not blank_pending and not _LIST_ITEM.match(line):
+            current.append(line)  # a paragraph's next line
+        else:
+            finish()
+            current = [line]
+            body = _LIST_ITEM.sub("", line, count=1)
+            match = _DATE.match(body)
+            current_date = _date_key(match) if match else heading_date
+        if fence:
+            in_fence = fence.group(1)[0] * 3
+        blank_pending = False
+    finish()
+    return sorted(entries, key=lambda e: (e.date, e.position), reverse=True)
+
+
+def _date_key(match) -> str:
+    return match.group(1) + (" " + match.group(2) if match.group(2) else "")
+
+
+# -- writing (commands) ----------------------------------------------------------------------
+
+def set_state(settings, text: str) -> str:
+    """Replace the working state; returns the note's vault-relative path."""
+    path = _writable(settings, settings.state_note)
+    body = _clean(settings, text).strip("\n")
+    with _lock(settings):
+        frontmatter, _ = split_frontmatter(fsutil.read_text(path) or "")
+        fsutil.atomic_write_text(path, frontmatter + (body + "\n" if body else ""))
+    return settings.state_note
+
+
+def clear_state(settings) -> str:
+    return set_state(settings, "")
+
+
+def add_learning(settings, text: str, tags=()) -> str:
+    """Append a dated entry to the learnings note; returns the entry line(s) written."""
+    entry = _dated_entry(_clean(settings, text), tags)
+    _append(settings, settings.learnings_note, LEARNINGS_HEADING, entry)
+    return entry
+
+
+def append_log(settings, text: str) -> str:
+    entry = _dated_entry(_clean(settings, text), ())
+    _append(settings, settings.log_note, LOG_HEADING, entry)
+    return entry
+
+
+def normalise_tags(tags) -> list[str]:
+    """`#infra`, `infra` -> `infra`; a tag with spaces or `#` inside is a UserError."""
+    from obsidian_memory.errors import UserError
+
+    clean = []
+    for tag in tags or ():
+        name = str(tag).strip().lstrip("#")
+        if not name or not _TAG.match(name):
+            raise UserError(f"bad tag {tag!r}: a tag is one word without spaces, commas or '#'")
+        if name not in clean:
+            clean.append(name)
+    return clean
+
+
+def _clean(settings, text: str) -> str:
+    """What we write: no terminal escapes, and secrets redacted unless the user turned it off."""
+    from obsidian_memory.textclean import strip_control
+
+    text = strip_control(text or "")
+    if settings.redact:
+        from obsidian_memory.redact import redact_text
+        text = redact_text(text)
+    return text
+
+
+def _dated_entry(text: str, tags) -> str:
+    from obsidian_memory.errors import UserError
+
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    if not lines or not lines[0]:
+        raise UserError("the text is empty")
+    stamp = _now_stamp()
+    suffix = "".join(f" #{t}" for t in normalise_tags(tags))
+    first = f"- {stamp} {DASH} {lines[0]}"
+    rest = [f"  {line}" if line else "" for line in lines[1:]]
+    if rest:
+        rest[-1] += suffix
+    else:
+        first += suffix
+    return "\n".join([first, *rest]) + "\n"
+
+
+def _now_stamp() -> str:
+    from obsidian_memory import clock
+    return clock.now().strftime("%Y-%m-%d %H:%M")
+
+
+def _append(settings, relative: str, heading: str, entry: str) -> None:
+    path = _writable(settings, relative)
+    with _lock(settings):
+        existing = fsutil.read_text(path) if os.path.exists(path) else None
+        if existing is None or not existing.strip():
+            text = heading + "\n" + entry
+        else:
+            text = existing if existing.endswith("\n") else existing + "\n"
+            if not _ends_in_list_item(text):
+                text += "\n"  # a list item glued to a paragraph would join the paragraph
+            text += entry
+        fsutil.atomic_write_text(path, text)
+
+
+def _ends_in_list_item(text: str) -> bool:
+    lines = text.rstrip("\n").splitlines()
+    if not lines or not lines[-1].strip():
+        return True
+    for line in reversed(lines):
+        if line and line[0] not in " \t":
+            return bool(_LIST_ITEM.match(line))
+    return False
+
+
+def _writable(settings, relative: str) -> str:
+    """The absolute path of a memory note; the vault must exist (we never create the vault)."""
+    from obsidian_memory.errors import UserError
+
+    if not os.path.isdir(settings.vault):
+        raise UserError(f"no vault at {settings.vault}: set OBSIDIAN_VAULT or `vault:` in {settings.config_path}")
+    try:
+        path = fsutil.resolve_inside(settings.vault, relative)
+    except ValueError as exc:
+        raise UserError(f"the memory note path {relative!r} is not inside the vault ({exc})") from None
+    if os.path.isdir(path):
+        raise UserError(f"{path} is a folder, not a note")
+    return path
+
+
+def _lock(settings):
+    from obsidian_memory.archiver import FileLock
+    return FileLock(os.path.join(settings.home, "locks", "memory-notes.lock"), timeout=10.0)
