@@ -176,11 +176,14 @@ def render_learnings(learnings: Material, note: str, cap: int | None) -> str:
 
 def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_summary: bool = True) -> str:
     heading = f"## Recent sessions in this {scope}, newest first (resume one with `claude --resume <id>`)\n"
-    summary = _summary_block(sessions[0], cap) if with_summary and sessions else ""
     lines = [_session_lines(row) for row in sessions]
-    if cap is None:
-        return heading + fenced("\n".join(lines)) + summary
     fence = fence_for("\n".join(lines))
+    whole_list = heading + _fence_block(fence, "\n".join(lines))
+    # the summary may take what the whole list leaves, but at least 2/5 of a tight cap
+    room = None if cap is None else max(cap * 2 // 5, cap - len(whole_list))
+    summary = _summary_block(sessions[0], room) if with_summary and sessions else ""
+    if cap is None:
+        return whole_list + summary
     for count in range(len(lines), 0, -1):
         left = len(lines) - count
         mark = _mark(f"{left} more sessions: `obsidian_memory.py sessions`") if left else ""
@@ -210,11 +213,11 @@ def _session_lines(row: dict) -> str:
     return "\n".join(facts)
 
 
-def _summary_block(row: dict, cap: int | None) -> str:
+def _summary_block(row: dict, room: int | None) -> str:
     summary = summary_text(row.get("last_compact_summary"))
     if not summary:
         return ""
-    limit = SUMMARY_CHARS if cap is None else min(SUMMARY_CHARS, cap * 2 // 5)
+    limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note")
 
@@ -229,7 +232,7 @@ def summary_text(text: str | None) -> str:
     """A compaction summary without Claude Code's preamble and its `<analysis>` scratch."""
     if not text:
         return ""
-    text = _ANALYSIS.sub("", strip_control(text))
+    text = _ANALYSIS.sub("", quoted(text))
     text = _TAGS.sub("", _PREAMBLE.sub("", text.strip()))
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
