@@ -136,7 +136,7 @@ def learning_entries(text: str | None) -> list[Entry]:
             finish()
             match = _DATE.search(line)
             heading_date = _date_key(match) if match else heading_date
-        elif current is not None and not blank_pending and not _LIST_ITEM.match(line):
+        elif current is not None and not blank_pending and not fence and not _LIST_ITEM.match(line):
             current.append(line)  # a paragraph's next line
         else:
             finish()
