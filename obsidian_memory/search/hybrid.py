@@ -1,0 +1,291 @@
+"""Search modes over the local index: `hybrid`, `semantic`, `fulltext`, `title`.
+
+- fulltext: the BM25 index alone (`obsidian_memory.search.index`).
+- semantic: the notes closest to the query in embedding space (`vectors`, `semantic`); a note
+  scores by its best text (its head or any section chunk).
+- hybrid: reciprocal rank fusion (k = 60) of the BM25 list and the semantic list, both ranked
+  FUSION_DEPTH deep. BM25 keeps exact names and rare words on top; the vectors add what shares
+  no word with the query (paraphrases, other languages).
+- title: a fuzzy match of the query against note names and aliases (no body, no vectors).
+
+The default is hybrid when the model loads and some notes are embedded, else fulltext. A
+search never embeds a note (only the query): it uses what `embed` stored so far and says how
+much of the vault that covers. Scope and filters come from the index, so the semantic list
+obeys --folder/--tag/--frontmatter exactly as BM25 does, and a deleted note is never returned.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+from obsidian_memory.errors import UserError
+from obsidian_memory.search.base import Hit, Query
+
+MODES = ("hybrid", "semantic", "fulltext", "title")
+FUSION_DEPTH = 50
+TITLE_MIN_SCORE = 0.5
+
+
+@dataclass
+class Result:
+    hits: list[Hit]
+    total: int
+    mode: str                                  # the mode that answered (hybrid may fall back to fulltext)
+    notes: list[str] = field(default_factory=list)
+
+
+def search(settings, query: Query, mode: str | None = None) -> Result:
+    """Hits for `query` in `mode` (None: the default for this vault)."""
+    notes: list[str] = []
+    if mode is None:
+        mode, why = default_mode(settings)
+    elif mode not in MODES:
+        raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    if mode == "title":
+        hits, total = title_search(settings, query)
+        return Result(hits, total, mode)
+    if mode == "fulltext":
+        hits, total = _bm25(settings, query, query.limit)
+        return Result(hits, total, mode)
+    ready, why = semantic_ready(settings)
+    if not ready:
+        if mode == "semantic":
+            raise UserError(f"semantic search is off: {why}")
+        notes.append(f"semantic search is off ({why}): fulltext results")
+        hits, total = _bm25(settings, query, query.limit)
+        return Result(hits, total, "fulltext", notes)
+    if mode == "semantic":
+        _update_index(settings)
+        hits, covered = _semantic(settings, query, max(query.limit, FUSION_DEPTH))
+        notes += _coverage_note(covered)
+        return Result(_with_excerpts(settings, hits[:query.limit]), len(hits), mode, notes)
+    from obsidian_memory.search.fusion import reciprocal_rank_fusion
+
+    depth = max(query.limit, FUSION_DEPTH)
+    lexical, total = _bm25(settings, query, depth)
+    meaning, covered = _semantic(settings, query, depth)
+    notes += _coverage_note(covered)
+    fused = reciprocal_rank_fusion([lexical, meaning])[:query.limit]
+    hits = [dataclasses.replace(h, engine="hybrid") for h in _with_excerpts(settings, fused)]
+    return Result(hits, max(total, len(fused)), mode, notes)
+
+
+def default_mode(settings) -> tuple[str, str]:
+    """("hybrid", "") when semantic search can answer here, else ("fulltext", why not)."""
+    ready, why = semantic_ready(settings)
+    return ("hybrid", "") if ready else ("fulltext", why)
+
+
+def semantic_ready(settings) -> tuple[bool, str]:
+    """Whether a query can be answered from vectors: some notes embedded, the model loads, and
+    the vectors were made by that model. Cheap checks first: no numpy for a vault never embedded."""
+    from obsidian_memory.search import vectors
+
+    store = vectors.store_path(settings)
+    if not os.path.exists(store):
+        return False, "no embeddings yet; run `obsidian_memory.py embed`"
+    from obsidian_memory.search import semantic
+
+    ok, why = semantic.available()
+    if not ok:
+        return False, why
+    info = vectors.coverage(settings, semantic.model_id())
+    if info.get("error"):
+        return False, info["error"]
+    if not info["embedded"]:
+        if info["models"]:
+            return False, "the embeddings were made by another model; run `obsidian_memory.py embed`"
+        return False, "no embeddings yet; run `obsidian_memory.py embed`"
+    return True, ""
+
+
+def status(settings) -> dict:
+    """For `status` / `doctor`: is semantic search on, why not, and how much is embedded."""
+    from obsidian_memory.search import semantic, vectors
+
+    ok, why = semantic.available()
+    model = semantic.model_id() if ok else None
+    info = vectors.coverage(settings, model)
+    indexed = _indexed_count(settings)
+    ready, reason = semantic_ready(settings) if ok else (False, why)
+    return {"available": ok, "reason": "" if ok else why, "model": model, "on": ready,
+            "off_reason": "" if ready else reason, "embedded": info["embedded"], "notes": indexed,
+            "store_path": info["path"], "size_bytes": info["size_bytes"], "vectors": info["vectors"],
+            "default_mode": "hybrid" if ready else "fulltext"}
+
+
+def status_line(info: dict) -> str:
+    """One line for `status`: e.g. "semantic:   on, 171 of 171 notes embedded (3.1 MB)"."""
+    if not info["available"]:
+        return f"semantic:   off ({info['reason']})"
+    size = f"{info['size_bytes'] / 1048576:.1f} MB"
+    if info["on"]:
+        return f"semantic:   on, {info['embedded']} of {info['notes']} notes embedded ({size}); default mode hybrid"
+    return f"semantic:   off ({info['off_reason']})"
+
+
+# -- the lists ----------------------------------------------------------------------------------
+
+def _bm25(settings, query: Query, depth: int) -> tuple[list[Hit], int]:
+    from obsidian_memory.search import index
+
+    return index.search(settings, dataclasses.replace(query, limit=depth))
+
+
+def _update_index(settings) -> None:
+    from obsidian_memory.search import index
+
+    index.update(settings, lock_wait=index.SEARCH_LOCK_WAIT)
+
+
+def _in_scope(settings, query: Query) -> list[tuple[str, str]]:
+    """(path, title) of every indexed note in the query's scope (the index decides the filters)."""
+    from obsidian_memory.search import index
+    from obsidian_memory.search.index_query import scope_sql
+
+    scope, params = scope_sql(query)
+    conn = index.open_index(settings)
+    try:
+        return conn.execute(f"SELECT n.path, n.title FROM notes n {'WHERE ' + scope if scope else ''}",
+                            params).fetchall()
+    finally:
+        conn.close()
+
+
+def _semantic(settings, query: Query, depth: int) -> tuple[list[Hit], tuple[int, int]]:
+    """The semantic ranking (excerpts left empty) and (embedded notes in scope, notes in scope)."""
+    from obsidian_memory.search import semantic, vectors
+
+    matrix = vectors.load_matrix(settings, semantic.model_id())
+    scope = dict(_in_scope(settings, query))
+    allowed = set(scope)
+    embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
+    if not embedded or not query.text.strip():
+        return [], (embedded, len(allowed))
+    ranked = vectors.nearest_notes(matrix, semantic.embed_query(query.text), allowed, depth)
+    hits = [Hit(path=p, basename=scope.get(p) or _basename(p), score=round(s, 4), excerpt="", engine="semantic",
+                extra={"_chunk": seq}) for p, s, seq in ranked]
+    return hits, (embedded, len(allowed))
+
+
+def _with_excerpts(settings, hits: list[Hit]) -> list[Hit]:
+    """Semantic-only hits show the chunk that matched (read again from the note: a few files)."""
+    from obsidian_memory.search.vectors import chunks_of
+
+    out = []
+    for hit in hits:
+        extra = dict(hit.extra)
+        seq = extra.pop("_chunk", None)
+        excerpt = hit.excerpt
+        if not excerpt and seq is not None:
+            try:
+                with open(settings.vault_path(hit.path), encoding="utf-8", errors="replace") as handle:
+                    chunks = chunks_of(handle.read(), hit.basename)
+                excerpt = chunks[seq].excerpt if seq < len(chunks) else chunks[0].excerpt
+            except OSError:
+                excerpt = ""
+        out.append(dataclasses.replace(hit, excerpt=excerpt, extra=extra))
+    return out
+
+
+def _coverage_note(covered: tuple[int, int]) -> list[str]:
+    embedded, total = covered
+    if total and embedded < total:
+        return [f"semantic ranking covers {embedded} of {total} notes so far; "
+                f"`obsidian_memory.py embed` embeds the rest"]
+    return []
+
+
+def _indexed_count(settings) -> int:
+    from obsidian_memory.search import index
+
+    try:
+        return int(index.status(settings).get("notes_indexed") or 0)
+    except Exception:
+        return 0
+
+
+def _basename(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+# -- title mode --------------------------------------------------------------------------------
+
+def title_search(settings, query: Query) -> tuple[list[Hit], int]:
+    """Notes whose name or an alias matches the query: exact, then prefix, then substring, then
+    by shared letter trigrams (so a typo or a missing word still finds the note)."""
+    from obsidian_memory.search import index
+    from obsidian_memory.search.index_query import fold, scope_sql
+
+    wanted = " ".join(fold(query.text).split())
+    if not wanted:
+        return [], 0
+    index.update(settings, lock_wait=index.SEARCH_LOCK_WAIT)
+    scope, params = scope_sql(query)
+    conn = index.open_index(settings)
+    try:
+        rows = conn.execute(f"SELECT n.path, n.title, n.aliases FROM notes n {'WHERE ' + scope if scope else ''}",
+                            params).fetchall()
+    finally:
+        conn.close()
+    grams = _trigrams(wanted)
+    scored = []
+    for path, title, aliases in rows:
+        best, label = 0.0, ""
+        for name in [title, *(aliases.split("\n") if aliases else ())]:
+            score = _name_score(wanted, " ".join(fold(name).split()), grams)
+            if score > best:
+                best, label = score, name
+        if best >= TITLE_MIN_SCORE:
+            scored.append((best, path, title, label))
+    scored.sort(key=lambda item: (-item[0], len(item[3]), item[1]))
+    hits = [Hit(path=p, basename=t, score=round(s, 4), excerpt="" if label == t else f"alias: {label}",
+                engine="title") for s, p, t, label in scored[:query.limit]]
+    return hits, len(scored)
+
+
+def _trigrams(text: str) -> list[str]:
+    padded = f" {text} "
+    return list(dict.fromkeys(padded[i:i + 3] for i in range(len(padded) - 2)))
+
+
+def _name_score(wanted: str, name: str, grams: list[str]) -> float:
+    if not name:
+        return 0.0
+    if name == wanted:
+        return 3.0
+    closeness = min(len(wanted), len(name)) / max(len(wanted), len(name))
+    if name.startswith(wanted):
+        return 2.0 + closeness
+    if wanted in name:
+        return 1.5 + closeness
+    padded = f" {name} "
+    shared = sum(1 for g in grams if g in padded) / len(grams)
+    return shared * (0.75 + 0.25 * closeness) if shared >= 0.5 else 0.0
+
+
+# -- similar notes -------------------------------------------------------------------------------
+
+def similar(settings, path: str, limit: int = 10) -> list[Hit] | None:
+    """The notes closest to `path` by their vectors (None when that note has none: the caller
+    falls back to its lexical `similar`)."""
+    import numpy as np
+
+    from obsidian_memory.search import semantic, vectors
+
+    if not semantic_ready(settings)[0]:
+        return None
+    matrix = vectors.load_matrix(settings, semantic.model_id())
+    if matrix is None or path not in matrix.paths:
+        return None
+    rows = np.flatnonzero(matrix.owner == matrix.paths.index(path))
+    centre = matrix.vectors[rows].mean(axis=0)
+    centre /= np.linalg.norm(centre) or 1.0
+    scope = dict(_in_scope(settings, Query(text="")))
+    allowed = set(scope) - {path}
+    ranked = vectors.nearest_notes(matrix, centre, allowed, limit)
+    hits = [Hit(path=p, basename=scope.get(p) or _basename(p), score=round(s, 4), excerpt="", engine="semantic",
+                extra={"_chunk": seq}) for p, s, seq in ranked]
+    return _with_excerpts(settings, hits)

@@ -1,0 +1,233 @@
+"""The embedding store: what gets a vector, content-hash reuse, model changes, resuming an
+interrupted run, deleted notes. Vectors come from the real model (counted by a thin wrapper);
+the tests skip where the `semantic` extra cannot load."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+import pytest
+
+from obsidian_memory import settings as settings_module
+from obsidian_memory.search import semantic, vectors
+
+
+def _require_model():
+    ok, why = semantic.available()
+    if not ok:
+        pytest.skip(f"semantic search unavailable here: {why}")
+
+
+class CountingModel:
+    """The real model, counting the texts it is asked to embed; `model` renames it (a new model)."""
+
+    def __init__(self, model: str | None = None, fail_on_call: int | None = None):
+        self.model = model
+        self.texts: list[str] = []
+        self.calls = 0
+        self.fail_on_call = fail_on_call
+
+    def model_id(self) -> str:
+        return self.model or semantic.model_id()
+
+    def embed_passages(self, texts):
+        self.calls += 1
+        if self.fail_on_call is not None and self.calls >= self.fail_on_call:
+            raise KeyboardInterrupt("killed")
+        self.texts.extend(texts)
+        return semantic.embed_passages(texts)
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch):
+    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def settings(vault, tmp_path):
+    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+
+
+def write(vault, relative: str, text: str, bump: int = 0) -> None:
+    path = vault / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if bump:
+        stamp = time.time() + bump
+        os.utime(path, (stamp, stamp))
+
+
+def stored_paths(settings) -> set[str]:
+    conn = sqlite3.connect(vectors.store_path(settings))
+    try:
+        return {p for (p,) in conn.execute("SELECT path FROM notes")}
+    finally:
+        conn.close()
+
+
+def count(settings, table: str) -> int:
+    conn = sqlite3.connect(vectors.store_path(settings))
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def long_note(sections: int, words_per_section: int = 120) -> str:
+    parts = ["---\ntags: [claude-session]\n---\n# Session\n"]
+    for n in range(sections):
+        parts.append(f"## Part {n}\n\n" + " ".join(f"word{n}x{i}" for i in range(words_per_section)) + "\n")
+    return "\n".join(parts)
+
+
+# -- chunking (no model needed) ---------------------------------------------------------------------
+
+def test_short_note_gets_one_head_vector_with_title_aliases_description_and_headings():
+    text = "---\naliases: [Selective sync]\ndescription: Choose which files to sync.\n---\n## Excluded folders\nPick folders.\n"
+    chunks = vectors.chunks_of(text, "Sync settings")
+    assert len(chunks) == 1
+    head = chunks[0].text
+    for part in ("Sync settings", "Selective sync", "Choose which files to sync.", "Excluded folders", "Pick folders."):
+        assert part in head
+
+
+def test_every_section_of_a_long_note_is_in_some_chunk_with_its_heading():
+    text = long_note(sections=30, words_per_section=60)
+    chunks = vectors.chunks_of(text, "Session")
+    assert len(chunks) > 2
+    for n in range(30):
+        holders = [c for c in chunks[1:] if f"word{n}x0 " in c.text and f"word{n}x59" in c.text]
+        assert holders, f"section {n} is in no chunk"
+        assert all(f"Part {n}" in c.text for c in holders)
+    assert all(len(c.text) <= vectors.CHUNK_CHARS + 200 for c in chunks[1:])
+
+
+def test_a_section_longer_than_a_chunk_is_cut_and_every_piece_keeps_its_heading():
+    chunks = vectors.chunks_of(long_note(sections=3, words_per_section=400), "Session")
+    for n in range(3):
+        for i in range(400):
+            holders = [c for c in chunks[1:] if f"word{n}x{i}" in c.text.split()]
+            assert holders and all(f"Part {n}" in c.text for c in holders), (n, i)
+
+
+def test_fenced_text_is_embedded_because_session_notes_keep_prompts_in_fences():
+    text = "# Session\n\n## Prompts\n\n**1.**\n\n```text\nplease migrate the billing database to postgres\n```\n"
+    chunks = vectors.chunks_of(text + ("filler line\n" * 200), "Session")
+    assert any("migrate the billing database" in c.text for c in chunks)
+
+
+def test_wikilinks_embed_as_their_label():
+    chunks = vectors.chunks_of("See [[Plans and storage limits#Create a vault|create a remote vault]].", "Note")
+    assert "See create a remote vault." in chunks[0].text
+    assert "Plans and storage limits" not in chunks[0].text
+
+
+# -- the store (real model) -------------------------------------------------------------------------
+
+def test_unchanged_notes_are_not_embedded_again(settings, vault):
+    _require_model()
+    write(vault, "a.md", "# Alpha\nApples grow on trees.")
+    write(vault, "b.md", "# Beta\nBananas are yellow.")
+    first = CountingModel()
+    stats = vectors.embed_vault(settings, embedder=first, progress=False)
+    assert stats.embedded == 2 and len(first.texts) == 2
+    again = CountingModel()
+    stats = vectors.embed_vault(settings, embedder=again, progress=False)
+    assert again.calls == 0 and stats.unchanged == 2 and stats.embedded == 0
+
+
+def test_touched_or_moved_note_reuses_its_vectors_and_an_edit_embeds_only_the_changed_text(settings, vault):
+    _require_model()
+    write(vault, "long.md", long_note(sections=8))
+    write(vault, "short.md", "Short note about pears.")
+    vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+
+    (vault / "archive").mkdir()
+    os.rename(vault / "short.md", vault / "archive" / "short.md")     # same name: same texts
+    write(vault, "long.md", long_note(sections=8), bump=5)          # same text, new mtime
+    model = CountingModel()
+    stats = vectors.embed_vault(settings, embedder=model, progress=False)
+    assert model.texts == [] and stats.reused == 2
+    assert stored_paths(settings) == {"long.md", "archive/short.md"}
+
+    edited = long_note(sections=8).replace("word7x5 ", "CHANGED ")
+    write(vault, "long.md", edited, bump=10)
+    model = CountingModel()
+    vectors.embed_vault(settings, embedder=model, progress=False)
+    assert len(model.texts) == 1 and "CHANGED" in model.texts[0]
+
+
+def test_a_model_change_re_embeds_everything_and_drops_the_old_vectors(settings, vault):
+    _require_model()
+    write(vault, "a.md", "Apples.")
+    write(vault, "b.md", "Bananas.")
+    vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    newer = CountingModel(model="another-model/1")
+    stats = vectors.embed_vault(settings, embedder=newer, progress=False)
+    assert stats.embedded == 2 and len(newer.texts) == 2
+    conn = sqlite3.connect(vectors.store_path(settings))
+    try:
+        assert {m for (m,) in conn.execute("SELECT DISTINCT model FROM embeddings")} == {"another-model/1"}
+    finally:
+        conn.close()
+
+
+def test_an_interrupted_run_keeps_finished_batches_and_the_next_run_does_the_rest(settings, vault):
+    _require_model()
+    for n in range(6):
+        write(vault, f"n{n}.md", f"Note number {n} about topic {n}.", bump=n)
+    killed = CountingModel(fail_on_call=3)
+    with pytest.raises(KeyboardInterrupt):
+        vectors.embed_vault(settings, embedder=killed, progress=False, batch_notes=2)
+    assert len(stored_paths(settings)) == 4          # two batches committed, the third lost
+    resumed = CountingModel()
+    stats = vectors.embed_vault(settings, embedder=resumed, progress=False, batch_notes=2)
+    assert stats.embedded == 2 and stats.unchanged == 4 and len(resumed.texts) == 2
+    assert len(stored_paths(settings)) == 6
+
+
+def test_limit_embeds_the_most_recently_changed_notes_first(settings, vault):
+    _require_model()
+    for n in range(4):
+        write(vault, f"n{n}.md", f"Note {n}.", bump=n * 10)
+    stats = vectors.embed_vault(settings, embedder=CountingModel(), progress=False, limit=2)
+    assert stored_paths(settings) == {"n3.md", "n2.md"} and stats.remaining == 2
+
+
+def test_deleted_notes_lose_their_vectors(settings, vault):
+    _require_model()
+    write(vault, "keep.md", "Kept note.")
+    write(vault, "gone.md", "A note about something else entirely.")
+    vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    assert count(settings, "embeddings") == 2
+    os.unlink(vault / "gone.md")
+    stats = vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    assert stats.removed == 1
+    assert stored_paths(settings) == {"keep.md"}
+    assert count(settings, "embeddings") == 1 and count(settings, "chunks") == 1
+
+
+def test_nearest_notes_honour_the_allowed_set_and_rank_by_the_best_chunk(settings, vault):
+    _require_model()
+    write(vault, "fruit.md", "Apples, pears and cherries are fruit.")
+    write(vault, "cars.md", "Engines, wheels and brakes of a car.")
+    vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    matrix = vectors.load_matrix(settings, semantic.model_id())
+    query = semantic.embed_query("which fruit grows on trees")
+    assert [p for p, _, _ in vectors.nearest_notes(matrix, query, None, 2)] == ["fruit.md", "cars.md"]
+    assert [p for p, _, _ in vectors.nearest_notes(matrix, query, {"cars.md"}, 2)] == ["cars.md"]
+
+
+def test_a_damaged_store_is_rebuilt_not_fatal(settings, vault):
+    _require_model()
+    write(vault, "a.md", "Apples.")
+    path = vectors.store_path(settings)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(b"not a database at all" * 100)
+    stats = vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    assert stats.embedded == 1 and stored_paths(settings) == {"a.md"}
