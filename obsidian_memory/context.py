@@ -26,7 +26,6 @@ import re
 import time
 
 from obsidian_memory.notes import memory
-from obsidian_memory.textclean import strip_control
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 SECTION_WEIGHTS = {"state": 35, "learnings": 25, "sessions": 35}
@@ -44,17 +43,27 @@ SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the use
 
 def session_start_output(payload: dict, settings) -> str | None:
     """The hook's stdout: one JSON object, or None when there is nothing worth saying."""
-    if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
+    if not _is_session_start(payload):
         return None
-    session_id = _string(payload.get("session_id"))
-    cwd = _string(payload.get("cwd")) or os.getcwd()
+    text = build_context(settings, cwd=_string(payload.get("cwd")) or os.getcwd(),
+                         source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
+    return hook_json(text) if text else None
+
+
+def after_session_start(payload: dict, settings) -> None:
+    """What the hook does once its output is written: start the sweep of missed sessions
+    (after, so that the sweep's start does not compete with the context for the CPU)."""
+    if not _is_session_start(payload):
+        return
     try:
-        start_sweep(settings, session_id)
-    except Exception as exc:  # the sweep is a courtesy: never at the cost of the context
+        start_sweep(settings, _string(payload.get("session_id")))
+    except Exception as exc:  # the sweep is a courtesy: never at the cost of the hook
         from obsidian_memory import logs
         logs.log_for(settings, "session-start: could not start the sweep", exc)
-    text = build_context(settings, cwd=cwd, source=_string(payload.get("source")), session_id=session_id)
-    return hook_json(text) if text else None
+
+
+def _is_session_start(payload) -> bool:
+    return bool(payload) and payload.get("hook_event_name") in (None, "SessionStart")
 
 
 def hook_json(text: str) -> str:
@@ -222,18 +231,19 @@ def _summary_block(row: dict, room: int | None) -> str:
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note")
 
 
-_PREAMBLE = re.compile(r"^This session is being continued from a previous conversation.*?summarized below:?\s*",
-                       re.S)
-_ANALYSIS = re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S)
-_TAGS = re.compile(r"</?summary>")
+# Patterns used through re's own cache: compiled only in a process that meets them (the
+# SessionStart path pays for every regex compiled at import).
+_PREAMBLE = r"^This session is being continued from a previous conversation.*?summarized below:?\s*"
+_ANALYSIS = r"<analysis>.*?(?:</analysis>|\Z)"
+_SUMMARY_TAGS = r"</?summary>"
 
 
 def summary_text(text: str | None) -> str:
     """A compaction summary without Claude Code's preamble and its `<analysis>` scratch."""
     if not text:
         return ""
-    text = _ANALYSIS.sub("", quoted(text))
-    text = _TAGS.sub("", _PREAMBLE.sub("", text.strip()))
+    text = re.sub(_ANALYSIS, "", quoted(text), flags=re.S)
+    text = re.sub(_SUMMARY_TAGS, "", re.sub(_PREAMBLE, "", text.strip(), flags=re.S))
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 
@@ -297,7 +307,8 @@ def cli_command(args: list[str]) -> list[str]:
     installed package or a checkout), without the current folder on sys.path (a user's repo
     may hold modules named like ours or like the standard library's)."""
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+    code = ("import os, sys; os.nice(10) if hasattr(os, 'nice') else None; "
+            "sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
             f"sys.path.insert(0, {package_parent!r}); "
             f"from obsidian_memory.cli import main; sys.exit(main({args!r}))")
     return [sys_executable(), "-c", code]
@@ -343,18 +354,26 @@ def _double_fork(argv: list[str]) -> None:  # pragma: no cover - platforms witho
 
 # -- text helpers -----------------------------------------------------------------------------
 
-_REMINDER_TAG = re.compile(r"<(/?\s*system-reminder)", re.I)
-_BACKTICKS = re.compile(r"`+")
+_REMINDER_TAG = r"<(/?\s*system-reminder)"
 
 
 def quoted(text: str) -> str:
     """Note text made safe to quote: no escapes or control characters, and no tag that could
     close the system reminder Claude Code wraps the context in."""
-    return _REMINDER_TAG.sub(r"‹\1", strip_control(text or ""))
+    if not text:
+        return ""
+    # isprintable() is False for every control, escape, bidi and surrogate character (and for
+    # some harmless ones): only then is textclean (a costly regex to compile) needed.
+    if not text.replace("\n", "").replace("\t", "").isprintable():
+        from obsidian_memory.textclean import strip_control
+        text = strip_control(text)
+    if "reminder" in text.lower():
+        text = re.sub(_REMINDER_TAG, r"‹\1", text, flags=re.I)
+    return text
 
 
 def fence_for(text: str) -> str:
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0) if "`" in text else 0
     return "`" * max(3, longest + 1)
 
 

@@ -270,6 +270,8 @@ def test_an_empty_or_foreign_payload_gives_no_output(env, repo):
     write_note(env, STATE, "busy\n")
     assert context.session_start_output({}, make_settings(env)) is None
     assert context.session_start_output({"hook_event_name": "Stop", "cwd": str(repo)}, make_settings(env)) is None
+    context.after_session_start({}, make_settings(env))
+    context.after_session_start({"hook_event_name": "Stop"}, make_settings(env))
     assert not os.path.exists(os.path.join(make_settings(env).home, context.SWEEP_STAMP))
 
 

@@ -3,6 +3,7 @@
 The contract, whatever happens: stdin is read as UTF-8 bytes, stdout carries nothing but the
 documented output (the SessionStart JSON object, or nothing), errors go to the log file, and the
 exit status is 0 (exit 2 would block compaction on PreCompact). No argparse on this path.
+SessionStart's background work (the detached sweep) starts after its output is written.
 
 Events: `session-start` (SessionStart) and `archive` (SessionEnd, PreCompact, PostCompact, Stop).
 """
@@ -20,7 +21,7 @@ def main(argv: list[str]) -> int:
     real_stdout = sys.stdout
     sys.stdout = io.StringIO()  # nothing a handler prints by accident may reach Claude Code
     output = None
-    settings = None
+    settings = payload = None
     try:
         payload = _read_payload()
         from obsidian_memory import settings as settings_module
@@ -44,7 +45,21 @@ def main(argv: list[str]) -> int:
             sys.stdout.flush()
         except Exception:
             pass
+    if event == "session-start" and settings is not None:
+        _after_session_start(payload, settings)
     return 0
+
+
+def _after_session_start(payload, settings) -> None:
+    """Background work (the sweep) is started once the output is out, and prints nothing."""
+    real_stdout, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        from obsidian_memory.context import after_session_start
+        after_session_start(payload, settings)
+    except BaseException as exc:
+        _log(settings, "hook session-start: background work failed", exc)
+    finally:
+        sys.stdout = real_stdout
 
 
 def _read_payload() -> dict:

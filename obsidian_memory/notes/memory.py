@@ -29,11 +29,8 @@ from obsidian_memory import fsutil
 DASH = "—"
 LEARNINGS_HEADING = "# Claude learnings\n"
 LOG_HEADING = "# Claude agent log\n"
-_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?")
-_LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
-_HEADING = re.compile(r"^#{1,6}\s")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_TAG = re.compile(r"^[^\s#,;]+$")
+_DATE = r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?"
+_TAG = r"[^\s#,;]+"
 
 
 class Entry:
@@ -123,7 +120,7 @@ def learning_entries(text: str | None) -> list[Entry]:
             if line.strip().startswith(in_fence):
                 in_fence = ""
             continue
-        fence = _FENCE.match(line)
+        fence = _fence_marker(line)
         if not line:
             blank_pending = current is not None
             continue
@@ -132,20 +129,19 @@ def learning_entries(text: str | None) -> list[Entry]:
             if blank_pending:
                 current.append("")
             current.append(line)
-        elif _HEADING.match(line):
+        elif _is_heading(line):
             finish()
-            match = _DATE.search(line)
+            match = re.search(_DATE, line) if any(ch.isdigit() for ch in line) else None
             heading_date = _date_key(match) if match else heading_date
-        elif current is not None and not blank_pending and not fence and not _LIST_ITEM.match(line):
+        elif current is not None and not blank_pending and not fence and _list_body(line) is None:
             current.append(line)  # a paragraph's next line
         else:
             finish()
             current = [line]
-            body = _LIST_ITEM.sub("", line, count=1)
-            match = _DATE.match(body)
-            current_date = _date_key(match) if match else heading_date
+            body = _list_body(line)
+            current_date = _leading_date(line if body is None else body) or heading_date
         if fence:
-            in_fence = fence.group(1)[0] * 3
+            in_fence = fence
         blank_pending = False
     finish()
     return sorted(entries, key=lambda e: (e.date, e.position), reverse=True)
@@ -153,6 +149,44 @@ def learning_entries(text: str | None) -> list[Entry]:
 
 def _date_key(match) -> str:
     return match.group(1) + (" " + match.group(2) if match.group(2) else "")
+
+
+# Line tests without regexes: each compiled regex costs the SessionStart hook ~50 us.
+
+def _list_body(line: str) -> str | None:
+    """The text after a list marker (`- `, `* `, `+ `, `1. `, `1) `), or None if not a list item."""
+    if line[:1] in ("-", "*", "+"):
+        marker = 1
+    else:
+        marker = len(line) - len(line.lstrip("0123456789"))
+        if not marker or line[marker:marker + 1] not in (".", ")"):
+            return None
+        marker += 1
+    if line[marker:marker + 1] not in (" ", "\t"):
+        return None
+    return line[marker:].lstrip()
+
+
+def _is_heading(line: str) -> bool:
+    level = len(line) - len(line.lstrip("#"))
+    return 1 <= level <= 6 and line[level:level + 1] in (" ", "\t")
+
+
+def _fence_marker(line: str) -> str:
+    """'```' or '~~~' when the line opens or closes a fenced code block, else ''."""
+    stripped = line.lstrip()
+    return stripped[:3] if stripped[:3] in ("```", "~~~") else ""
+
+
+def _leading_date(text: str) -> str:
+    """'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM' at the start of `text`, else ''."""
+    day = text[:10]
+    if not (len(day) == 10 and day[4] == day[7] == "-" and (day[:4] + day[5:7] + day[8:]).isdigit()):
+        return ""
+    clock = text[11:16]
+    if text[10:11] in (" ", "T") and len(clock) == 5 and clock[2] == ":" and (clock[:2] + clock[3:]).isdigit():
+        return f"{day} {clock}"
+    return day
 
 
 # -- writing (commands) ----------------------------------------------------------------------
@@ -191,7 +225,7 @@ def normalise_tags(tags) -> list[str]:
     clean = []
     for tag in tags or ():
         name = str(tag).strip().lstrip("#")
-        if not name or not _TAG.match(name):
+        if not name or not re.fullmatch(_TAG, name):
             raise UserError(f"bad tag {tag!r}: a tag is one word without spaces, commas or '#'")
         if name not in clean:
             clean.append(name)
@@ -251,7 +285,7 @@ def _ends_in_list_item(text: str) -> bool:
         return True
     for line in reversed(lines):
         if line and line[0] not in " \t":
-            return bool(_LIST_ITEM.match(line))
+            return _list_body(line) is not None
     return False
 
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""How long the SessionStart hook takes, against a bare interpreter.
+
+usage: python benchmarks/session_start.py [--sessions 10000] [--runs 40]
+
+In a temporary HOME: an archive of N sessions (built with the archive API; a tenth of them in the
+benchmark's git repository, the rest spread over 200 other repositories, a third with a
+compaction summary), and a vault with a working-state note and 300 learnings. Then, interleaved
+so that machine noise hits both alike:
+  - `python -c pass` of this interpreter (same environment),
+  - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the form
+    install.sh registers), and `python -m obsidian_memory hook session-start` (the plugin's form),
+with the sweep's stamp fresh (the steady state: the sweep starts at most once per 10 minutes),
+and once more with the stamp removed before each run (a sweep spawned every time).
+Prints the medians and the ratio hook / bare (target <= 1.5), the in-process build_context time,
+and the size of the injected context. Bytecode is cached (PYTHONPYCACHEPREFIX in the temp dir),
+as it is after a pip install; the same without bytecode is printed for information.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from obsidian_memory import context as context_module  # noqa: E402
+from obsidian_memory import settings as settings_module  # noqa: E402
+from obsidian_memory.archive import open_archive  # noqa: E402
+from obsidian_memory.model import CompactSummary, Prompt, Session  # noqa: E402
+
+CLI = REPO / "scripts" / "obsidian_memory.py"
+PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
+
+
+def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
+    home, vault, repo = root / "home", root / "vault", root / "work" / "project"
+    for folder in (home / ".claude", vault / "Meta", repo / "src"):
+        folder.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["git", "init", "-q", str(repo)], capture_output=True).returncode != 0:
+        (repo / ".git").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), OBSIDIAN_VAULT=str(vault),
+               PYTHONPYCACHEPREFIX=str(root / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    (vault / "Meta" / "claude-state.md").write_text(
+        "".join(f"- step {i}: migrate the importer module {i} to the new schema\n" for i in range(60)), "utf-8")
+    (vault / "Meta" / "claude-learnings.md").write_text("# Claude learnings\n\n" + "".join(
+        f"- 2026-02-{1 + i % 28:02d} 10:{i % 60:02d} — learning {i}: the staging database needs the VPN #infra\n"
+        for i in range(300)), "utf-8")
+    archive_path = home / ".claude" / "session-archive.db"
+    with open_archive(str(archive_path)) as archive:
+        for n in range(sessions):
+            root_dir = str(repo) if n % 10 == 0 else f"/work/other-{n % 200}"
+            sid = f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}"
+            archive.upsert_session(Session(
+                session_id=sid, project=os.path.basename(root_dir), cwd=root_dir, repo_root=root_dir,
+                git_branch="main", started_at=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z",
+                title=f"session {n}: fix the importer edge case", prompts=[Prompt(f"prompt {n}")],
+                compact_summaries=[CompactSummary("1. Primary Request: fix the importer\n" * 40)] if n % 3 == 0 else []),
+                note_path=f"Meta/claude-sessions/2026-01/2026-01-01_{sid[:8]}.md")
+    return env, repo
+
+
+def timed(command: list[str], env: dict, stdin: bytes | None, cwd: Path) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command} failed with {done.returncode}")
+    return elapsed
+
+
+def measure(commands: dict[str, list[str]], env: dict, stdin: bytes, cwd: Path, runs: int,
+            before=None) -> dict[str, float]:
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for name, command in commands.items():  # warm up: bytecode, page cache
+        timed(command, env, stdin if name != "bare" else None, cwd)
+    for _ in range(runs):
+        for name, command in commands.items():
+            if before and name != "bare":
+                before()
+            times[name].append(timed(command, env, stdin if name != "bare" else None, cwd))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def report(title: str, medians: dict[str, float]) -> None:
+    bare = medians["bare"]
+    print(f"\n{title}")
+    for name, value in medians.items():
+        ratio = "" if name == "bare" else f"   ratio {value / bare:.2f}x"
+        print(f"  {name:<24} {value * 1000:7.1f} ms{ratio}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10000)
+    parser.add_argument("--runs", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="om-bench-session-start-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        env, repo = build_world(root, args.sessions)
+        print(f"archive of {args.sessions:,} sessions built in {time.perf_counter() - started:.1f} s "
+              f"({sys.executable}, Python {sys.version.split()[0]})")
+        payload = json.loads(PAYLOAD.read_text(encoding="utf-8"))
+        payload.update(cwd=str(repo / "src"), session_id="bench-session")
+        stdin = json.dumps(payload).encode()
+        commands = {
+            "bare": [sys.executable, "-c", "pass"],
+            "hook (launcher script)": [sys.executable, str(CLI), "hook", "session-start"],
+            "hook (-m obsidian_memory)": [sys.executable, "-m", "obsidian_memory", "hook", "session-start"],
+        }
+        module_env = dict(env, PYTHONPATH=str(REPO))
+        done = subprocess.run(commands["hook (launcher script)"], input=stdin, capture_output=True, env=env, cwd=repo)
+        text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        stamp = root / "home" / ".claude" / "obsidian-memory" / context_module.SWEEP_STAMP
+        stamp.touch()
+
+        report(f"steady state (sweep stamp fresh), median of {args.runs}", measure(commands, module_env, stdin, repo, args.runs))
+
+        def drop_stamp():
+            time.sleep(0.3)  # let the previous sweep finish: it is not the hook's cost
+            stamp.unlink(missing_ok=True)
+        report(f"sweep spawned on every run, median of {max(10, args.runs // 4)}",
+               measure(commands, module_env, stdin, repo, max(10, args.runs // 4), before=drop_stamp))
+        stamp.touch()
+        cold_env = dict(module_env, PYTHONDONTWRITEBYTECODE="1")
+        cold_env.pop("PYTHONPYCACHEPREFIX")
+        report("for information: no bytecode cache (PYTHONDONTWRITEBYTECODE=1), median of 15",
+               measure({k: commands[k] for k in ("bare", "hook (launcher script)")}, cold_env, stdin, repo, 15))
+
+        os.environ.update({k: env[k] for k in ("HOME", "CLAUDE_CONFIG_DIR", "OBSIDIAN_VAULT")})
+        settings = settings_module.load()
+        in_process = []
+        for _ in range(50):
+            started = time.perf_counter()
+            context_module.build_context(settings, cwd=str(repo / "src"), source="startup", session_id="bench-session")
+            in_process.append(time.perf_counter() - started)
+        print(f"\nin-process build_context: median {statistics.median(in_process) * 1000:.2f} ms (50 runs)")
+        print(f"injected context: {len(text):,} characters of the {settings.effective_context_budget:,} budget; "
+              f"hook stdout {len(done.stdout):,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
