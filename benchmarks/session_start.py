@@ -11,7 +11,8 @@ so that machine noise hits both alike:
   - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the form
     install.sh registers), and `python -m obsidian_memory hook session-start` (the plugin's form),
 with the sweep's stamp fresh (the steady state: the sweep starts at most once per 10 minutes),
-and once more with the stamp removed before each run (a sweep spawned every time).
+and once more with the stamp removed before each run (a sweep spawned every time; each run
+waits half a second first, so that no run competes with the previous one's sweep).
 Prints the medians and the ratio hook / bare (target <= 1.5), the in-process build_context time,
 and the size of the injected context. Bytecode is cached (PYTHONPYCACHEPREFIX in the temp dir),
 as it is after a pip install; the same without bytecode is printed for information.
@@ -85,8 +86,8 @@ def measure(commands: dict[str, list[str]], env: dict, stdin: bytes, cwd: Path, 
         timed(command, env, stdin if name != "bare" else None, cwd)
     for _ in range(runs):
         for name, command in commands.items():
-            if before and name != "bare":
-                before()
+            if before:
+                before(name)
             times[name].append(timed(command, env, stdin if name != "bare" else None, cwd))
     return {name: statistics.median(values) for name, values in times.items()}
 
@@ -126,9 +127,10 @@ def main() -> int:
 
         report(f"steady state (sweep stamp fresh), median of {args.runs}", measure(commands, module_env, stdin, repo, args.runs))
 
-        def drop_stamp():
-            time.sleep(0.3)  # let the previous sweep finish: it is not the hook's cost
-            stamp.unlink(missing_ok=True)
+        def drop_stamp(name):
+            time.sleep(0.5)  # let the previous sweep finish: it runs after the hook, beside Claude Code
+            if name != "bare":
+                stamp.unlink(missing_ok=True)
         report(f"sweep spawned on every run, median of {max(10, args.runs // 4)}",
                measure(commands, module_env, stdin, repo, max(10, args.runs // 4), before=drop_stamp))
         stamp.touch()
