@@ -24,6 +24,10 @@ from obsidian_memory.search.base import Hit, Query
 
 MODES = ("hybrid", "semantic", "fulltext", "title")
 FUSION_DEPTH = 50
+# hybrid: BM25, then the semantic list by note heads and the one by section chunks; the two
+# semantic lists together weigh as much as BM25 (measured on the judged sets: see benchmarks/semantic.py)
+FUSION_WEIGHTS = (1.0, 0.5, 0.5)
+SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
 TITLE_MIN_SCORE = 0.5
 
 
@@ -60,13 +64,11 @@ def search(settings, query: Query, mode: str | None = None) -> Result:
         hits, covered = _semantic(settings, query, max(query.limit, FUSION_DEPTH))
         notes += _coverage_note(covered)
         return Result(_with_excerpts(settings, hits[:query.limit]), len(hits), mode, notes)
-    from obsidian_memory.search.fusion import reciprocal_rank_fusion
-
     depth = max(query.limit, FUSION_DEPTH)
     lexical, total = _bm25(settings, query, depth)
-    meaning, covered = _semantic(settings, query, depth)
+    (heads, sections), covered = _semantic(settings, query, depth, hybrid=True)
     notes += _coverage_note(covered)
-    fused = reciprocal_rank_fusion([lexical, meaning])[:query.limit]
+    fused = weighted_rrf([lexical, heads, sections], list(FUSION_WEIGHTS))[:query.limit]
     hits = [dataclasses.replace(h, engine="hybrid") for h in _with_excerpts(settings, fused)]
     return Result(hits, max(total, len(fused)), mode, notes)
 
@@ -153,20 +155,52 @@ def _in_scope(settings, query: Query) -> list[tuple[str, str]]:
         conn.close()
 
 
-def _semantic(settings, query: Query, depth: int) -> tuple[list[Hit], tuple[int, int]]:
-    """The semantic ranking (excerpts left empty) and (embedded notes in scope, notes in scope)."""
+def _semantic(settings, query: Query, depth: int, hybrid: bool = False):
+    """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
+    For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
+    head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
+    For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25."""
     from obsidian_memory.search import semantic, vectors
 
     matrix = vectors.load_matrix(settings, semantic.model_id())
     scope = dict(_in_scope(settings, query))
     allowed = set(scope)
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
+    covered = (embedded, len(allowed))
     if not embedded or not query.text.strip():
-        return [], (embedded, len(allowed))
-    ranked = vectors.nearest_notes(matrix, semantic.embed_query(query.text), allowed, depth)
-    hits = [Hit(path=p, basename=scope.get(p) or _basename(p), score=round(s, 4), excerpt="", engine="semantic",
-                extra={"_chunk": seq}) for p, s, seq in ranked]
-    return hits, (embedded, len(allowed))
+        return ([], []) if hybrid else [], covered
+    scores = vectors.score_notes(matrix, semantic.embed_query(query.text))
+
+    def hits(values, seq_of) -> list[Hit]:
+        return [Hit(path=scores.paths[i], basename=scope.get(scores.paths[i]) or _basename(scores.paths[i]),
+                    score=round(float(values[i]), 4), excerpt="", engine="semantic", extra={"_chunk": seq_of(i)})
+                for i in scores.ranking(values, allowed, depth)]
+
+    if hybrid:
+        return (hits(scores.head, lambda i: 0), hits(scores.section, lambda i: int(scores.section_seq[i]))), covered
+    import numpy as np
+
+    by_section = scores.section - SECTION_MARGIN > scores.head
+    combined = np.where(by_section, scores.section - SECTION_MARGIN, scores.head)
+    return hits(combined, lambda i: int(scores.section_seq[i]) if by_section[i] else 0), covered
+
+
+def weighted_rrf(rankings: list[list[Hit]], weights: list[float], k: int | None = None) -> list[Hit]:
+    """Reciprocal rank fusion with a weight per list: score = sum of weight / (k + rank).
+    A note keeps the hit (excerpt, engine) of the list that weighs most for it."""
+    from obsidian_memory.search.fusion import RRF_K
+
+    k = RRF_K if k is None else k
+    fused: dict[str, float] = {}
+    best: dict[str, tuple[float, Hit]] = {}
+    for ranking, weight in zip(rankings, weights):
+        for rank, hit in enumerate(ranking, start=1):
+            share = weight / (k + rank)
+            fused[hit.path] = fused.get(hit.path, 0.0) + share
+            if hit.path not in best or share > best[hit.path][0]:
+                best[hit.path] = (share, hit)
+    order = sorted(fused, key=lambda path: (-fused[path], -best[path][0], path))
+    return [dataclasses.replace(best[p][1], score=round(fused[p], 6)) for p in order]
 
 
 def _with_excerpts(settings, hits: list[Hit]) -> list[Hit]:
@@ -285,7 +319,8 @@ def similar(settings, path: str, limit: int = 10) -> list[Hit] | None:
     centre /= np.linalg.norm(centre) or 1.0
     scope = dict(_in_scope(settings, Query(text="")))
     allowed = set(scope) - {path}
-    ranked = vectors.nearest_notes(matrix, centre, allowed, limit)
-    hits = [Hit(path=p, basename=scope.get(p) or _basename(p), score=round(s, 4), excerpt="", engine="semantic",
-                extra={"_chunk": seq}) for p, s, seq in ranked]
+    scores = vectors.score_notes(matrix, centre)
+    hits = [Hit(path=scores.paths[i], basename=scope.get(scores.paths[i]) or _basename(scores.paths[i]),
+                score=round(float(scores.head[i]), 4), excerpt="", engine="semantic", extra={"_chunk": 0})
+            for i in scores.ranking(scores.head, allowed, limit)]
     return _with_excerpts(settings, hits)

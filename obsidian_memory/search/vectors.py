@@ -559,27 +559,47 @@ def _read_matrix(conn, model: str) -> Matrix:
     return Matrix(model, paths, np.asarray(seqs, dtype=np.int32), np.asarray(owner, dtype=np.int32), vectors)
 
 
-def nearest_notes(matrix: Matrix, query_vector, allowed: set[str] | None, depth: int) -> list[tuple[str, float, int]]:
-    """The `depth` notes closest to the query: (path, cosine of its best text, that text's seq).
-    A note scores by its best text, so a long note is found by any one of its sections."""
+@dataclass
+class NoteScores:
+    """Per note (aligned with `Matrix.paths`): the cosine of its head, of its best section
+    chunk (its head again when the head holds the whole note) and that chunk's number."""
+    paths: list[str]
+    head: "object"
+    section: "object"
+    section_seq: "object"
+
+    def ranking(self, values, allowed: set[str] | None, depth: int) -> list[int]:
+        """Indexes of the `depth` best notes by `values`, among `allowed` paths."""
+        import numpy as np
+
+        values = np.array(values, dtype=np.float32, copy=True)
+        if allowed is not None:
+            mask = np.fromiter((p in allowed for p in self.paths), dtype=bool, count=len(self.paths))
+            values[~mask] = -np.inf
+        count = int(np.isfinite(values).sum())
+        return [int(i) for i in np.argsort(-values, kind="stable")[:min(depth, count)]]
+
+
+def score_notes(matrix: Matrix, query_vector) -> NoteScores:
     import numpy as np
 
-    if matrix is None or not matrix.paths:
-        return []
     scores = matrix.vectors @ np.asarray(query_vector, dtype=np.float32)
-    best = np.full(len(matrix.paths), -np.inf, dtype=np.float32)
-    np.maximum.at(best, matrix.owner, scores)
-    if allowed is not None:
-        mask = np.fromiter((p in allowed for p in matrix.paths), dtype=bool, count=len(matrix.paths))
-        best[~mask] = -np.inf
-    count = int(np.isfinite(best).sum())
-    order = np.argsort(-best, kind="stable")[:min(depth, count)]
-    out = []
-    for note in order:
-        rows = np.flatnonzero(matrix.owner == note)
-        row = rows[int(np.argmax(scores[rows]))]
-        out.append((matrix.paths[note], float(best[note]), int(matrix.seqs[row])))
-    return out
+    notes = len(matrix.paths)
+    is_head = matrix.seqs == 0
+    head = np.full(notes, -np.inf, dtype=np.float32)
+    head[matrix.owner[is_head]] = scores[is_head]
+    section = np.full(notes, -np.inf, dtype=np.float32)
+    np.maximum.at(section, matrix.owner[~is_head], scores[~is_head])
+    seq = np.zeros(notes, dtype=np.int32)
+    rows = np.flatnonzero(~is_head)
+    if len(rows):
+        # the row of each note's best chunk: sort rows by (note, score) and keep each note's last
+        order = rows[np.lexsort((scores[rows], matrix.owner[rows]))]
+        last = np.r_[matrix.owner[order][1:] != matrix.owner[order][:-1], True]
+        seq[matrix.owner[order][last]] = matrix.seqs[order][last]
+    no_sections = ~np.isfinite(section)
+    section[no_sections] = head[no_sections]
+    return NoteScores(matrix.paths, head, section, seq)
 
 
 def coverage(settings, model: str | None = None) -> dict:

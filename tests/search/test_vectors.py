@@ -211,15 +211,25 @@ def test_deleted_notes_lose_their_vectors(settings, vault):
     assert count(settings, "embeddings") == 1 and count(settings, "chunks") == 1
 
 
-def test_nearest_notes_honour_the_allowed_set_and_rank_by_the_best_chunk(settings, vault):
+def test_note_scores_rank_within_the_allowed_set_and_point_at_the_best_section(settings, vault):
     _require_model()
     write(vault, "fruit.md", "Apples, pears and cherries are fruit.")
     write(vault, "cars.md", "Engines, wheels and brakes of a car.")
+    sections = "\n".join(f"## Topic {n}\n" + f"Filler sentence number {n} about nothing much. " * 12 for n in range(6))
+    write(vault, "long.md", "# Long\n" + sections + "\n## Volcanoes\nLava, magma and eruptions of volcanoes.\n")
     vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
     matrix = vectors.load_matrix(settings, semantic.model_id())
-    query = semantic.embed_query("which fruit grows on trees")
-    assert [p for p, _, _ in vectors.nearest_notes(matrix, query, None, 2)] == ["fruit.md", "cars.md"]
-    assert [p for p, _, _ in vectors.nearest_notes(matrix, query, {"cars.md"}, 2)] == ["cars.md"]
+    scores = vectors.score_notes(matrix, semantic.embed_query("which fruit grows on trees"))
+    ranked = [scores.paths[i] for i in scores.ranking(scores.head, None, 3)]
+    assert ranked[0] == "fruit.md"
+    assert [scores.paths[i] for i in scores.ranking(scores.head, {"cars.md"}, 3)] == ["cars.md"]
+
+    scores = vectors.score_notes(matrix, semantic.embed_query("magma eruption"))
+    best = scores.ranking(scores.section, None, 1)[0]
+    assert scores.paths[best] == "long.md"
+    with open(vault / "long.md", encoding="utf-8") as handle:
+        chunk = vectors.chunks_of(handle.read(), "long")[int(scores.section_seq[best])]
+    assert "Volcanoes" in chunk.text
 
 
 def test_a_damaged_store_is_rebuilt_not_fatal(settings, vault):
