@@ -16,13 +16,15 @@ not the injected memory, so state and learnings are injected again in full; the 
 shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary (they were shown
 at startup; the resume ids stay at hand) and its unused share goes to state and learnings.
 
-This module is on the SessionStart path: it imports only os, time and our import-light modules
-at the top; the archive (sqlite3) is imported only when an archive file exists.
+This module is on the SessionStart path: it imports only os, re, sys, time and our import-light
+modules at the top, compiles no regex at import, and imports the archive (sqlite3) only when an
+archive file exists and textclean only for text that holds control characters.
 """
 from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 
 from obsidian_memory.notes import memory
@@ -35,6 +37,7 @@ NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is rea
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
 SWEEP_INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
 SWEEP_STAMP = "sweep.stamp"
+MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
                  "of past Claude Code sessions.")
 
@@ -99,15 +102,19 @@ def build_context(settings, *, cwd: str, source: str | None = "startup", session
     wanted = {name: len(render(None)) if present[name] else 0 for name, render in renderers.items()}
     header = _header(settings, source)
     framing = len(header) + len(SKILL_POINTER) + 1 + len(renderers) + 1  # the "\n" joints
-    caps = share_budget(max(0, budget - framing), wanted)
+    if budget - framing < MIN_ROOM:
+        return ""  # a budget this small holds no section worth the framing
+    caps = share_budget(budget - framing, wanted)
     parts = [header]
     for name, render in renderers.items():
         block = render(caps[name]) if caps.get(name) else ""
         if block:
             parts.append(block)
+    if len(parts) == 1:
+        return ""  # no section fitted: the framing alone is not worth saying
     parts.append(SKILL_POINTER + "\n")
     text = "\n".join(parts)
-    return text if len(text) <= budget else cut_lines(text, budget, "[cut to fit the context budget]\n")
+    return text if len(text) <= budget else ""  # cannot happen; never cut through a fence
 
 
 class Material:
@@ -172,14 +179,14 @@ def render_learnings(learnings: Material, note: str, cap: int | None) -> str:
     heading = f"## Recent learnings (newest first, from {_inline(note)})\n"
     entries = learnings.entries
     fence = fence_for("\n".join(entries))
-    more = "+" if learnings.partial else ""
     count = _fitting(entries, cap, len(heading) + len(_fence_block(fence, "")) - 1,
-                     len(_mark(f"{len(entries)}{more} older entries are in {_inline(note)}")))
+                     len(_mark(f"{len(entries)} older entries are in {_inline(note)}")))
     if count == 0 and entries and cap is not None:  # not even the newest entry fits whole
         return fenced_section(heading, entries[0].splitlines(), cap, unit="lines",
                               where=f"older entries and the rest of this one are in {_inline(note)}")
     left = len(entries) - count
-    mark = _mark(f"{left}{more} older entries are in {_inline(note)}") if left or learnings.partial else ""
+    older = "older" if learnings.partial else f"{left} older"  # a partly read note: count unknown
+    mark = _mark(f"{older} entries are in {_inline(note)}") if left or learnings.partial else ""
     return heading + _fence_block(fence, "\n".join(entries[:count])) + mark
 
 
@@ -311,12 +318,7 @@ def cli_command(args: list[str]) -> list[str]:
             "sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
             f"sys.path.insert(0, {package_parent!r}); "
             f"from obsidian_memory.cli import main; sys.exit(main({args!r}))")
-    return [sys_executable(), "-c", code]
-
-
-def sys_executable() -> str:
-    import sys
-    return sys.executable
+    return [sys.executable, "-c", code]
 
 
 def spawn_detached(argv: list[str]) -> None:
@@ -392,15 +394,15 @@ def fenced_section(heading: str, lines: list[str], cap: int | None, *, unit: str
     body = "\n".join(lines)
     fence = fence_for(body)
     frame = len(heading) + len(_fence_block(fence, "")) - 1
-    more = "+" if partial else ""
-    mark_room = len(_mark(f"cut to fit the context budget: {len(lines)}{more} more {unit}; {where}"))
+    mark_room = len(_mark(f"cut to fit the context budget: {len(lines)} more {unit}; {where}"))
     count = _fitting(lines, cap, frame, mark_room)
     left = len(lines) - count
     if count == 0 and lines and cap is not None:  # not even the first line fits: its start
         mark = _mark(f"cut to fit the context budget; {where}")
         room = cap - frame - len(mark) - 1
         return heading + _fence_block(fence, lines[0][:room] + "…") + mark if room >= 20 else ""
-    mark = _mark(f"cut to fit the context budget: {left}{more} more {unit}; {where}") if left or partial else ""
+    more = f"more {unit}" if partial else f"{left} more {unit}"  # a partly read note: count unknown
+    mark = _mark(f"cut to fit the context budget: {more}; {where}") if left or partial else ""
     return heading + _fence_block(fence, "\n".join(lines[:count])) + mark
 
 
@@ -425,15 +427,6 @@ def _mark(what: str) -> str:
     return f"[{what}]\n"
 
 
-def cut_lines(text: str, limit: int, mark: str) -> str:
-    """A last resort: `text` cut at the last line boundary that fits `limit` with `mark`."""
-    room = limit - len(mark)
-    cut = text[:room]
-    if "\n" in cut:
-        cut = cut[: cut.rfind("\n") + 1]
-    return cut + mark
-
-
 def _one_line(value) -> str:
     return " ".join(quoted(str(value)).split())
 
@@ -449,6 +442,3 @@ def _local_time(iso: str | None) -> str:
     from obsidian_memory.clock import to_local
     moment = to_local(iso)
     return moment.strftime("%Y-%m-%d %H:%M") if moment else _one_line(iso)[:16]
-
-
-__all__ = ["build_context", "session_start_output", "start_sweep", "share_budget", "SECTION_WEIGHTS"]

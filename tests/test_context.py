@@ -44,6 +44,18 @@ def test_budget_holds_for_huge_notes_and_hundreds_of_sessions(env, repo, budget)
     assert len(text) > min(budget, CONTEXT_BUDGET_HARD_CAP) * 0.8  # the budget is used, not wasted
     assert "cut to fit the context budget" in text
     assert "older entries are in Meta/claude-learnings.md" in text
+    fence_spans(text)  # every fence is closed
+
+
+@pytest.mark.parametrize("budget", [0, 50, 400, 700, 1000, 1500])
+def test_a_tiny_budget_gives_whole_fenced_sections_or_nothing(env, repo, budget):
+    huge_vault(env, repo, sessions=30)
+    text = context.build_context(make_settings(env, context_budget=budget), cwd=str(repo))
+    assert len(text) <= budget
+    if text:
+        assert sections(text) and len(fence_spans(text)) >= 1
+    else:
+        assert budget < 1000  # from 1,000 characters on, something fits
 
 
 def test_the_default_budget_is_6000_and_the_hard_cap_stays_under_claude_codes_10000(env, repo):
