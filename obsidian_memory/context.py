@@ -240,7 +240,9 @@ def _summary_block(row: dict, room: int | None) -> str:
 
 # Patterns used through re's own cache: compiled only in a process that meets them (the
 # SessionStart path pays for every regex compiled at import).
-_PREAMBLE = r"^This session is being continued from a previous conversation.*?summarized below:?\s*"
+# Claude Code's first line: "...ran out of context. The conversation is summarized below:" or
+# "... The summary below covers the earlier portion of the conversation."
+_PREAMBLE = r"^This session is being continued from a previous conversation[^\n]*\s*"
 _ANALYSIS = r"<analysis>.*?(?:</analysis>|\Z)"
 _SUMMARY_TAGS = r"</?summary>"
 
@@ -250,7 +252,7 @@ def summary_text(text: str | None) -> str:
     if not text:
         return ""
     text = re.sub(_ANALYSIS, "", quoted(text), flags=re.S)
-    text = re.sub(_SUMMARY_TAGS, "", re.sub(_PREAMBLE, "", text.strip(), flags=re.S))
+    text = re.sub(_SUMMARY_TAGS, "", re.sub(_PREAMBLE, "", text.strip()))
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 

@@ -235,6 +235,16 @@ def test_a_session_line_has_date_title_note_path_and_resume_id(env, repo):
     assert "`claude --resume <id>`" in context.build_context(make_settings(env), cwd=str(repo))
 
 
+@pytest.mark.parametrize("preamble", [
+    PREAMBLE,
+    "This session is being continued from a previous conversation that ran out of context. The summary below "
+    "covers the earlier portion of the conversation.\n\n"])
+def test_claude_codes_summary_preambles_are_left_out(env, repo, preamble):
+    add_sessions(env.archive_db, str(repo), [1], summary=lambda n: preamble + "Summary:\n1. Primary Request: x")
+    summary = fenced_blocks(context.build_context(make_settings(env), cwd=str(repo)))[1]
+    assert summary == ["Summary:", "1. Primary Request: x"]
+
+
 def test_the_latest_session_shows_the_start_of_its_last_compaction_summary(env, repo):
     add_sessions(env.archive_db, str(repo), [1], summary=lambda n: "older summary of session 1")
     add_sessions(env.archive_db, str(repo), [2], summary=lambda n: PREAMBLE + "<analysis>private scratch"
