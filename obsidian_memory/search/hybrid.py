@@ -28,7 +28,7 @@ FUSION_DEPTH = 50
 # semantic lists together weigh as much as BM25 (measured on the judged sets: see benchmarks/semantic.py)
 FUSION_WEIGHTS = (1.0, 0.5, 0.5)
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
-TITLE_MIN_SCORE = 0.5
+TITLE_MIN_SCORE = 0.6
 
 
 @dataclass
@@ -63,13 +63,13 @@ def search(settings, query: Query, mode: str | None = None) -> Result:
         _update_index(settings)
         hits, covered = _semantic(settings, query, max(query.limit, FUSION_DEPTH))
         notes += _coverage_note(covered)
-        return Result(_with_excerpts(settings, hits[:query.limit]), len(hits), mode, notes)
+        return Result(_with_excerpts(settings, hits[:query.limit], query.text), len(hits), mode, notes)
     depth = max(query.limit, FUSION_DEPTH)
     lexical, total = _bm25(settings, query, depth)
     (heads, sections), covered = _semantic(settings, query, depth, hybrid=True)
     notes += _coverage_note(covered)
     fused = weighted_rrf([lexical, heads, sections], list(FUSION_WEIGHTS))[:query.limit]
-    hits = [dataclasses.replace(h, engine="hybrid") for h in _with_excerpts(settings, fused)]
+    hits = [dataclasses.replace(h, engine="hybrid") for h in _with_excerpts(settings, fused, query.text)]
     return Result(hits, max(total, len(fused)), mode, notes)
 
 
@@ -203,8 +203,9 @@ def weighted_rrf(rankings: list[list[Hit]], weights: list[float], k: int | None 
     return [dataclasses.replace(best[p][1], score=round(fused[p], 6)) for p in order]
 
 
-def _with_excerpts(settings, hits: list[Hit]) -> list[Hit]:
-    """Semantic-only hits show the chunk that matched (read again from the note: a few files)."""
+def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
+    """Semantic-only hits show the chunk that matched (read again from the note: a few files),
+    from its line sharing most words with the query."""
     from obsidian_memory.search.vectors import chunks_of
 
     out = []
@@ -216,11 +217,24 @@ def _with_excerpts(settings, hits: list[Hit]) -> list[Hit]:
             try:
                 with open(settings.vault_path(hit.path), encoding="utf-8", errors="replace") as handle:
                     chunks = chunks_of(handle.read(), hit.basename)
-                excerpt = chunks[seq].excerpt if seq < len(chunks) else chunks[0].excerpt
+                excerpt = _excerpt(chunks[seq] if seq < len(chunks) else chunks[0], text)
             except OSError:
                 excerpt = ""
         out.append(dataclasses.replace(hit, excerpt=excerpt, extra=extra))
     return out
+
+
+def _excerpt(chunk, text: str) -> str:
+    from obsidian_memory.search.index_query import words
+    from obsidian_memory.search.vectors import excerpt_text
+
+    wanted = set(words(text))
+    lines = chunk.text.split("\n")[1:] or [chunk.text]
+    overlap = [len(wanted & set(words(line))) for line in lines]
+    best = max(range(len(lines)), key=lambda i: (overlap[i], -i)) if wanted else 0
+    if not overlap or overlap[best] == 0:
+        return chunk.excerpt
+    return excerpt_text(" ".join(lines[best:]))
 
 
 def _coverage_note(covered: tuple[int, int]) -> list[str]:
@@ -248,12 +262,13 @@ def _basename(path: str) -> str:
 # -- title mode --------------------------------------------------------------------------------
 
 def title_search(settings, query: Query) -> tuple[list[Hit], int]:
-    """Notes whose name or an alias matches the query: exact, then prefix, then substring, then
-    by shared letter trigrams (so a typo or a missing word still finds the note)."""
+    """Notes whose name or an alias matches the query: the exact name, then a name starting
+    with or containing the query, then names sharing its words, a word counting when it is
+    the same, a prefix (3+ letters) or one typo away (4+ letters: an edit or a swap)."""
     from obsidian_memory.search import index
-    from obsidian_memory.search.index_query import fold, scope_sql
+    from obsidian_memory.search.index_query import fold, scope_sql, words
 
-    wanted = " ".join(fold(query.text).split())
+    wanted = " ".join(words(query.text))
     if not wanted:
         return [], 0
     index.update(settings, lock_wait=index.SEARCH_LOCK_WAIT)
@@ -264,12 +279,12 @@ def title_search(settings, query: Query) -> tuple[list[Hit], int]:
                             params).fetchall()
     finally:
         conn.close()
-    grams = _trigrams(wanted)
+    wanted_words = wanted.split()
     scored = []
     for path, title, aliases in rows:
         best, label = 0.0, ""
         for name in [title, *(aliases.split("\n") if aliases else ())]:
-            score = _name_score(wanted, " ".join(fold(name).split()), grams)
+            score = _name_score(wanted, wanted_words, " ".join(words(name)))
             if score > best:
                 best, label = score, name
         if best >= TITLE_MIN_SCORE:
@@ -280,12 +295,9 @@ def title_search(settings, query: Query) -> tuple[list[Hit], int]:
     return hits, len(scored)
 
 
-def _trigrams(text: str) -> list[str]:
-    padded = f" {text} "
-    return list(dict.fromkeys(padded[i:i + 3] for i in range(len(padded) - 2)))
-
-
-def _name_score(wanted: str, name: str, grams: list[str]) -> float:
+def _name_score(wanted: str, wanted_words: list[str], name: str) -> float:
+    """3 for the exact name, 2-3 for a name starting with the query, 1.5-2.5 for one containing
+    it, else up to 1 by the share of query words found (and of the name's words covered)."""
     if not name:
         return 0.0
     if name == wanted:
@@ -295,9 +307,44 @@ def _name_score(wanted: str, name: str, grams: list[str]) -> float:
         return 2.0 + closeness
     if wanted in name:
         return 1.5 + closeness
-    padded = f" {name} "
-    shared = sum(1 for g in grams if g in padded) / len(grams)
-    return shared * (0.75 + 0.25 * closeness) if shared >= 0.5 else 0.0
+    name_words = name.split()
+    found, covered = 0.0, set()
+    for word in wanted_words:
+        match, where = 0.0, -1
+        for i, candidate in enumerate(name_words):
+            value = _word_match(word, candidate)
+            if value > match:
+                match, where = value, i
+        found += match
+        if where >= 0:
+            covered.add(where)
+    share = found / len(wanted_words)
+    return share * (0.7 + 0.3 * len(covered) / len(name_words))
+
+
+def _word_match(word: str, candidate: str) -> float:
+    if word == candidate:
+        return 1.0
+    if len(word) >= 3 and candidate.startswith(word):
+        return 0.8
+    if len(word) >= 4 and len(candidate) >= 4 and _one_typo(word, candidate):
+        return 0.7
+    return 0.0
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Damerau distance 1: one letter changed, added, removed, or two neighbours swapped."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
+                                           and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]
 
 
 # -- similar notes -------------------------------------------------------------------------------
@@ -317,6 +364,7 @@ def similar(settings, path: str, limit: int = 10) -> list[Hit] | None:
     rows = np.flatnonzero(matrix.owner == matrix.paths.index(path))
     centre = matrix.vectors[rows].mean(axis=0)
     centre /= np.linalg.norm(centre) or 1.0
+    _update_index(settings)
     scope = dict(_in_scope(settings, Query(text="")))
     allowed = set(scope) - {path}
     scores = vectors.score_notes(matrix, centre)

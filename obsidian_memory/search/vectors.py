@@ -123,7 +123,7 @@ def _head(note, body: str) -> tuple[Chunk, bool]:
     prefix = "\n".join(parts)[:HEAD_CHARS]
     room = max(0, HEAD_CHARS - len(prefix) - 1)
     text = prefix + "\n" + body[:room] if body else prefix
-    return Chunk(heading="", text=text, excerpt=_flat(body or prefix)), len(body) <= room
+    return Chunk(heading="", text=text, excerpt=excerpt_text(body or prefix)), len(body) <= room
 
 
 def _sections(body_text: str) -> list[tuple[str, list[str]]]:
@@ -208,10 +208,10 @@ def _chunk(title: str, group: list[tuple[str, str]]) -> Chunk:
             lines.append(piece)
     context = title + (" > " + headings[0] if headings else "")
     return Chunk(heading=headings[0] if headings else "", text=context + "\n" + "\n".join(lines),
-                 excerpt=_flat(" ".join(p for _, p in group if p)))
+                 excerpt=excerpt_text(" ".join(p for _, p in group if p)))
 
 
-def _flat(text: str, limit: int = 300) -> str:
+def excerpt_text(text: str, limit: int = 300) -> str:
     from obsidian_memory.textclean import strip_control
 
     flat = " ".join(strip_control(text).split())

