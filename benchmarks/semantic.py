@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -146,19 +145,21 @@ def fill_store(settings, sample: int) -> dict:
 
 
 QUERY_SCRIPT = """
-import resource, sys
+import sys
 sys.path.insert(0, {repo!r})
 from obsidian_memory import settings as s
 from obsidian_memory.search import hybrid
 from obsidian_memory.search.base import Query
 r = hybrid.search(s.Settings({config!r}, vault={vault!r}), Query({query!r}, limit=5), {mode!r})
-print(len(r.hits), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+hwm = [line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(len(r.hits), hwm[0] if hwm else 0)
 """
 
 
 def whole_process(settings, mode: str, query: str, runs: int) -> tuple[float, float]:
     """Median seconds and peak RSS (MB) of a fresh process answering one query in `mode`
-    (what search_vault.py --mode does after parsing its flags)."""
+    (what search_vault.py --mode does after parsing its flags). Peak RSS is the child's VmHWM
+    (ru_maxrss would report the parent's, inherited through fork)."""
     code = QUERY_SCRIPT.format(repo=REPO, config=settings.config_dir, vault=settings.vault, query=query, mode=mode)
     times, rss = [], 0.0
     for _ in range(runs):

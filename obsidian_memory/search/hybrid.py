@@ -2,9 +2,10 @@
 
 - fulltext: the BM25 index alone (`obsidian_memory.search.index`).
 - semantic: the notes closest to the query in embedding space (`vectors`, `semantic`); a note
-  scores by its best text (its head or any section chunk).
-- hybrid: reciprocal rank fusion (k = 60) of the BM25 list and the semantic list, both ranked
-  FUSION_DEPTH deep. BM25 keeps exact names and rare words on top; the vectors add what shares
+  scores by its head vector, or by a section chunk clearly closer than its head.
+- hybrid: weighted reciprocal rank fusion (k = 60) of three lists ranked FUSION_DEPTH deep: BM25,
+  notes by their head vector and notes by their best section chunk (the two semantic lists at
+  half weight each). BM25 keeps exact names and rare words on top; the vectors add what shares
   no word with the query (paraphrases, other languages).
 - title: a fuzzy match of the query against note names and aliases (no body, no vectors).
 
@@ -142,17 +143,19 @@ def _update_index(settings) -> None:
 
 
 def _in_scope(settings, query: Query) -> list[tuple[str, str]]:
-    """(path, title) of every indexed note in the query's scope (the index decides the filters)."""
+    """(path, title) of every indexed note in the query's scope (the index decides the filters).
+    Only the path is read (from the index's covering index: the rows hold whole note texts);
+    the title is the file name, as the index has it."""
     from obsidian_memory.search import index
     from obsidian_memory.search.index_query import scope_sql
 
     scope, params = scope_sql(query)
     conn = index.open_index(settings)
     try:
-        return conn.execute(f"SELECT n.path, n.title FROM notes n {'WHERE ' + scope if scope else ''}",
-                            params).fetchall()
+        paths = conn.execute(f"SELECT n.path FROM notes n {'WHERE ' + scope if scope else ''}", params).fetchall()
     finally:
         conn.close()
+    return [(path, _basename(path)) for (path,) in paths]
 
 
 def _semantic(settings, query: Query, depth: int, hybrid: bool = False):
@@ -280,10 +283,15 @@ def title_search(settings, query: Query) -> tuple[list[Hit], int]:
     finally:
         conn.close()
     wanted_words = wanted.split()
+    # a name worth scoring holds the start or the end of a query word (a typo rarely hits both)
+    pieces = tuple({w[:2] for w in wanted_words} | {w[-2:] for w in wanted_words})
     scored = []
     for path, title, aliases in rows:
         best, label = 0.0, ""
         for name in [title, *(aliases.split("\n") if aliases else ())]:
+            lowered = name.lower() if name.isascii() else fold(name)
+            if not any(piece in lowered for piece in pieces):
+                continue
             score = _name_score(wanted, wanted_words, " ".join(words(name)))
             if score > best:
                 best, label = score, name
@@ -310,12 +318,12 @@ def _name_score(wanted: str, wanted_words: list[str], name: str) -> float:
     name_words = name.split()
     found, covered = 0.0, set()
     for word in wanted_words:
-        match, where = 0.0, -1
+        best, where = 0.0, -1
         for i, candidate in enumerate(name_words):
             value = _word_match(word, candidate)
-            if value > match:
-                match, where = value, i
-        found += match
+            if value > best:
+                best, where = value, i
+        found += best
         if where >= 0:
             covered.add(where)
     share = found / len(wanted_words)
@@ -362,7 +370,7 @@ def similar(settings, path: str, limit: int = 10) -> list[Hit] | None:
     if matrix is None or path not in matrix.paths:
         return None
     rows = np.flatnonzero(matrix.owner == matrix.paths.index(path))
-    centre = matrix.vectors[rows].mean(axis=0)
+    centre = matrix.vectors[rows].astype(np.float32).mean(axis=0)
     centre /= np.linalg.norm(centre) or 1.0
     _update_index(settings)
     scope = dict(_in_scope(settings, Query(text="")))

@@ -509,7 +509,7 @@ class Matrix:
     paths: list[str]
     seqs: "object"             # numpy int32 array, one per row
     owner: "object"            # numpy int32 array: row -> index into `paths`
-    vectors: "object"          # numpy float32 (rows, DIM)
+    vectors: "object"          # numpy float16 (rows, DIM), read-only
 
 
 _cache: dict = {}
@@ -542,7 +542,7 @@ def _read_matrix(conn, model: str) -> Matrix:
     import numpy as np
 
     rows = conn.execute("SELECT c.path, c.seq, e.vector FROM chunks c JOIN embeddings e"
-                        " ON e.model = ? AND e.text_hash = c.text_hash ORDER BY c.path, c.seq", (model,)).fetchall()
+                        " ON e.model = ? AND e.text_hash = c.text_hash", (model,)).fetchall()
     paths, owner, seqs = [], [], []
     index: dict[str, int] = {}
     for path, seq, _ in rows:
@@ -551,11 +551,10 @@ def _read_matrix(conn, model: str) -> Matrix:
             paths.append(path)
         owner.append(index[path])
         seqs.append(seq)
-    if rows:
-        flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=DTYPE)
-        vectors = flat.reshape(len(rows), -1).astype(np.float32)
+    if rows:   # kept as stored (float16): half the memory, converted block by block when scored
+        vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=DTYPE).reshape(len(rows), -1)
     else:
-        vectors = np.zeros((0, 0), dtype=np.float32)
+        vectors = np.zeros((0, 0), dtype=DTYPE)
     return Matrix(model, paths, np.asarray(seqs, dtype=np.int32), np.asarray(owner, dtype=np.int32), vectors)
 
 
@@ -580,10 +579,27 @@ class NoteScores:
         return [int(i) for i in np.argsort(-values, kind="stable")[:min(depth, count)]]
 
 
+SCORE_BLOCK = 8192
+
+
+def cosines(vectors, query):
+    """vectors @ query in float32 through one small reused buffer: converting a whole float16
+    matrix at once costs a fresh float32 copy of it (page faults dominate at 10k notes)."""
+    import numpy as np
+
+    out = np.empty(len(vectors), dtype=np.float32)
+    buffer = np.empty((min(SCORE_BLOCK, len(vectors)), vectors.shape[1] if len(vectors) else 0), dtype=np.float32)
+    for start in range(0, len(vectors), SCORE_BLOCK):
+        block = vectors[start:start + SCORE_BLOCK]
+        np.copyto(buffer[:len(block)], block)
+        out[start:start + len(block)] = buffer[:len(block)] @ query
+    return out
+
+
 def score_notes(matrix: Matrix, query_vector) -> NoteScores:
     import numpy as np
 
-    scores = matrix.vectors @ np.asarray(query_vector, dtype=np.float32)
+    scores = cosines(matrix.vectors, np.asarray(query_vector, dtype=np.float32))
     notes = len(matrix.paths)
     is_head = matrix.seqs == 0
     head = np.full(notes, -np.inf, dtype=np.float32)
