@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import FIXTURES
+from testkit import FIXTURES
 
 REAL_2_1_332 = FIXTURES / "transcripts" / "claude-code-2.1.332" / "66135f19-817e-40c5-8de1-0814e4cbd6c0.jsonl"
 REAL_2_1_332_ID = "66135f19-817e-40c5-8de1-0814e4cbd6c0"

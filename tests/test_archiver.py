@@ -7,7 +7,7 @@ import time
 
 import pytest
 from archive_fixtures import REAL_2_1_332_ID, copy_real, hook_payload, session_id, write_transcript
-from conftest import FIXTURES
+from testkit import FIXTURES
 from freezegun import freeze_time
 
 from obsidian_memory import archiver

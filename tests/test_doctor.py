@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from conftest import REPO
+from testkit import REPO
 from obsidian_memory import doctor, install, settings
 
 

@@ -6,7 +6,7 @@ import shutil
 import sqlite3
 
 import pytest
-from conftest import requires_shared, shared_path
+from testkit import requires_shared, shared_path
 
 from obsidian_memory.archive import integrity_check
 

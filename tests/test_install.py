@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from testkit import REPO
 from obsidian_memory import install
 
 INSTALL_SH = REPO / "install.sh"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from testkit import REPO
 from obsidian_memory import __version__, install
 
 PLUGIN_JSON = REPO / ".claude-plugin" / "plugin.json"

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from archive_fixtures import write_transcript
-from conftest import CLI, FIXTURES
+from testkit import CLI, FIXTURES
 from context_fixtures import add_sessions, make_repo, session_id, write_note
 from obsidian_memory.archive import open_archive
 

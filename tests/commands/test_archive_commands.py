@@ -10,7 +10,7 @@ import time
 
 import pytest
 from archive_fixtures import REAL_2_1_332_ID, copy_real, hook_payload, session_id, write_transcript
-from conftest import CLI
+from testkit import CLI
 
 from obsidian_memory.archive import integrity_check
 

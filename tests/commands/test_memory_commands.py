@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import CLI
+from testkit import CLI
 from context_fixtures import add_sessions, make_repo, session_id
 
 DATED = r"- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — "
