@@ -54,29 +54,11 @@ def _local_start(session):
 
 def render_note(session, settings=None, *, user_section: str | None = None) -> str:
     """The note text: our rendering, then the user's section (or an empty one with a hint)."""
-    body = _templates().render(TEMPLATE, settings, filters=FILTERS, **_context(session))
+    from obsidian_memory import templating
+
+    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session))
     body = body.rstrip("\n") + "\n\n"
     return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
-
-
-def _templates():
-    """obsidian_memory/templates.py. In an installed wheel the packaged template folder (the
-    `obsidian_memory.templates` package, see pyproject) shadows that module's name, so it is then
-    loaded from its file. (The lasting fix is a module name that does not clash.)"""
-    from obsidian_memory import templates
-    if hasattr(templates, "render"):
-        return templates
-    import importlib.util
-    import sys
-
-    name = "obsidian_memory._templates_module"
-    if name not in sys.modules:
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates.py")
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules[name] = module
-    return sys.modules[name]
 
 
 def _context(session) -> dict:
