@@ -245,6 +245,8 @@ def _summary_block(row: dict, room: int | None) -> str:
 _PREAMBLE = r"^This session is being continued from a previous conversation[^\n]*\s*"
 _ANALYSIS = r"<analysis>.*?(?:</analysis>|\Z)"
 _SUMMARY_TAGS = r"</?summary>"
+# the same scratch written without tags: "Analysis:" ... "Summary:" (as in real 2.1.x transcripts)
+_PLAIN_ANALYSIS = r"\AAnalysis:\s*\n.*?^Summary:[ \t]*\n"
 
 
 def summary_text(text: str | None) -> str:
@@ -253,6 +255,7 @@ def summary_text(text: str | None) -> str:
         return ""
     text = re.sub(_ANALYSIS, "", quoted(text), flags=re.S)
     text = re.sub(_SUMMARY_TAGS, "", re.sub(_PREAMBLE, "", text.strip()))
+    text = re.sub(_PLAIN_ANALYSIS, "", text.strip(), count=1, flags=re.S | re.M)
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 

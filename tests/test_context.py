@@ -258,6 +258,15 @@ def test_the_latest_session_shows_the_start_of_its_last_compaction_summary(env, 
     assert "more lines; the rest is in its note]" in text
 
 
+
+def test_an_untagged_analysis_before_the_summary_heading_is_left_out(env, repo):
+    # Claude Code 2.1.x writes the scratch as plain "Analysis:" ... "Summary:" (no tags)
+    add_sessions(env.archive_db, str(repo), [1], summary=lambda n: PREAMBLE + "Analysis:\nLet me chronologically "
+                 "analyze the conversation:\n1. scratch\n\nSummary:\n1. Primary Request and Intent:\n   ship it")
+    text = context.build_context(make_settings(env), cwd=str(repo))
+    assert fenced_blocks(text)[1] == ["1. Primary Request and Intent:", "   ship it"]
+    assert "chronologically" not in text and "scratch" not in text
+
 # -- sources, missing pieces ------------------------------------------------------------------
 
 def test_compact_reinjects_state_and_learnings_and_keeps_only_a_short_sessions_list(env, repo):
