@@ -34,6 +34,7 @@ SECTION_WEIGHTS = {"state": 35, "learnings": 25, "sessions": 35}
 SESSION_LIMIT = 10
 COMPACT_SESSION_LIMIT = 3
 NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is read in part
+MIN_LINE_START = 40            # a cut-off line is shown in part only when this much of it fits
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
 SWEEP_INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
 SWEEP_STAMP = "sweep.stamp"
@@ -408,7 +409,18 @@ def fenced_section(heading: str, lines: list[str], cap: int | None, *, unit: str
         return heading + _fence_block(fence, lines[0][:room] + "…") + mark if room >= 20 else ""
     more = f"more {unit}" if partial else f"{left} more {unit}"  # a partly read note: count unknown
     mark = _mark(f"cut to fit the context budget: {more}; {where}") if left or partial else ""
-    return heading + _fence_block(fence, "\n".join(lines[:count])) + mark
+    shown = lines[:count]
+    if left and cap is not None:  # the room a long next line would waste: its start, at a word
+        room = cap - frame - len("\n".join(shown)) - len(mark) - 2
+        if room >= MIN_LINE_START:
+            shown.append(_word_cut(lines[count], room))
+    return heading + _fence_block(fence, "\n".join(shown)) + mark
+
+
+def _word_cut(line: str, room: int) -> str:
+    cut = line[:room - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > room // 2 else cut).rstrip() + "…"
 
 
 def _fitting(items: list[str], cap: int | None, frame: int, mark_room: int) -> int:

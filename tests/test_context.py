@@ -267,6 +267,15 @@ def test_an_untagged_analysis_before_the_summary_heading_is_left_out(env, repo):
     assert fenced_blocks(text)[1] == ["1. Primary Request and Intent:", "   ship it"]
     assert "chronologically" not in text and "scratch" not in text
 
+
+def test_a_long_summary_line_that_does_not_fit_is_shown_in_part_cut_at_a_word(env, repo):
+    long_line = "   " + " ".join(f"word{i}" for i in range(400))
+    add_sessions(env.archive_db, str(repo), [1], summary=lambda n: "1. Primary Request and Intent:\n" + long_line)
+    summary = fenced_blocks(context.build_context(make_settings(env), cwd=str(repo)))[1]
+    assert summary[0] == "1. Primary Request and Intent:"
+    assert summary[1].endswith("…") and long_line.startswith(summary[1][:-1])
+    assert len(summary[1]) > 400 and len("\n".join(summary)) <= context.SUMMARY_CHARS
+
 # -- sources, missing pieces ------------------------------------------------------------------
 
 def test_compact_reinjects_state_and_learnings_and_keeps_only_a_short_sessions_list(env, repo):
