@@ -18,7 +18,8 @@ import sqlite3
 import time
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
-_DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines")
+_DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
+                 "oversized_lines")
 _SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "repo_root", "git_branch",
                     "version", "started_at", "ended_at", "duration_seconds", "prompt_count",
                     "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message")
@@ -93,7 +94,12 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
-MIGRATIONS = [_migration_1]
+def _migration_2(db: sqlite3.Connection) -> None:
+    # SessionStart outside a repository lists the sessions of its folder: by cwd, newest first
+    db.execute("CREATE INDEX sessions_by_cwd ON sessions(cwd, started_at DESC)")
+
+
+MIGRATIONS = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -333,13 +339,18 @@ class Archive:
     def count_sessions(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
-    def recent_sessions(self, *, repo_root: str | None = None, project: str | None = None, limit: int = 20,
+    def recent_sessions(self, *, repo_root: str | None = None, project: str | None = None,
+                        cwd: str | None = None, limit: int = 20,
                         exclude_session_id: str | None = None) -> list[dict]:
-        """Newest first (by start). Served by the (repo_root|project, started_at) indexes."""
+        """Newest first (by start). `cwd` means the sessions started in that folder outside any
+        repository. Served by the (repo_root|project|cwd, started_at) indexes."""
         where, params = [], []
         if repo_root is not None:
             where.append("repo_root = ?")
             params.append(repo_root)
+        if cwd is not None:
+            where.append("cwd = ? AND repo_root IS NULL")
+            params.append(cwd)
         if project is not None:
             where.append("project = ?")
             params.append(project)
@@ -353,6 +364,12 @@ class Archive:
             " ORDER BY position DESC LIMIT 1) "
             f"FROM sessions {clause} ORDER BY started_at DESC LIMIT ?", (*params, int(limit))).fetchall()
         return [dict(zip(_RECENT_COLUMNS + ("last_compact_summary",), row)) for row in rows]
+
+    def sessions_without_note(self) -> list[str]:
+        """Sessions with something to show (a start or a prompt) but no note yet, oldest first."""
+        return [row[0] for row in self.db.execute(
+            "SELECT session_id FROM sessions WHERE note_path IS NULL "
+            "AND (started_at IS NOT NULL OR prompt_count > 0) ORDER BY started_at, session_id")]
 
     def history_rows(self) -> list[dict]:
         """Every session that has a note, newest first: what the history table lists."""

@@ -94,6 +94,9 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
 
     session = transcript.parse(path)
     session.transcript_size, session.transcript_mtime = fingerprint
+    if session.oversized_lines:
+        logs.log_for(settings, f"archive: {path}: {session.oversized_lines} line(s) over "
+                               f"{transcript.LINE_LIMIT // 2**20} MiB skipped unread (tool results)")
     if is_excluded(session, settings):
         archive.record_transcript(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
         return ArchiveResult(EXCLUDED, path, session.session_id, reason=f"project {session.project!r} is excluded")
@@ -308,8 +311,16 @@ def _describe(exc: BaseException) -> str:
 # -- many transcripts ------------------------------------------------------------------------------
 
 def transcript_paths(settings) -> list[str]:
-    """Every main transcript Claude Code keeps: `projects/*/*.jsonl` (subagents live deeper)."""
-    return sorted(glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl")))
+    """Every main transcript Claude Code keeps: `projects/*/*.jsonl`. Subagent sidechains are not
+    sessions: newer versions keep them deeper (`<session>/subagents/agent-*.jsonl`, never
+    matched), older ones beside the sessions as `agent-*.jsonl` (left out by name)."""
+    paths = glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl"))
+    return sorted(p for p in paths if not is_subagent_transcript(p))
+
+
+def is_subagent_transcript(path: str) -> bool:
+    parent = os.path.basename(os.path.dirname(path))
+    return os.path.basename(path).startswith("agent-") or parent == "subagents"
 
 
 def import_transcripts(settings, *, since: str | None = None, project: str | None = None,
@@ -369,9 +380,51 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 result = ArchiveResult(FAILED, path, reason=_describe(exc))
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)
-        if summary.archived:
+        notes_written = _write_missing_notes(settings, archive, summary)
+        if summary.archived or notes_written:
             _rebuild_history(settings, archive)
     return summary
+
+
+def _write_missing_notes(settings, archive, summary) -> int:
+    """Notes of archived sessions that have none yet, because the vault was missing or
+    unwritable when they were archived: written once the vault is back. A note the user
+    deleted keeps its recorded path and is not brought back."""
+    if not os.path.isdir(settings.vault):
+        return 0
+    _remove_stale_temp_files(settings)
+    written = 0
+    just_tried = {r.session_id for r in summary.results if r.status == ARCHIVED}
+    for session_id in archive.sessions_without_note():
+        if session_id in just_tried:
+            continue   # its note failed a moment ago: logged already
+        result = ArchiveResult(ARCHIVED, session_id=session_id)
+        _write_note(settings, archive, session_id, result)
+        written += bool(result.note_path)
+    return written
+
+
+def _remove_stale_temp_files(settings) -> None:
+    """Temp files that a killed writer of ours left in the folders we write (ours by prefix and
+    by a writer that is gone; nothing else is touched)."""
+    from obsidian_memory import fsutil
+
+    folders = set()
+    for relative in (settings.sessions_folder, os.path.dirname(settings.history_note.strip("/"))):
+        try:
+            folders.add(fsutil.resolve_inside(settings.vault, relative))
+        except ValueError:
+            continue
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            for folder in sorted(folders):
+                for path in fsutil.stale_temp_files(folder, recursive=folder != os.path.realpath(settings.vault)):
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+    except OSError as exc:
+        logs.log_for(settings, f"archive: stale temp files not checked: {type(exc).__name__}: {exc}")
 
 
 def _archive_path(path, settings, archive, known, project) -> ArchiveResult:

@@ -285,13 +285,8 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
 
 
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:
-    """Sessions outside any repository: those whose cwd is this folder."""
-    method = archive.recent_sessions
-    if "cwd" in method.__code__.co_varnames[:method.__code__.co_argcount + method.__code__.co_kwonlyargcount]:
-        return method(cwd=cwd, limit=limit, exclude_session_id=session_id)
-    # Until the archive can filter by cwd: the newest sessions overall, filtered here.
-    rows = method(limit=max(limit * 20, 200), exclude_session_id=session_id)
-    return [row for row in rows if row.get("cwd") == cwd and not row.get("repo_root")][:limit]
+    """Sessions outside any repository: those whose cwd is this folder (served by an index)."""
+    return archive.recent_sessions(cwd=cwd, limit=limit, exclude_session_id=session_id)
 
 
 # -- the background sweep ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 TEMP_PREFIX = ".obsidian-memory-tmp-"
 
@@ -38,6 +39,53 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+STALE_TEMP_SECONDS = 3600   # a temp file this old is stale even if its pid is alive again (reused)
+
+
+def stale_temp_files(folder: str, *, recursive: bool = True) -> list[str]:
+    """Temp files of ours (TEMP_PREFIX + pid) in `folder` whose writer is gone: a process killed
+    between writing the temp file and renaming it leaves one behind. Files not named by us, and
+    those of a writer still running, are never listed."""
+    found = []
+    now = time.time()
+    for current, dirnames, filenames in os.walk(folder, followlinks=False):
+        if not recursive:
+            dirnames[:] = []
+        for name in filenames:
+            pid = _temp_file_pid(name)
+            if pid is None:
+                continue
+            path = os.path.join(current, name)
+            try:
+                if os.path.islink(path):
+                    continue
+                old = now - os.lstat(path).st_mtime > STALE_TEMP_SECONDS
+            except OSError:
+                continue
+            if old or not _process_alive(pid):
+                found.append(path)
+    return sorted(found)
+
+
+def _temp_file_pid(name: str) -> int | None:
+    if not name.startswith(TEMP_PREFIX):
+        return None
+    pid, dash, rest = name[len(TEMP_PREFIX):].partition("-")
+    return int(pid) if dash and rest and pid.isdigit() else None
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name == "nt":   # (os.kill on Windows would end the process)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True   # it exists (another user's, or we cannot tell): leave its file alone
+    return True
 
 
 def read_text(path: str) -> str | None:

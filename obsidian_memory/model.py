@@ -54,6 +54,7 @@ class Session:
     models: list[str] = field(default_factory=list)
     entry_count: int = 0               # distinct entries read
     bad_lines: int = 0                 # lines skipped as unreadable JSON
+    oversized_lines: int = 0           # lines skipped unread for their size (transcript.LINE_LIMIT)
     transcript_size: int | None = None
     transcript_mtime: float | None = None
 

@@ -21,6 +21,10 @@ TITLE_LENGTH = 80
 FILE_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "Read": "file_path",
               "NotebookEdit": "notebook_path"}
 SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's own stand-in messages ("No response requested.")
+# A line longer than this is a tool result or pasted blob, not worth holding in memory (a 50 MB
+# line would cost several times its size as bytes, str and parsed objects): it is skipped.
+LINE_LIMIT = 8 * 1024 * 1024
+OVERSIZED = object()
 
 # User text that Claude Code wrote, not the person: whole entries starting with one of these.
 _GENERATED_PREFIXES = (
@@ -50,16 +54,31 @@ def parse(path: str, *, include_subagents: bool = True) -> Session:
 
 
 def iter_entries(path: str):
-    """Each line of `path` as a dict, or None for a line that is not a JSON object."""
+    """Each line of `path` as a dict, None for a line that is not a JSON object, or OVERSIZED for
+    a line longer than LINE_LIMIT (a huge tool result: read and dropped in pieces, never held)."""
     with open(path, "rb") as handle:
-        for raw in handle:
+        while True:
+            raw = handle.readline(LINE_LIMIT + 1)
+            if not raw:
+                return
+            if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
+                _skip_rest_of_line(handle)
+                yield OVERSIZED
+                continue
             if raw.isspace():
-                continue   # (no strip(): a line can be a 50 MB tool result)
+                continue   # (no strip(): a line can be megabytes long)
             try:
                 entry = json.loads(raw.decode("utf-8", "replace"))
-            except (ValueError, RecursionError):
+            except (ValueError, RecursionError):   # RecursionError: JSON nested thousands deep
                 entry = None
             yield entry if isinstance(entry, dict) else None
+
+
+def _skip_rest_of_line(handle) -> None:
+    while True:
+        piece = handle.readline(LINE_LIMIT)
+        if not piece or piece.endswith(b"\n"):
+            return
 
 
 class _Reader:
@@ -71,6 +90,7 @@ class _Reader:
         self.session_ids: list[str] = []
         self.entry_count = 0
         self.bad_lines = 0
+        self.oversized_lines = 0
         self.cwds: list[str] = []
         self.git_branch: str | None = None
         self.version: str | None = None
@@ -96,6 +116,8 @@ class _Reader:
         for entry in iter_entries(path):
             if entry is None:
                 self.bad_lines += 1
+            elif entry is OVERSIZED:
+                self.oversized_lines += 1
             else:
                 self.add(entry)
 
@@ -295,6 +317,7 @@ class _Reader:
             models=list(self.models),
             entry_count=self.entry_count,
             bad_lines=self.bad_lines,
+            oversized_lines=self.oversized_lines,
         )
 
     def _session_id(self, path: str) -> str:

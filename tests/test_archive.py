@@ -49,15 +49,16 @@ def test_migrations_run_forward_once_and_keep_data(tmp_path, monkeypatch):
         archive.upsert_session(make_session(1))
     ran = []
 
-    def migration_2(db):
+    def next_migration(db):
         ran.append(True)
         db.execute("ALTER TABLE sessions ADD COLUMN extra TEXT")
 
-    monkeypatch.setattr(archive_module, "MIGRATIONS", archive_module.MIGRATIONS + [migration_2])
-    monkeypatch.setattr(archive_module, "SCHEMA_VERSION", 2)
+    newer = archive_module.SCHEMA_VERSION + 1
+    monkeypatch.setattr(archive_module, "MIGRATIONS", archive_module.MIGRATIONS + [next_migration])
+    monkeypatch.setattr(archive_module, "SCHEMA_VERSION", newer)
     for _ in range(2):
         with open_archive(path) as archive:
-            assert archive.schema_version() == 2
+            assert archive.schema_version() == newer
             assert archive.get_session(session_id(1)).title == "session 1"
     assert ran == [True]
 
