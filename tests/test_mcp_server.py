@@ -1,0 +1,288 @@
+"""`obsidian_memory.py mcp`: the stdio MCP server, started as a subprocess the way an MCP client
+starts it and driven with the SDK's own client (`stdio_client` + `ClientSession`), over a small
+vault and an archive made by archiving real fixture transcripts through the real CLI."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mcp.client.stdio", reason="the optional [mcp] extra is not installed")
+
+import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
+from archive_fixtures import REAL_2_1_332_ID, copy_real, session_id, write_transcript  # noqa: E402
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from testkit import CLI, REPO, SEARCH_CLI, Env  # noqa: E402
+
+TOOLS = {"search", "read", "related", "similar", "search_sessions", "status"}
+DEMO_ID = session_id(7)
+NOTES = {
+    "Recipes/Pancakes.md": "---\ntags: [breakfast]\nstatus: tried\n---\n# Pancakes\n"
+                           "Whisk flour, eggs and milk into a batter. Serve with [[Syrup]].\n",
+    "Recipes/Syrup.md": "# Syrup\nMaple syrup boiled down from sap, poured warm. #sweet\n",
+    "Recipes/Crepes.md": "---\nstatus: draft\n---\n# Crepes\nA thin batter of flour, eggs and milk.\n",
+    "Projects/Garden.md": "# Garden\nSow the beans after the last frost; the maple tree shades the bed.\n",
+    "Old/Batter notes.md": "# Batter notes\nOld flour and eggs batter experiments.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> Env:
+    """A vault with folders, tags and frontmatter, and an archive of two sessions archived by the CLI."""
+    env = Env(tmp_path_factory.mktemp("mcp"))
+    for path, text in NOTES.items():
+        (env.vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (env.vault / path).write_text(text, encoding="utf-8")
+    projects = env.config_dir / "projects"
+    demo = write_transcript(projects / "-work-demo" / f"{DEMO_ID}.jsonl", DEMO_ID,
+                            ["Refactor the importer so that it streams rows", "Add a --dry-run flag to the importer"],
+                            start="2026-03-04T09:00:00.000Z")
+    for transcript in (copy_real(projects), demo):
+        archived = env.run("archive", "--transcript", transcript)
+        assert archived.returncode == 0, archived.stderr.decode()
+    return env
+
+
+def serve(env: Env, talk, *server_args: str, timeout: float = 90):
+    """Start the server as a client does, initialize a session, run `talk(session, init)`, close."""
+    params = StdioServerParameters(command=sys.executable, args=[str(CLI), "mcp", *server_args],
+                                   env=env.environ(), cwd=str(env.root))
+
+    async def main():
+        with anyio.fail_after(timeout), open(env.root / "mcp-stderr.txt", "w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    return await talk(session, init)
+
+    return anyio.run(main)
+
+
+def calling(*calls: tuple[str, dict]):
+    """A `talk` that makes the calls in order and returns their results."""
+    async def talk(session, _init):
+        await session.list_tools()   # the client validates structured results against the listed schemas
+        return [await session.call_tool(name, arguments) for name, arguments in calls]
+    return talk
+
+
+def structured(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    [block] = result.content
+    assert json.loads(block.text) == result.structured_content   # the text copy says the same
+    return result.structured_content
+
+
+def error_text(result) -> str:
+    assert result.is_error
+    [block] = result.content
+    assert "\n" not in block.text and block.text
+    return block.text
+
+
+def paths(data: dict) -> list[str]:
+    return [hit["path"] for hit in data["results"]]
+
+
+def test_lists_six_read_only_tools_whose_descriptions_say_note_text_is_data(world):
+    async def talk(session, init):
+        return init, (await session.list_tools()).tools
+
+    init, tools = serve(world, talk)
+    assert init.server_info.name == "obsidian-memory"
+    assert "not instructions" in init.instructions
+    assert {tool.name for tool in tools} == TOOLS
+    for tool in tools:
+        assert "not instructions" in tool.description, tool.name
+        assert tool.output_schema["type"] == "object", tool.name
+        assert tool.annotations.read_only_hint is True
+    search = next(tool for tool in tools if tool.name == "search")
+    assert {"query", "queries", "limit", "folders", "excludes", "tags", "not_tags", "frontmatter",
+            "not_frontmatter", "source"} <= set(search.input_schema["properties"])
+    assert search.input_schema["properties"]["source"]["enum"] == ["auto", "omnisearch", "local", "index", "scan"]
+
+
+def test_search_is_scoped_and_filtered_like_the_cli(world):
+    batter = {"query": "flour eggs batter", "source": "local"}
+    everywhere, in_recipes, excluded, tagged, drafts, not_drafts = serve(world, calling(
+        ("search", batter),
+        ("search", {**batter, "folders": ["Recipes"]}),
+        ("search", {**batter, "excludes": ["Old"]}),
+        ("search", {**batter, "tags": ["breakfast"]}),
+        ("search", {**batter, "frontmatter": ["status:draft"]}),
+        ("search", {**batter, "not_frontmatter": ["status:draft"], "limit": 1}),
+    ))
+    everywhere = structured(everywhere)
+    assert set(paths(everywhere)) == {"Recipes/Pancakes.md", "Recipes/Crepes.md", "Old/Batter notes.md"}
+    assert everywhere["engine"] == "index" and everywhere["vault"] == str(world.vault)
+    assert set(paths(structured(in_recipes))) == {"Recipes/Pancakes.md", "Recipes/Crepes.md"}
+    assert "Old/Batter notes.md" not in paths(structured(excluded))
+    assert paths(structured(tagged)) == ["Recipes/Pancakes.md"]
+    assert paths(structured(drafts)) == ["Recipes/Crepes.md"]
+    not_drafts = structured(not_drafts)
+    assert len(not_drafts["results"]) == 1 and not_drafts["total_results"] == 2
+    assert "Recipes/Crepes.md" not in paths(not_drafts)
+    cli = world.search("flour eggs batter", "--source", "local", "--json")
+    assert paths(everywhere) == paths(json.loads(cli.stdout))   # the same dispatcher, the same ranking
+
+
+def test_several_queries_are_fused_into_one_ranking_as_search_vault_does(world):
+    [fused] = serve(world, calling(("search", {"queries": ["maple syrup", "sow beans"], "source": "local"})))
+    fused = structured(fused)
+    assert fused["query"] == "maple syrup | sow beans"
+    assert set(paths(fused)[:2]) == {"Recipes/Syrup.md", "Projects/Garden.md"}
+    cli = world.run("search", "maple syrup", "sow beans", "--source", "local", "--json", script=SEARCH_CLI)
+    assert paths(fused) == paths(json.loads(cli.stdout))
+
+
+def test_search_notes_say_omnisearch_was_offline_and_the_local_index_answered(world):
+    [result] = serve(world, calling(("search", {"query": "maple syrup"})))
+    data = structured(result)
+    assert data["engine"] == "index" and paths(data)[0] == "Recipes/Syrup.md"
+    assert any("Omnisearch did not answer on port 9" in note for note in data["notes"])
+
+
+def test_search_sessions_matches_prompts_and_titles_with_project_since_and_limit(world):
+    importer, by_project, since, limited, everything = serve(world, calling(
+        ("search_sessions", {"pattern": r"--dry-RUN\s+flag"}),
+        ("search_sessions", {"pattern": "greet|importer", "project": "e2e-repo"}),
+        ("search_sessions", {"pattern": "greet|importer", "since": "2026-06-01"}),
+        ("search_sessions", {"pattern": ".", "limit": 1}),
+        ("search_sessions", {"pattern": "."}),
+    ))
+    [row] = structured(importer)["results"]
+    assert row["session_id"] == DEMO_ID and row["field"] == "prompt" and "--dry-run" in row["snippet"]
+    assert [r["session_id"] for r in structured(by_project)["results"]] == [REAL_2_1_332_ID]
+    assert [r["session_id"] for r in structured(since)["results"]] == [REAL_2_1_332_ID]
+    limited = structured(limited)
+    assert limited["total_results"] == 2 and [r["session_id"] for r in limited["results"]] == [REAL_2_1_332_ID]
+    assert [r["session_id"] for r in structured(everything)["results"]] == [REAL_2_1_332_ID, DEMO_ID]
+
+
+def test_status_reports_the_vault_index_archive_and_omnisearch_like_the_status_command(world):
+    [result] = serve(world, calling(("status", {})))
+    data = structured(result)
+    cli = json.loads(world.run("status", "--json").stdout)
+    assert data["vault"] == cli["vault"] == str(world.vault) and data["vault_exists"] is True
+    assert data["archive"] == cli["archive"] and data["archive"]["sessions"] == 2
+    assert data["index"]["index_path"] == cli["index"]["index_path"]
+    assert data["engines"]["omnisearch"]["answers"] is False and data["engines"]["omnisearch"]["port"] == 9
+
+
+def test_vault_flag_serves_another_vault(world, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "Tides.md").write_text("# Tides\nSpring tides follow the new moon.\n", encoding="utf-8")
+    status, search = serve(world, calling(("status", {}), ("search", {"query": "spring tides", "source": "scan"})),
+                           "--vault", str(other))
+    assert structured(status)["vault"] == str(other)
+    assert paths(structured(search)) == ["Tides.md"]
+
+
+def test_errors_are_one_line_tool_errors_and_the_server_keeps_serving(world, tmp_path):
+    results = serve(world, calling(
+        ("search_sessions", {"pattern": "(unclosed"}),
+        ("search_sessions", {"pattern": "x", "since": "March"}),
+        ("search", {}),
+        ("search", {"query": "flour", "limit": "many"}),
+        ("search", {"query": "flour", "folders": ["../outside"]}),
+        ("search", {"query": "flour", "source": "everything"}),
+        ("no_such_tool", {}),
+        ("search", {"query": "maple syrup", "source": "scan"}),
+    ))
+    *errors, last = results
+    messages = [error_text(result) for result in errors]
+    assert messages[0].startswith("bad regular expression '(unclosed'")
+    assert "YYYY-MM-DD" in messages[1]
+    assert "give `query`" in messages[2]
+    assert messages[3].startswith("bad arguments for search: limit:")
+    assert "leaves the vault" in messages[4]
+    assert messages[5].startswith("bad arguments for search: source:")
+    assert "no_such_tool" in messages[6]
+    assert paths(structured(last))[0] == "Recipes/Syrup.md"
+    [missing] = serve(world, calling(("search", {"query": "flour"})), "--vault", str(tmp_path / "nowhere"))
+    assert error_text(missing).startswith("vault not found:")
+
+
+def test_stdout_carries_only_json_rpc_messages(world):
+    """Raw stdio, no SDK in between: every line the server writes is one JSON-RPC message, and it
+    exits 0 when its stdin closes."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "flour"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "status", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "search_sessions", "arguments": {"pattern": "("}}},
+    ]
+    process = subprocess.Popen([sys.executable, str(CLI), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=world.environ(), cwd=str(world.root))
+    try:
+        process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
+        process.stdin.flush()
+        answered, lines = set(), []
+        while answered != {1, 2, 3, 4, 5}:
+            line = process.stdout.readline()
+            assert line, f"stdout closed early; stderr: {process.stderr.read().decode()}"
+            lines.append(line)
+            message = json.loads(line)
+            assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message)
+            answered.add(message["id"])
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
+        rest = process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert rest == b""
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
+    errors = [json.loads(line) for line in lines if json.loads(line)["id"] == 5]
+    assert errors[0]["result"]["isError"] is True
+
+
+BLOCK_MCP = f"""
+import sys
+class RefuseMcp:
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcp" or name.startswith("mcp."):
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, RefuseMcp())
+sys.path.insert(0, {str(REPO)!r})
+from obsidian_memory.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_without_the_sdk_mcp_says_how_to_install_it_in_one_line(env):
+    result = subprocess.run([sys.executable, "-c", BLOCK_MCP, "mcp"], capture_output=True, env=env.environ(),
+                            timeout=60, cwd=str(env.root))
+    assert result.returncode == 2 and result.stdout == b""
+    [line] = result.stderr.decode().splitlines()
+    assert "pip install 'obsidian-memory[mcp]'" in line and "Traceback" not in line
+
+
+IMPORT_EVERYTHING_BUT_THE_SERVER = f"""
+import importlib, pkgutil, sys
+sys.path.insert(0, {str(REPO)!r})
+import obsidian_memory
+skip = {{"obsidian_memory.mcp_server", "obsidian_memory.commands.mcp", "obsidian_memory.__main__"}}
+for info in pkgutil.walk_packages(obsidian_memory.__path__, "obsidian_memory."):
+    if info.name not in skip:
+        importlib.import_module(info.name)
+print(sorted(name for name in sys.modules if name == "mcp" or name.startswith(("mcp.", "mcp_types"))))
+"""
+
+
+def test_no_module_but_the_server_imports_the_sdk(env):
+    result = subprocess.run([sys.executable, "-c", IMPORT_EVERYTHING_BUT_THE_SERVER], capture_output=True,
+                            env=env.environ(), timeout=120, cwd=str(env.root))
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().splitlines()[-1] == "[]"
