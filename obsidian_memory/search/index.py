@@ -5,6 +5,7 @@ Public API (what the dispatcher calls):
   update(settings, force=False, progress=None) -> UpdateStats   (search calls it first)
   status(settings) -> dict
   index_path(settings) -> str
+  open_fresh(settings) / open_readonly(settings) -> connection (for the graph and reading)
 
 The file lives in `settings.cache_dir`, one per vault; see `index_build` for the schema and
 the update, `index_query` for ranking and `markdown` for what is read from a note.
@@ -23,7 +24,8 @@ from obsidian_memory.search.index_build import update as _update
 ENGINE = "index"
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
 
-__all__ = ["ENGINE", "SCHEMA_VERSION", "UpdateStats", "index_path", "search", "status", "update", "open_index"]
+__all__ = ["ENGINE", "SCHEMA_VERSION", "UpdateStats", "index_path", "search", "status", "update", "open_index",
+           "open_fresh", "open_readonly"]
 
 
 def open_index(settings) -> sqlite3.Connection:
@@ -50,6 +52,35 @@ def update(settings, *, force: bool = False, progress=None, lock_wait: float | N
         conn.close()
     stats.rebuilt = stats.rebuilt or rebuilt
     return stats
+
+
+def open_fresh(settings) -> sqlite3.Connection:
+    """The vault's index, brought up to date first (as a search does); the caller closes it."""
+    conn = open_index(settings)
+    try:
+        _update_with(conn, settings, False, None, SEARCH_LOCK_WAIT)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def open_readonly(settings) -> sqlite3.Connection | None:
+    """The index as it is, read-only, or None when it is missing, outdated or unreadable."""
+    path = index_path(settings)
+    if not os.path.exists(path):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return conn
+    except sqlite3.DatabaseError:
+        pass
+    conn.close()
+    return None
 
 
 def search(settings, query: Query, *, fresh: bool = True) -> tuple[list[Hit], int]:

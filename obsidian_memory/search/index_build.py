@@ -17,12 +17,12 @@ import sys
 import time
 from dataclasses import dataclass
 
+from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search import markdown
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-# Later features add their own tables (links, embeddings) under a new version.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 30_000
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -63,6 +63,21 @@ CREATE TABLE note_props (
     PRIMARY KEY (note_id, key, value)
 ) WITHOUT ROWID;
 CREATE INDEX note_props_by_key ON note_props(key, value);
+CREATE TABLE links (
+    source_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    target_id INTEGER REFERENCES notes(id) ON DELETE SET NULL,
+    name_key TEXT NOT NULL,
+    target TEXT NOT NULL,
+    anchor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    embed INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    context TEXT NOT NULL,
+    PRIMARY KEY (source_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX links_by_target ON links(target_id);
+CREATE INDEX links_by_name ON links(name_key);
 CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE VIRTUAL TABLE notes_fts USING fts5(
@@ -97,6 +112,7 @@ class UpdateStats:
     seconds: float = 0.0
     rebuilt: bool = False         # the file was (re)created: missing, old schema or corrupt
     skipped: bool = False         # another process held the update lock too long: answered as is
+    link_seconds: float = 0.0     # of `seconds`, the time spent resolving links
 
     @property
     def changed(self) -> int:
@@ -303,7 +319,8 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *
     if not force:
         fingerprint = _fingerprint(on_disk)
         same = fingerprint == _meta(conn, "fingerprint")
-        if same or not _differs(on_disk, _stored_stats(conn)):
+        pending = _meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
+        if not pending and (same or not _differs(on_disk, _stored_stats(conn))):
             if not same:
                 _remember_fingerprint(conn, fingerprint)
             stats.unchanged = len(on_disk)
@@ -368,6 +385,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
     """Write the differences; True when every note on disk could be read."""
     complete = True
     removed = [row[2] for path, row in stored.items() if path not in on_disk]
+    removed_keys = {link_resolution.note_key(path) for path in stored if path not in on_disk}
     todo = []
     for path, stat in on_disk.items():
         row = stored.get(path)
@@ -378,6 +396,10 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
         else:
             stats.unchanged += 1
     bar = _progress_bar(len(todo), progress)
+    resolve_all = _meta(conn, LINKS_PENDING) == "1" or len(todo) > max(PROGRESS_THRESHOLD, len(on_disk) // 4)
+    if todo or removed:
+        _set_meta(conn, LINKS_PENDING, "1")
+    changed_ids: list[int] = []
     try:
         if removed:
             conn.execute("BEGIN IMMEDIATE")
@@ -391,7 +413,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
             try:
                 for row in rows:
                     if row is not None:
-                        _upsert(conn, row)
+                        changed_ids.append(_upsert(conn, row))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, rows)
                 conn.execute("COMMIT")
@@ -408,6 +430,11 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
                     stats.added += 1
             if bar is not None:
                 bar.update(len(batch))
+        added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
+        started = time.perf_counter()
+        resolve_links(conn, None if resolve_all else (changed_ids, removed_keys | added_keys))
+        stats.link_seconds = time.perf_counter() - started
+        _set_meta(conn, LINKS_PENDING, "0")
         _refresh_vocab(conn, len(todo), len(removed))
         _set_meta(conn, "notes", str(conn.execute("SELECT count(*) FROM notes").fetchone()[0]))
         _set_meta(conn, "last_update", str(time.time()))
@@ -447,7 +474,7 @@ def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
     return _Row(path, stat[0], stat[1], markdown.parse_note(text, title))
 
 
-def _upsert(conn: sqlite3.Connection, row: _Row) -> None:
+def _upsert(conn: sqlite3.Connection, row: _Row) -> int:
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
     values = (row.path, row.mtime_ns, row.size, note.title, "\n".join(note.aliases),
@@ -466,6 +493,56 @@ def _upsert(conn: sqlite3.Connection, row: _Row) -> None:
     conn.execute("DELETE FROM note_props WHERE note_id = ?", (note_id,))
     conn.executemany("INSERT OR IGNORE INTO note_props(note_id, key, value) VALUES (?, ?, ?)",
                      [(note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter)])
+    conn.execute("DELETE FROM links WHERE source_id = ?", (note_id,))
+    conn.executemany("INSERT INTO links(source_id, seq, target_id, name_key, target, anchor, kind, embed, line,"
+                     " context) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)",
+                     [(note_id, seq, link_resolution.name_key(link.target), link.target, link.anchor, link.kind,
+                       int(link.embed), link.line, link.context) for seq, link in enumerate(note.outlinks)])
+    return note_id
+
+
+# -- links: resolved once the batch of notes is in -------------------------------------------------
+# A link's target can change without its note changing: a new note may be the one an unresolved
+# link names, a deleted one leaves its backlinks unresolved (or resolving to a namesake). Every
+# candidate shares the link's name key, so after an update the links re-resolved are those of
+# the changed notes and those whose name key is that of an added or removed note.
+
+LINKS_PENDING = "links_pending"
+
+
+def resolve_links(conn: sqlite3.Connection, scope: tuple[list[int], set[str]] | None = None) -> int:
+    """Point links at their notes; `scope` = (source ids, name keys) limits which; returns the changes."""
+    ids = {path: rowid for rowid, path in conn.execute("SELECT id, path FROM notes")}
+    resolver = link_resolution.Resolver(ids)
+    select = ("SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
+              " JOIN notes n ON n.id = l.source_id")
+    if scope is None:
+        rows = conn.execute(select).fetchall()
+    else:
+        sources, keys = scope
+        if not sources and not keys:
+            return 0
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_ids (id INTEGER PRIMARY KEY)")
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM link_scope_ids")
+        conn.execute("DELETE FROM link_scope_keys")
+        conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in sources])
+        conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(k,) for k in keys])
+        rows = conn.execute(select + " WHERE l.source_id IN (SELECT id FROM link_scope_ids)"
+                            " UNION SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
+                            " JOIN notes n ON n.id = l.source_id"
+                            " WHERE l.name_key IN (SELECT k FROM link_scope_keys)").fetchall()
+    changes = []
+    for source_id, seq, current, target, kind, source in rows:
+        found = resolver.resolve(target, source, kind)
+        target_id = ids.get(found) if found else None
+        if target_id != current:
+            changes.append((target_id, source_id, seq))
+    if changes:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
+        conn.execute("COMMIT")
+    return len(changes)
 
 
 # -- the vocabulary: document frequencies and typo tolerance ----------------------------------------

@@ -1,5 +1,11 @@
 """Read an Obsidian note into the fields the index searches: title, aliases, tags, headings,
-plain body text (markup removed), code, frontmatter and the raw link targets.
+plain body text (markup removed), code, frontmatter and the links it makes.
+
+A link is a `[[wikilink]]` or `![[embed]]` (alias, heading and block anchors split off), a
+Markdown link `[text](path)` to a local file (URL-decoded), or a `[[wikilink]]` in a
+frontmatter value (Obsidian shows those as links too). Links in fenced code, inline code and
+comments (`%%...%%`, `<!-- -->`) are not links; neither are links to attachments (images,
+PDFs, audio, ...): only notes are indexed, so only notes are link targets.
 
 Pure functions over a string: no file access, no SQLite. Frontmatter is parsed with
 `yaml.safe_load`; a broken block falls back to a line reader and never raises.
@@ -31,6 +37,17 @@ _HR = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _SPACES = re.compile(r"[ \t]+")
 _ATTACHMENT = re.compile(r"\.[A-Za-z0-9]{2,5}$")
 _SIMPLE_PAIR = re.compile(r"^([\w\- ]+?)[ \t]*:[ \t]*(.*)$")
+# For link extraction: a Markdown link's target may be <in angle brackets> (then with spaces).
+_MD_LINK_TARGET = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
+                             r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_COMMENT_MARK = "%%"
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+CONTEXT_CHARS = 240
+# Files Obsidian can link to that are not notes: such links are left out (see the module doc).
+ATTACHMENT_EXTENSIONS = frozenset("""
+png jpg jpeg gif bmp svg webp avif tif tiff ico heic mp3 wav m4a ogg oga 3gp flac webm mp4 mkv mov ogv
+pdf canvas base excalidraw zip json csv txt html htm js css py docx xlsx pptx epub
+""".split())
 
 
 @dataclass
@@ -42,18 +59,38 @@ class Note:
     body: str = ""                                        # plain text, one block per line
     code: str = ""                                        # fenced code, kept apart from the body
     frontmatter: dict = field(default_factory=dict)
-    links: list[str] = field(default_factory=list)        # raw targets of [[links]], embeds and [](links)
+    links: list[str] = field(default_factory=list)        # raw targets of the links below, in order
+    outlinks: list["Link"] = field(default_factory=list)   # every link to a (possible) note, in order
+
+
+@dataclass
+class Link:
+    target: str            # the note path part as written (Markdown links URL-decoded), no anchor
+    anchor: str = ""       # heading (`a#b`) or block (`^id`) anchor, without the leading '#'
+    label: str = ""        # the alias or link text
+    embed: bool = False    # ![[...]] or ![](...)
+    kind: str = "wiki"     # "wiki", "markdown" or "frontmatter"
+    line: int = 0          # 1-based line of the file
+    context: str = ""      # the line as plain text, cut to CONTEXT_CHARS around the link
+
+    @property
+    def raw(self) -> str:
+        return self.target + ("#" + self.anchor if self.anchor else "")
 
 
 def parse_note(text: str, title: str) -> Note:
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     frontmatter, body_text = split_frontmatter(text)
+    first_body_line = text.count("\n", 0, len(text) - len(body_text)) + 1
     note = Note(title=title, frontmatter=frontmatter)
+    if frontmatter:
+        note.outlinks.extend(_frontmatter_links(text, first_body_line))
+    in_comment = False
     note.aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
     tags = [_clean_tag(t) for t in _tag_values(frontmatter.get("tags", frontmatter.get("tag")))]
     lines, code = [], []
     fence = None
-    for line in body_text.split("\n"):
+    for number, line in enumerate(body_text.split("\n"), start=first_body_line):
         if fence:
             if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
                 fence = None
@@ -61,9 +98,11 @@ def parse_note(text: str, title: str) -> Note:
                 code.append(line)
             continue
         opened = _FENCE.match(line)
-        if opened:
+        if opened and not in_comment:
             fence = opened.group(1)
             continue
+        if "[" in line or _COMMENT_MARK in line:
+            in_comment = _collect_links(line, number, in_comment, note.outlinks)
         heading = _HEADING.match(line)
         if heading:
             text_of_heading = clean_inline(heading.group(2), note.links)
@@ -75,10 +114,119 @@ def parse_note(text: str, title: str) -> Note:
         cleaned = clean_line(line, note.links)
         if cleaned:
             lines.append(cleaned)
+    note.links = [link.raw for link in note.outlinks]
     note.body = "\n".join(lines)
     note.code = "\n".join(code)
     note.tags = _unique(t for t in tags if t)
     return note
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link]) -> bool:
+    """Append the links of one body line; returns whether a `%%` comment is still open after it."""
+    visible, in_comment = _outside_comments(line, in_comment)
+    if "[" not in visible:
+        return in_comment
+    shown = visible
+    if "`" in visible:
+        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), visible)
+    found = []
+    for match in _WIKILINK.finditer(visible):
+        link = wikilink(match.group(2), embed=bool(match.group(1)))
+        if link is not None:
+            found.append((match.start(), link))
+    masked = _WIKILINK.sub(lambda m: " " * len(m.group(0)), visible) if found else visible
+    for match in _MD_LINK_TARGET.finditer(masked):
+        target = match.group(3) if match.group(3) is not None else match.group(4)
+        link = markdown_link(target, match.group(2), embed=bool(match.group(1)))
+        if link is not None:
+            found.append((match.start(), link))
+    if found:
+        plain = clean_line(shown)
+        for _, link in sorted(found, key=lambda item: item[0]):
+            link.line = number
+            link.context = link_context(plain, link)
+            sink.append(link)
+    return in_comment
+
+
+def _outside_comments(line: str, in_comment: bool) -> tuple[str, bool]:
+    """The line with `%%comments%%` (which may span lines) and `<!-- -->` blanked out."""
+    if "<!--" in line:
+        line = _HTML_COMMENT.sub(lambda m: " " * len(m.group(0)), line)
+    if _COMMENT_MARK not in line and not in_comment:
+        return line, False
+    out, pos = [], 0
+    while pos <= len(line):
+        mark = line.find(_COMMENT_MARK, pos)
+        end = len(line) if mark < 0 else mark
+        if not in_comment:
+            out.append(line[pos:end])
+        else:
+            out.append(" " * (end - pos))
+        if mark < 0:
+            break
+        out.append("  ")
+        in_comment = not in_comment
+        pos = mark + 2
+    return "".join(out), in_comment
+
+
+def wikilink(inner: str, embed: bool = False) -> Link | None:
+    """The link in `[[inner]]`, or None for a link to the note itself or to an attachment."""
+    target, _, label = inner.replace("\\|", "|").partition("|")
+    path, _, anchor = target.partition("#")
+    path = path.strip()
+    if not path or is_attachment(path):
+        return None
+    return Link(target=path, anchor=anchor.strip(), label=label.strip(), embed=embed, kind="wiki")
+
+
+def markdown_link(target: str | None, label: str, embed: bool = False) -> Link | None:
+    """The link in `[label](target)` when it points at a local note (URL-decoded), else None."""
+    from urllib.parse import unquote
+
+    target = (target or "").strip()
+    if not target or target.startswith("#") or _URL_SCHEME.match(target) or target.startswith("//"):
+        return None
+    path, _, anchor = target.partition("#")
+    path = unquote(path).strip()
+    if not path or is_attachment(path):
+        return None
+    return Link(target=path, anchor=unquote(anchor).strip(), label=label.strip(), embed=embed, kind="markdown")
+
+
+def is_attachment(path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return dot > 0 and name[dot + 1:].lower() in ATTACHMENT_EXTENSIONS
+
+
+def _frontmatter_links(text: str, first_body_line: int) -> list[Link]:
+    links = []
+    lines = text.split("\n", first_body_line)[1:first_body_line - 1]
+    for number, line in enumerate(lines, start=2):
+        if "[[" not in line:
+            continue
+        for match in _WIKILINK.finditer(line):
+            link = wikilink(match.group(2), embed=bool(match.group(1)))
+            if link is not None:
+                link.kind, link.line = "frontmatter", number
+                link.context = _SPACES.sub(" ", line.strip())[:CONTEXT_CHARS]
+                links.append(link)
+    return links
+
+
+def link_context(plain: str, link: Link) -> str:
+    """The plain line, cut to CONTEXT_CHARS around where the link's text appears in it."""
+    if len(plain) <= CONTEXT_CHARS:
+        return plain
+    name = link.label or link.target.rsplit("/", 1)[-1]
+    at = max(0, plain.lower().find(name.lower()))
+    start = max(0, min(at - CONTEXT_CHARS // 3, len(plain) - CONTEXT_CHARS))
+    piece = plain[start:start + CONTEXT_CHARS].strip()
+    return ("…" if start else "") + piece + ("…" if start + CONTEXT_CHARS < len(plain) else "")
 
 
 def split_frontmatter(text: str) -> tuple[dict, str]:
@@ -160,7 +308,7 @@ def clean_inline(text: str, links: list[str] | None = None) -> str:
         text = _INLINE_CODE.sub(lambda m: m.group(2), text)
     if "[" in text:
         text = _WIKILINK.sub(lambda m: _wikilink_text(m.group(1), m.group(2), sink), text)
-        text = _MD_LINK.sub(lambda m: _md_link_text(m.group(2), m.group(3), sink), text)
+        text = _MD_LINK_TARGET.sub(lambda m: _md_link_text(m.group(2), m.group(3) or m.group(4), sink), text)
     if "<" in text:
         text = _HTML_TAG.sub(" ", text)
     if "%%" in text:

@@ -75,7 +75,7 @@ def test_markdown_links_keep_their_text_only():
 def test_note_embeds_keep_their_name_and_attachment_embeds_disappear():
     note = markdown.parse_note("![[Internal links]]\n![[diagram.png|300]]\n![[photo.jpg#interface]]", "T")
     assert note.body == "Internal links"
-    assert note.links == ["Internal links", "diagram.png", "photo.jpg#interface"]
+    assert note.links == ["Internal links"]   # attachments are not notes: not links of the graph
 
 
 def test_callouts_quotes_lists_and_tables_become_plain_text():
