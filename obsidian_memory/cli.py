@@ -64,40 +64,18 @@ def main(argv: list[str] | None = None) -> int:
 def run_argparse_command(module, prog: str, description: str, argv: list[str]) -> int:
     import argparse
 
-    from obsidian_memory.errors import UserError
+    from obsidian_memory.cliutil import guarded
 
     parser = argparse.ArgumentParser(prog=prog, description=description)
     module.add_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        return int(module.run(args) or 0)
-    except UserError as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
-        return exc.code
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # a bug: one line for the person, the traceback for the log
-        _log_unexpected(prog, exc)
-        sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {exc} (details in the log)\n")
-        return 1
+    return guarded(prog, lambda: module.run(args))
 
 
 def _import_command(module_name: str):
     import importlib
 
     return importlib.import_module(f"obsidian_memory.commands.{module_name}")
-
-
-def _log_unexpected(prog: str, exc: BaseException) -> None:
-    try:
-        from obsidian_memory import logs, settings
-
-        logs.log_for(settings.load(), f"{prog}: unexpected error", exc)
-    except Exception:
-        pass
 
 
 def _print_usage(stream) -> None:

@@ -88,7 +88,8 @@ def summarise(results: list[dict]) -> dict:
 
 
 def load_golden(path: str) -> list[dict]:
-    """Read and check a golden set: a JSON list of {id, query, relevant_paths, partial_paths, category}."""
+    """Read and check a golden set: a JSON list of {id, query, relevant_paths, partial_paths, category},
+    each entry optionally with "queries": alternative phrasings of the query (for fan-out)."""
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
     if not isinstance(data, list):
@@ -101,10 +102,22 @@ def load_golden(path: str) -> list[dict]:
         partial = entry.get("partial_paths") or []
         if not isinstance(relevant, list) or not isinstance(partial, list):
             raise ValueError(f"entry {n}: relevant_paths and partial_paths are lists")
-        items.append({"id": str(entry.get("id") or n), "query": str(entry["query"]),
-                      "relevant_paths": [str(p) for p in relevant], "partial_paths": [str(p) for p in partial],
-                      "category": str(entry.get("category") or "uncategorised")})
+        item = {"id": str(entry.get("id") or n), "query": str(entry["query"]),
+                "relevant_paths": [str(p) for p in relevant], "partial_paths": [str(p) for p in partial],
+                "category": str(entry.get("category") or "uncategorised")}
+        alternatives = entry.get("queries")
+        if alternatives is not None:
+            if not isinstance(alternatives, list) or not all(isinstance(q, str) and q.strip() for q in alternatives):
+                raise ValueError(f"entry {n}: 'queries' is a list of non-empty phrasings")
+            item["queries"] = list(alternatives)
+        items.append(item)
     return items
+
+
+def phrasings(item: dict, fan_out: bool) -> list[str]:
+    """What is searched for an entry: its query, plus its alternative phrasings under fan-out."""
+    extra = (item.get("queries") or []) if fan_out else []
+    return list(dict.fromkeys([item["query"], *extra]))
 
 
 def _unique(ranked: list[str]) -> list[str]:

@@ -1,5 +1,11 @@
-"""`obsidian_memory.py eval --golden FILE [--vault V] [--source S] [-k 10] [--json]`:
-search quality on a judged query set (nDCG@5/10, MRR, Hit@1/3/5, Recall@10), overall and per category."""
+"""`obsidian_memory.py eval --golden FILE [--vault V] [--source S] [--mode M ...] [--fan-out] [-k 10] [--json]`:
+search quality on a judged query set (nDCG@5/10, MRR, Hit@1/3/5, Recall@10), overall and per category.
+
+`--mode` is repeatable: each mode is measured on the same queries and the reports are printed side
+by side (with `--json`: one report object for one mode, else {"reports": [...]}, one per mode).
+`--fan-out` searches each entry's query together with its alternative phrasings (the entry's
+"queries" list), fused as `search_vault.py "q1" "q2"` does; without it only the query is searched.
+"""
 from __future__ import annotations
 
 import json
@@ -8,38 +14,61 @@ import sys
 import time
 
 from obsidian_memory.errors import UserError
+from obsidian_memory.search.hybrid import MODES
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
+DEFAULT = "default"          # the label of a report made without --mode (the vault's default mode)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--golden", required=True, help="judged queries: a JSON list of "
-                        "{id, query, relevant_paths, partial_paths, category}")
+                        "{id, query, relevant_paths, partial_paths, category[, queries]}")
     parser.add_argument("--vault", default=None, help="the vault the paths are relative to (default: settings)")
     parser.add_argument("--source", default="auto", choices=SOURCES, help="the engine to measure (default: auto)")
+    parser.add_argument("--mode", action="append", choices=MODES, default=None,
+                        help="the ranking to measure (repeatable: reports side by side; default: the "
+                             "vault's default, hybrid when embeddings exist, else fulltext)")
+    parser.add_argument("--fan-out", action="store_true",
+                        help="search each query with its alternative phrasings (the entry's \"queries\"), fused")
     parser.add_argument("-k", type=int, default=10, help="results fetched per query (default: 10)")
     parser.add_argument("--json", action="store_true", help="print figures and per-query results as JSON")
 
 
 def run(args) -> int:
-    from obsidian_memory import evaluation, settings as settings_module
+    from obsidian_memory import settings as settings_module
 
     golden = _load(args.golden)
     if args.k < 1:
         raise UserError("-k must be at least 1")
     settings = settings_module.load(vault=args.vault)
-    results, engines, started = [], [], time.perf_counter()
-    for item in golden:
-        ranked, engine = _ranked(item["query"], settings, args.source, args.k)
-        if engine not in engines:
-            engines.append(engine)
-        results.append({**item, "ranked": ranked,
-                        "metrics": evaluation.query_metrics(ranked, item["relevant_paths"], item["partial_paths"])})
-    report = {"golden": os.path.abspath(args.golden), "vault": settings.vault, "source": args.source,
-              "engines": engines, "k": args.k, "seconds": round(time.perf_counter() - started, 3),
-              **evaluation.summarise(results), "queries": results}
-    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else format_report(report))
+    modes = list(dict.fromkeys(args.mode)) if args.mode else [None]
+    reports = [measure(golden, settings, args.source, mode, args.k, args.fan_out) for mode in modes]
+    for report in reports:
+        report["golden"] = os.path.abspath(args.golden)
+    if args.json:
+        data = reports[0] if len(reports) == 1 else {"golden": os.path.abspath(args.golden), "reports": reports}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_report(reports[0]) if len(reports) == 1 else format_side_by_side(reports))
     return 0
+
+
+def measure(golden: list[dict], settings, source: str, mode: str | None, k: int, fan_out: bool) -> dict:
+    """One report: every query of `golden` searched in `mode` (None: the default), with its metrics."""
+    from obsidian_memory import evaluation
+
+    results, engines, answered, started = [], [], [], time.perf_counter()
+    for item in golden:
+        queries = evaluation.phrasings(item, fan_out)
+        ranked, engine, used = _ranked(queries, settings, source, mode, k)
+        engines += [e for e in engine.split("+") if e not in engines]
+        answered += [m for m in used.split("+") if m not in answered]
+        results.append({**item, "searched": queries, "ranked": ranked,
+                        "metrics": evaluation.query_metrics(ranked, item["relevant_paths"], item["partial_paths"])})
+    return {"vault": settings.vault, "source": source, "mode": mode or DEFAULT, "answered_modes": answered,
+            "fan_out": fan_out, "fanned_out": sum(1 for r in results if len(r["searched"]) > 1),
+            "engines": engines, "k": k, "seconds": round(time.perf_counter() - started, 3),
+            **evaluation.summarise(results), "queries": results}
 
 
 def _load(path: str) -> list[dict]:
@@ -56,26 +85,56 @@ def _load(path: str) -> list[dict]:
     return golden
 
 
-def _ranked(text: str, settings, source: str, k: int) -> tuple[list[str], str]:
+def _ranked(queries: list[str], settings, source: str, mode: str | None, k: int) -> tuple[list[str], str, str]:
     from obsidian_memory.search import search
 
-    response = search(text, settings, source=source, limit=k)
-    return [hit.path for hit in response.hits], response.engine
+    response = search(queries, settings, source=source, limit=k, mode=mode)
+    return [hit.path for hit in response.hits], response.engine, response.mode
+
+
+def _heading(report: dict) -> str:
+    fan = f", fan-out over {report['fanned_out']} queries" if report["fan_out"] else ""
+    return (f"{report['overall']['queries']} queries, source {report['source']}, mode {report['mode']} "
+            f"(answered by {', '.join(report['engines']) or 'nothing'} in "
+            f"{', '.join(report['answered_modes']) or '-'}), k={report['k']}{fan}, {report['seconds']:.1f}s")
 
 
 def format_report(report: dict) -> str:
     from obsidian_memory.evaluation import METRICS
 
-    lines = [f"{report['overall']['queries']} queries, source {report['source']} "
-             f"(answered by {', '.join(report['engines']) or 'nothing'}), k={report['k']}, "
-             f"{report['seconds']:.1f}s", ""]
+    lines = [_heading(report), ""]
     header = f"{'':<14}{'n':>4}" + "".join(f"{m:>11}" for m in METRICS)
     lines.append(header)
     rows = [("overall", report["overall"])] + list(report["categories"].items())
     for name, figures in rows:
         lines.append(f"{name:<14}{figures['queries']:>4}" + "".join(f"{figures[m]:>11.3f}" for m in METRICS))
-    misses = [q for q in report["queries"] if q["metrics"]["hit@5"] == 0]
-    if misses:
-        lines += ["", f"no relevant note in the top 5 ({len(misses)}):"]
-        lines += [f"  [{q['category']}] {q['query']!r} -> {', '.join(q['ranked'][:3]) or 'no results'}" for q in misses]
+    return "\n".join(lines + _misses(report)) + "\n"
+
+
+def format_side_by_side(reports: list[dict]) -> str:
+    """One table: each category, then one row per mode."""
+    from obsidian_memory.evaluation import METRICS
+
+    lines = [_heading(r) for r in reports] + [""]
+    lines.append(f"{'':<14}{'mode':<10}{'n':>4}" + "".join(f"{m:>11}" for m in METRICS))
+    categories = ["overall"] + sorted({c for r in reports for c in r["categories"]})
+    for category in categories:
+        for number, report in enumerate(reports):
+            figures = report["overall"] if category == "overall" else report["categories"].get(category)
+            if figures is None:
+                continue
+            label = category if number == 0 else ""
+            lines.append(f"{label:<14}{report['mode']:<10}{figures['queries']:>4}"
+                         + "".join(f"{figures[m]:>11.3f}" for m in METRICS))
+    for report in reports:
+        lines += _misses(report, f" in mode {report['mode']}")
     return "\n".join(lines) + "\n"
+
+
+def _misses(report: dict, where: str = "") -> list[str]:
+    misses = [q for q in report["queries"] if q["metrics"]["hit@5"] == 0]
+    if not misses:
+        return []
+    lines = ["", f"no relevant note in the top 5{where} ({len(misses)}):"]
+    return lines + [f"  [{q['category']}] {q['query']!r} -> {', '.join(q['ranked'][:3]) or 'no results'}"
+                    for q in misses]

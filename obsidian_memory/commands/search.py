@@ -1,7 +1,7 @@
 """`obsidian_memory.py search`: the ranked vault search, or a regex over archived sessions.
 
-`search "<query>" [...]` takes the same options as `search_vault.py` and calls the same function
-(no subprocess). `search "<regex>" --sessions [--project NAME] [--since YYYY-MM-DD] [-n N] [--json]`
+`search "<query>" [...]` takes the same options as `search_vault.py` (`--mode` too) and calls the
+same function (no subprocess). `search "<regex>" --sessions [--project NAME] [--since YYYY-MM-DD] [-n N] [--json]`
 searches titles, prompts and compaction summaries in the archive, newest first.
 """
 from __future__ import annotations
@@ -39,6 +39,8 @@ def build_parser():
 
 def run(args) -> int:
     if args.sessions:
+        if args.mode:
+            raise UserError("--mode ranks the vault search; --sessions is a regex over the archive")
         return run_sessions(args)
     if args.project or args.since:
         raise UserError("--project and --since only apply with --sessions")

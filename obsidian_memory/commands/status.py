@@ -1,4 +1,5 @@
-"""`obsidian_memory.py status [--json] [--vault V]`: the local index and which engines answer."""
+"""`obsidian_memory.py status [--json] [--vault V]`: the local index, semantic search (on or off,
+why, how much is embedded) and which engines answer."""
 from __future__ import annotations
 
 import json
@@ -30,9 +31,21 @@ def collect(settings) -> dict:
         "vault": settings.vault,
         "vault_exists": os.path.isdir(settings.vault),
         "index": index.status(settings),
+        "semantic": semantic_status(settings),
         "engines": {"index": True, "scan": True, "omnisearch": probe_omnisearch(settings.omnisearch_port)},
         "archive": archive_status(settings.archive),
     }
+
+
+def semantic_status(settings) -> dict:
+    """hybrid.status, or "off" with the reason when even asking fails (never a traceback)."""
+    try:
+        from obsidian_memory.search import hybrid
+
+        return hybrid.status(settings)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        return {"available": False, "reason": reason, "on": False, "off_reason": reason, "default_mode": "fulltext"}
 
 
 def probe_omnisearch(port: int) -> dict:
@@ -85,6 +98,7 @@ def format_text(report: dict) -> str:
     lines.append(f"            {idx['index_path']}")
     if idx.get("error"):
         lines.append(f"            {idx['error']}")
+    lines.append(_semantic_line(report["semantic"]))
     omni = report["engines"]["omnisearch"]
     lines.append(f"omnisearch: {'answers' if omni['answers'] else 'not answering'} on port {omni['port']}"
                  f" ({omni['detail']})")
@@ -97,6 +111,15 @@ def format_text(report: dict) -> str:
     else:
         lines.append(f"archive:    none yet ({archive['path']})")
     return "\n".join(lines) + "\n"
+
+
+def _semantic_line(info: dict) -> str:
+    from obsidian_memory.search import hybrid
+
+    try:
+        return hybrid.status_line(info)
+    except (KeyError, TypeError, ValueError):
+        return f"semantic:   off ({info.get('off_reason') or info.get('reason') or 'unknown'})"
 
 
 def _size(n: int) -> str:

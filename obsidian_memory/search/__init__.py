@@ -6,8 +6,14 @@ Sources:
 - `index`: the persistent local index (`obsidian_memory.search.index`).
 - `scan`: the standard-library reference scanner.
 - `local`: the index when it is available, else the scanner.
-- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, so with such
-  filters `auto` goes straight to `local` (and says so in `Response.notes`).
+- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, nor rank by
+  meaning or by title, so with such filters or an explicit mode other than fulltext `auto` goes
+  straight to `local` (and says so in `Response.notes`).
+
+Modes (`obsidian_memory.search.hybrid`) rank the local index: `hybrid`, `semantic`, `fulltext`,
+`title`. None is the vault's default: hybrid when notes are embedded and the model loads, else
+fulltext. Omnisearch and the scanner rank by words whatever the mode: `Response.mode` says
+which ranking answered ("fulltext" for them), and a note says when a mode asked for was ignored.
 
 Several queries run one after the other and are merged by reciprocal rank fusion (k=60); the
 engine name is kept and each hit's score is its fused score. An engine found offline for one
@@ -21,6 +27,7 @@ import time
 
 from obsidian_memory.errors import UserError
 from obsidian_memory.search.base import Hit, Query, Response
+from obsidian_memory.search.hybrid import MODES
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 # how deep each query of a fan-out is ranked before fusion (Omnisearch returns its whole list anyway)
@@ -28,27 +35,30 @@ FUSION_DEPTH = 50
 
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
-           tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None) -> Response:
+           tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None) -> Response:
     """Search the vault of `settings`. Bad input (scope leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     queries = _queries(query_or_queries)
     vault = _existing_vault(settings.vault)
     if source not in SOURCES:
         raise UserError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
+    if mode is not None and mode not in MODES:
+        raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if int(limit) < 1:
         raise UserError("the number of results (-n) must be at least 1")
     base = Query(text=queries[0], limit=int(limit),
                  folders=_scopes(vault, folders, "--folder"), excludes=_scopes(vault, excludes, "--exclude"),
                  tags=_tags(tags), not_tags=_tags(not_tags),
                  frontmatter=_pairs(frontmatter), not_frontmatter=_pairs(not_frontmatter))
-    runner = _Runner(settings, vault, source, _port(port if port is not None else settings.omnisearch_port))
+    runner = _Runner(settings, vault, source, _port(port if port is not None else settings.omnisearch_port), mode)
     runner.note_missing_folders(base.folders)
     if len(queries) == 1:
         hits, total = runner.run(base)
     else:
         hits, total = _fan_out(runner, base, queries)
     return Response(query=" | ".join(queries), engine=runner.engine_name(), vault=vault, hits=hits,
-                    total_results=total, elapsed_seconds=time.monotonic() - started, notes=runner.notes)
+                    total_results=total, elapsed_seconds=time.monotonic() - started, notes=runner.notes,
+                    mode=runner.mode_name())
 
 
 def _fan_out(runner: "_Runner", base: Query, queries: list[str]) -> tuple[list[Hit], int]:
@@ -68,18 +78,25 @@ def _fan_out(runner: "_Runner", base: Query, queries: list[str]) -> tuple[list[H
 class _Runner:
     """Runs one query on the engine the source asks for, falling back as the source allows."""
 
-    def __init__(self, settings, vault: str, source: str, port: int):
+    def __init__(self, settings, vault: str, source: str, port: int, mode: str | None = None):
         self.settings, self.vault, self.source, self.port = settings, vault, source, port
+        self.mode = mode                    # as asked (None: the vault's default)
         self.notes: list[str] = []
         self.engines: list[str] = []        # engines that answered, in order, without repeats
+        self.modes: list[str] = []          # rankings that answered, likewise
+        self._index_mode: str | None = None
         self.omnisearch_down: str | None = None
         self.index_down: str | None = None
 
     def engine_name(self) -> str:
         return "+".join(self.engines) if self.engines else self.source
 
+    def mode_name(self) -> str:
+        return "+".join(self.modes) if self.modes else (self.mode or "fulltext")
+
     def run(self, query: Query) -> tuple[list[Hit], int]:
         if self.source == "scan":
+            self._note_mode_ignored("the scanner")
             return self._scan(query)
         if self.source == "index":
             return self._index(query, strict=True)
@@ -88,14 +105,18 @@ class _Runner:
         if self.source == "omnisearch":
             if query.has_metadata_filters:
                 raise UserError("Omnisearch cannot filter by tag or frontmatter; use --source local")
+            self._note_mode_ignored("Omnisearch")
             result = self._omnisearch(query)
             if result is None:
-                self._answered(_omnisearch().OFFLINE_ENGINE)
+                self._answered(_omnisearch().OFFLINE_ENGINE, "fulltext")
                 return [], 0
             return result
         # auto
         if query.has_metadata_filters:
             self._note("Omnisearch cannot filter by tag or frontmatter: searched the local engine")
+            return self._local(query)
+        if self.mode not in (None, "fulltext"):
+            self._note(f"Omnisearch has no {self.mode} ranking: searched the local index")
             return self._local(query)
         result = self._omnisearch(query)
         return result if result is not None else self._local(query)
@@ -120,7 +141,7 @@ class _Runner:
         if incomplete:
             self._note(f"Omnisearch returns its best {engine.RESULT_CAP} notes only and the scope kept "
                        f"{total} of them; --source local searches the whole scope")
-        self._answered(engine.ENGINE)
+        self._answered(engine.ENGINE, "fulltext")
         return hits, total
 
     def _local(self, query: Query):
@@ -138,7 +159,13 @@ class _Runner:
             self.index_down = problem
             return None
         try:
-            hits, total = _call_index(module, self.settings, query)
+            mode = self._mode_for_index()
+            if mode == "fulltext":
+                hits, total = _call_index(module, self.settings, query)
+                self._answered(hits[0].engine if hits else getattr(module, "ENGINE", "index"), mode)
+            else:
+                hits, total, answered_by = self._ranked_by_mode(query, mode)
+                self._answered(getattr(module, "ENGINE", "index"), answered_by)
         except UserError:
             raise
         except Exception as exc:
@@ -147,19 +174,43 @@ class _Runner:
             self.index_down = f"{type(exc).__name__}: {exc}"
             self._note(f"the local index failed ({self.index_down}); used the scanner")
             return None
-        self._answered(hits[0].engine if hits else getattr(module, "ENGINE", "index"))
         return hits, total
+
+    def _mode_for_index(self) -> str:
+        """The mode asked for, else the vault's default (decided once per search)."""
+        if self.mode is not None:
+            return self.mode
+        if self._index_mode is None:
+            from obsidian_memory.search import hybrid
+
+            self._index_mode = hybrid.default_mode(self.settings)[0]
+        return self._index_mode
+
+    def _ranked_by_mode(self, query: Query, mode: str) -> tuple[list[Hit], int, str]:
+        """Hits, total and the mode that answered (hybrid answers in fulltext when semantic search is off)."""
+        from obsidian_memory.search import hybrid
+
+        result = hybrid.search(self.settings, query, mode)
+        for note in result.notes:
+            self._note(note)
+        return result.hits[: query.limit], int(result.total), result.mode
 
     def _scan(self, query: Query):
         from obsidian_memory.search import scan
 
         hits, total = scan.search(query, self.vault)
-        self._answered(scan.ENGINE)
+        self._answered(scan.ENGINE, "fulltext")
         return hits, total
 
-    def _answered(self, engine: str) -> None:
+    def _answered(self, engine: str, mode: str) -> None:
         if engine not in self.engines:
             self.engines.append(engine)
+        if mode not in self.modes:
+            self.modes.append(mode)
+
+    def _note_mode_ignored(self, engine: str) -> None:
+        if self.mode not in (None, "fulltext"):
+            self._note(f"--mode {self.mode} ranks the local index only; {engine} ranked by words (fulltext)")
 
     def _note(self, text: str) -> None:
         if text not in self.notes:

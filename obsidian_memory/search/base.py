@@ -45,10 +45,11 @@ class Response:
     total_results: int         # hits in scope before truncation to the limit
     elapsed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)   # e.g. "omnisearch offline, fell back to index"
+    mode: str = "fulltext"     # the ranking that answered: hybrid, semantic, fulltext or title
 
     def to_dict(self) -> dict:
-        return {"query": self.query, "engine": self.engine, "elapsed_seconds": round(self.elapsed_seconds, 4),
-                "vault": self.vault, "total_results": self.total_results,
+        return {"query": self.query, "engine": self.engine, "mode": self.mode,
+                "elapsed_seconds": round(self.elapsed_seconds, 4), "vault": self.vault, "total_results": self.total_results,
                 "results": [h.to_dict() for h in self.hits]}
 
 

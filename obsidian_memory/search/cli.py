@@ -8,17 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.errors import UserError
+from obsidian_memory.cliutil import OneLineParser, guarded  # noqa: F401 (the commands' shared error handling)
+from obsidian_memory.search.hybrid import MODES
 
 PROG = "search_vault.py"
 DASH_VALUE_OPTIONS = ("--tag", "--frontmatter")
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit 2), like every other error of ours."""
-
-    def error(self, message):
-        raise UserError(f"{message} (see {self.prog} --help)")
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +29,9 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only notes whose frontmatter has key: value; -key:value excludes (repeatable)")
     parser.add_argument("--source", default="auto", choices=("auto", "omnisearch", "local", "index", "scan"),
                         help="engine: auto = Omnisearch, else the local index, else the scanner (default auto)")
+    parser.add_argument("--mode", default=None, choices=MODES,
+                        help="ranking of the local index: hybrid (words + meaning), semantic, fulltext or "
+                             "title (fuzzy note names); default hybrid when embeddings exist, else fulltext")
     parser.add_argument("--port", type=int, default=None, help="Omnisearch HTTP port (default $OMNISEARCH_PORT or 51361)")
     parser.add_argument("--vault", default=None, help="vault folder (default $OBSIDIAN_VAULT or ~/Vault)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -80,7 +77,7 @@ def run_search(args) -> int:
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
-                      not_frontmatter=not_frontmatter, port=args.port)
+                      not_frontmatter=not_frontmatter, port=args.port, mode=args.mode)
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")
@@ -88,37 +85,6 @@ def run_search(args) -> int:
     else:
         print(output.response_text(response))
     return 0
-
-
-def guarded(prog: str, action) -> int:
-    """Run `action()`: a UserError is one line and its code; a bug is one line plus the log."""
-    try:
-        return int(action() or 0)
-    except UserError as exc:
-        sys.stderr.write(f"{prog}: error: {_one_line(str(exc))}\n")
-        return exc.code
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:
-        _log_unexpected(prog, exc)
-        sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {_one_line(str(exc))} (details in the log)\n")
-        return 1
-
-
-def _one_line(text: str) -> str:
-    from obsidian_memory.search._text import one_line
-    return one_line(text)
-
-
-def _log_unexpected(prog: str, exc: BaseException) -> None:
-    try:
-        from obsidian_memory import logs, settings
-        logs.log_for(settings.load(), f"{prog}: unexpected error", exc)
-    except Exception:
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -122,7 +122,8 @@ def status_line(info: dict) -> str:
     """One line for `status`: e.g. "semantic:   on, 171 of 171 notes embedded (3.1 MB)"."""
     if not info["available"]:
         return f"semantic:   off ({info['reason']})"
-    size = f"{info['size_bytes'] / 1048576:.1f} MB"
+    size = (f"{info['size_bytes'] / 1048576:.1f} MB" if info["size_bytes"] >= 1048576
+            else f"{info['size_bytes'] / 1024:.0f} KB")
     if info["on"]:
         return f"semantic:   on, {info['embedded']} of {info['notes']} notes embedded ({size}); default mode hybrid"
     return f"semantic:   off ({info['off_reason']})"

@@ -32,8 +32,8 @@ def as_json(result):
 
 def test_json_has_exactly_the_contract_keys(vault):
     data = as_json(vault.search("deploy script", "--json", "--source", "scan"))
-    assert list(data) == ["query", "engine", "elapsed_seconds", "vault", "total_results", "results"]
-    assert data["query"] == "deploy script" and data["engine"] == "scan"
+    assert list(data) == ["query", "engine", "mode", "elapsed_seconds", "vault", "total_results", "results"]
+    assert data["query"] == "deploy script" and data["engine"] == "scan" and data["mode"] == "fulltext"
     assert data["vault"] == str(vault.vault) and data["total_results"] == 3
     assert isinstance(data["elapsed_seconds"], float)
     first = data["results"][0]

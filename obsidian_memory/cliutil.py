@@ -1,0 +1,66 @@
+"""What every command line of ours does with errors, in one place.
+
+`guarded(prog, action)` runs a command: a UserError is one line on stderr and its exit code
+(2 by convention), Ctrl-C is "interrupted" and 130, a closed pipe (`| head`) is quiet and 0,
+and a bug is one line for the person plus the traceback in the log file, exit 1.
+`OneLineParser` is argparse whose usage errors are such a UserError (one line, exit 2).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from obsidian_memory.errors import UserError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2), like every other error of ours."""
+
+    def error(self, message):
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
+def guarded(prog: str, action) -> int:
+    """Run `action()` and turn what it raises into one line on stderr and an exit status."""
+    try:
+        return int(action() or 0)
+    except UserError as exc:
+        sys.stderr.write(f"{prog}: error: {one_line(str(exc))}\n")
+        return exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except Exception as exc:  # a bug: one line for the person, the traceback for the log
+        log_unexpected(prog, exc)
+        sys.stderr.write(f"{prog}: error: {type(exc).__name__}: {one_line(str(exc))} (details in the log)\n")
+        return 1
+
+
+def one_line(text: str) -> str:
+    from obsidian_memory.search._text import one_line as flatten
+
+    return flatten(text)
+
+
+def log_unexpected(prog: str, exc: BaseException) -> None:
+    try:
+        from obsidian_memory import logs, settings
+
+        logs.log_for(settings.load(), f"{prog}: unexpected error", exc)
+    except Exception:
+        pass
+
+
+def _silence_stdout() -> None:
+    """The reader is gone: flushing what is left at exit would raise again (and print a warning)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
