@@ -125,12 +125,15 @@ def parse_note(text: str, title: str) -> Note:
 
 def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link]) -> bool:
     """Append the links of one body line; returns whether a `%%` comment is still open after it."""
-    visible, in_comment = _outside_comments(line, in_comment)
+    if "`" in line and not in_comment:       # code spans first: `%%` or `[[x]]` in code is text
+        shown, _ = _outside_comments(_INLINE_CODE.sub(lambda m: "\0" * len(m.group(0)), line), False)
+        shown = "".join(c if c != "\0" else line[i] for i, c in enumerate(shown))
+        visible, in_comment = _outside_comments(_INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line), False)
+    else:
+        visible, in_comment = _outside_comments(line, in_comment)
+        shown = visible
     if "[" not in visible:
         return in_comment
-    shown = visible
-    if "`" in visible:
-        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), visible)
     found = []
     for match in _WIKILINK.finditer(visible):
         link = wikilink(match.group(2), embed=bool(match.group(1)))

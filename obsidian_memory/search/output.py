@@ -28,8 +28,40 @@ def to_json(data) -> str:
     return json.dumps(clean(data), ensure_ascii=False, indent=2)
 
 
-def response_json(response: Response) -> str:
-    return to_json(response.to_dict())
+def response_json(response: Response, settings=None) -> str:
+    """The response as JSON; every hit carries the `links` and `backlinks` the index knows."""
+    data = response.to_dict()
+    with_links(data["results"], settings if settings is not None else _settings_for(response.vault))
+    return to_json(data)
+
+
+def with_links(results: list[dict], settings) -> list[dict]:
+    """Add `links` and `backlinks` (vault-relative note paths) to each result dict in place: one
+    read of the index for all of them, empty lists when there is no index (or no settings)."""
+    found: dict = {}
+    paths = [r["path"] for r in results if isinstance(r.get("path"), str) and "links" not in r]
+    if paths and settings is not None:
+        try:
+            from obsidian_memory.search import graph
+
+            found = graph.links_of(settings, paths)
+        except Exception:       # the links are extra information: never a reason to fail a search
+            found = {}
+    for result in results:
+        if "links" not in result:
+            entry = found.get(result.get("path")) or {}
+            result["links"] = list(entry.get("links", []))
+            result["backlinks"] = list(entry.get("backlinks", []))
+    return results
+
+
+def _settings_for(vault: str):
+    try:
+        from obsidian_memory import settings as settings_module
+
+        return settings_module.load(vault=vault) if vault else None
+    except Exception:
+        return None
 
 
 def response_text(response: Response) -> str:

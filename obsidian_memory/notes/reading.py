@@ -1,0 +1,108 @@
+"""Read notes from the vault for a person or an agent: `read_notes(settings, paths)`.
+
+A path is vault-relative, with or without `.md`, or a bare note name when only one note has
+it. A path that names no note raises UserError with the three closest existing paths. Reading
+never leaves the vault: `..`, absolute paths and symlinks that resolve outside are refused.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+
+from obsidian_memory import fsutil
+from obsidian_memory.errors import UserError
+
+
+def read_notes(settings, paths: list[str], *, raw: bool = False, max_chars: int | None = None) -> list[dict]:
+    """Each note as {"path", "title", "aliases", "tags", "frontmatter", "body", "truncated",
+    "links", "backlinks"}; `body` is the text after the frontmatter (the whole file with `raw`),
+    cut to `max_chars` (then `truncated` is true)."""
+    from obsidian_memory.search import graph, index
+
+    if not paths:
+        raise UserError("no note path given")
+    if max_chars is not None and max_chars < 0:
+        raise UserError("--max-chars must be 0 or more")
+    conn = index.open_fresh(settings)
+    try:
+        found = [_locate(settings, conn, _inside_form(settings.vault, p)) for p in paths]
+    finally:
+        conn.close()
+    links = graph.links_of(settings, found)
+    return [_read_one(settings, path, raw, max_chars, links[path]) for path in found]
+
+
+def _locate(settings, conn, path: str) -> str:
+    """The vault-relative path of the note `path` means (UserError when none)."""
+    from obsidian_memory.search import graph
+
+    _refuse_outside(settings.vault, path)
+    try:
+        return graph.find_note(conn, path)[1]
+    except UserError:
+        on_disk = _unindexed_note(settings.vault, path)
+        if on_disk:
+            return on_disk
+        raise
+
+
+def _inside_form(vault: str, path: str) -> str:
+    """An absolute path into the vault as its vault-relative form (others are left to be refused)."""
+    if os.path.isabs(path):
+        root = os.path.realpath(vault)
+        absolute = os.path.abspath(path)
+        for base in (root, os.path.abspath(vault)):
+            if absolute.startswith(base.rstrip(os.sep) + os.sep):
+                return os.path.relpath(absolute, base).replace(os.sep, "/")
+    return path
+
+
+def _refuse_outside(vault: str, path: str) -> None:
+    try:
+        fsutil.vault_relative(vault, path)
+    except fsutil.OutsideVault as exc:
+        raise UserError(f"{exc}: notes are read from inside the vault only") from None
+
+
+def _unindexed_note(vault: str, path: str) -> str | None:
+    """A note the index skips (hidden or ignored) but that the user named exactly."""
+    clean = fsutil.vault_relative(vault, path)
+    for candidate in (clean, clean + ".md"):
+        if candidate.lower().endswith(".md") and os.path.isfile(os.path.join(vault, *candidate.split("/"))):
+            return candidate
+    return None
+
+
+def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict) -> dict:
+    from obsidian_memory.search import markdown
+
+    try:
+        real = fsutil.resolve_inside(settings.vault, path)
+    except fsutil.OutsideVault as exc:
+        raise UserError(f"{exc}: notes are read from inside the vault only") from None
+    text = fsutil.read_text(real)
+    if text is None:
+        raise UserError(f"cannot read {path!r}")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    title = path.rsplit("/", 1)[-1][:-3] if path.lower().endswith(".md") else path.rsplit("/", 1)[-1]
+    note = markdown.parse_note(text, title)
+    body = text if raw else markdown.split_frontmatter(text)[1]
+    truncated = max_chars is not None and len(body) > max_chars
+    if truncated:
+        body = body[:max_chars]
+    return {"path": path, "title": note.title, "aliases": note.aliases, "tags": note.tags,
+            "frontmatter": json_ready(note.frontmatter), "body": body, "truncated": truncated,
+            "links": links["links"], "backlinks": links["backlinks"]}
+
+
+def json_ready(value):
+    """Frontmatter as JSON can carry it: dates as ISO text, other odd values as text."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
