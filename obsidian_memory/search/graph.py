@@ -195,7 +195,7 @@ def _unresolved(conn, note_id: int) -> list[dict]:
     out, seen = [], set()
     for target, context in conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_id IS NULL"
                                         " ORDER BY seq", (note_id,)):
-        key = link_resolution.fold_name(target)
+        key = link_resolution.fold_name(link_resolution.strip_md(target))
         if key not in seen:
             seen.add(key)
             out.append({"target": target, "context": context})
