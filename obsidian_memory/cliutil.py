@@ -23,7 +23,9 @@ class OneLineParser(argparse.ArgumentParser):
 def guarded(prog: str, action) -> int:
     """Run `action()` and turn what it raises into one line on stderr and an exit status."""
     try:
-        return int(action() or 0)
+        code = int(action() or 0)
+        sys.stdout.flush()      # a closed pipe shows here, not in the exit-time flush outside of us
+        return code
     except UserError as exc:
         sys.stderr.write(f"{prog}: error: {one_line(str(exc))}\n")
         return exc.code

@@ -73,3 +73,37 @@ def test_golden_files_are_checked(tmp_path):
     bad.write_text(json.dumps([{"id": "q1", "relevant_paths": []}]))
     with pytest.raises(ValueError):
         ev.load_golden(str(bad))
+
+
+def test_alternative_phrasings_are_kept_and_searched_only_under_fan_out(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps([{"query": "a", "queries": ["b", "a", "c"], "relevant_paths": ["x.md"]},
+                                {"query": "d", "relevant_paths": ["y.md"]}]), encoding="utf-8")
+    with_phrasings, without = ev.load_golden(str(path))
+    assert with_phrasings["queries"] == ["b", "a", "c"] and "queries" not in without
+    assert ev.phrasings(with_phrasings, fan_out=False) == ["a"]
+    assert ev.phrasings(with_phrasings, fan_out=True) == ["a", "b", "c"]       # the query first, once
+    assert ev.phrasings(without, fan_out=True) == ["d"]
+
+
+@pytest.mark.parametrize("queries", ["b", [""], [1], {"q": "b"}])
+def test_phrasings_must_be_a_list_of_non_empty_strings(tmp_path, queries):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps([{"query": "a", "queries": queries}]), encoding="utf-8")
+    with pytest.raises(ValueError, match="'queries'"):
+        ev.load_golden(str(path))
+
+
+def test_the_fan_out_golden_set_reuses_the_judgements_of_its_source_entries():
+    from testkit import REPO
+
+    golden = REPO / "benchmarks" / "golden"
+    sources = {e["id"]: e for name in ("obsidian-help-en.json", "obsidian-help-semantic.json")
+               for e in json.loads((golden / name).read_text(encoding="utf-8"))}
+    fan = json.loads((golden / "obsidian-help-fanout.json").read_text(encoding="utf-8"))
+    assert len(fan) >= 25 and len(ev.load_golden(str(golden / "obsidian-help-fanout.json"))) == len(fan)
+    for entry in fan:
+        source = sources[entry["source"]]
+        assert 2 <= len(entry["queries"]) <= 3 and entry["query"] == source["query"]
+        assert (entry["relevant_paths"], entry["partial_paths"], entry["category"]) == \
+            (source["relevant_paths"], source["partial_paths"], source["category"])

@@ -109,3 +109,56 @@ def test_eval_with_a_bad_golden_file_is_one_clear_error(env):
         result = env.run("eval", "--golden", path)
         assert result.returncode == 2 and b"Traceback" not in result.stderr
         assert b"golden" in result.stderr
+
+
+def test_status_says_semantic_search_is_off_and_why_before_anything_is_embedded(env):
+    _notes(env)
+    text = env.run("status").stdout.decode()
+    line = [line for line in text.splitlines() if line.startswith("semantic:")]
+    assert len(line) == 1 and line[0].startswith("semantic:   off (") and "embed" in line[0]
+    report = json.loads(env.run("status", "--json").stdout)["semantic"]
+    assert report["on"] is False and report["default_mode"] == "fulltext" and report["embedded"] == 0
+
+
+FAN_GOLDEN = [
+    {"id": "z", "query": "zebra stripes", "relevant_paths": ["Animals/Zebra.md"], "category": "keyword"},
+    {"id": "h", "query": "long legged fisher", "queries": ["heron"], "relevant_paths": ["Animals/Heron.md"],
+     "category": "fan"},
+    {"id": "p", "query": "Plants", "relevant_paths": ["Plants.md"], "category": "title"},
+]
+
+
+def test_eval_fan_out_searches_the_alternative_phrasings_fused(env):
+    _notes(env)
+    golden = _golden(env, FAN_GOLDEN)
+    alone = json.loads(env.run("eval", "--golden", golden, "--source", "index", "--json").stdout)
+    fanned = json.loads(env.run("eval", "--golden", golden, "--source", "index", "--fan-out", "--json").stdout)
+    by_id = {q["id"]: q for q in fanned["queries"]}
+    assert alone["fan_out"] is False and fanned["fan_out"] is True and fanned["fanned_out"] == 1
+    assert by_id["h"]["searched"] == ["long legged fisher", "heron"] and by_id["z"]["searched"] == ["zebra stripes"]
+    assert alone["categories"]["fan"]["hit@1"] == 0.0 and fanned["categories"]["fan"]["hit@1"] == 1.0
+    assert fanned["categories"]["keyword"] == alone["categories"]["keyword"]
+    assert "fan-out over 1 queries" in env.run("eval", "--golden", golden, "--fan-out").stdout.decode()
+
+
+def test_eval_modes_side_by_side_without_the_model(env):
+    _notes(env)
+    golden = _golden(env, FAN_GOLDEN)
+    result = env.run("eval", "--golden", golden, "--source", "local", "--mode", "fulltext", "--mode", "title", "--json")
+    assert result.returncode == 0, result.stderr
+    reports = json.loads(result.stdout)["reports"]
+    assert [r["mode"] for r in reports] == ["fulltext", "title"]
+    assert [r["answered_modes"] for r in reports] == [["fulltext"], ["title"]]
+    assert reports[1]["categories"]["title"]["mrr"] == 1.0 and reports[1]["categories"]["keyword"]["mrr"] == 0.0
+    text = env.run("eval", "--golden", golden, "--mode", "fulltext", "--mode", "title").stdout.decode()
+    assert "mode fulltext" in text and "mode title" in text and "no relevant note in the top 5 in mode title" in text
+
+
+def test_eval_with_bad_phrasings_or_mode_is_one_clear_error(env):
+    bad = env.root / "bad-phrasings.json"
+    bad.write_text(json.dumps([{"id": "x", "query": "zebra", "queries": "zebra stripes", "relevant_paths": []}]),
+                   encoding="utf-8")
+    for args in (["--golden", bad], ["--golden", _golden(env, FAN_GOLDEN), "--mode", "vector"]):
+        result = env.run("eval", *args)
+        assert result.returncode == 2 and b"Traceback" not in result.stderr, result.stderr
+    assert b"'queries' is a list" in env.run("eval", "--golden", bad).stderr

@@ -156,3 +156,100 @@ def test_embed_command_is_incremental_and_prints_a_summary(env):
     assert "0 notes embedded" in again.stdout.decode() and "2 unchanged" in again.stdout.decode()
     limited = env.run("embed", "--limit", "-1")
     assert limited.returncode == 2 and b"--limit" in limited.stderr and b"Traceback" not in limited.stderr
+
+
+# -- through the real scripts ----------------------------------------------------------------------
+
+def _write_notes(env) -> None:
+    for relative, text in NOTES.items():
+        path = env.vault / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _json(result):
+    import json
+
+    assert result.returncode == 0, result.stderr.decode()
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def embedded_env(env):
+    _write_notes(env)
+    result = env.run("embed")
+    assert result.returncode == 0, result.stderr.decode()
+    return env
+
+
+PARAPHRASE = "make the keyboard do things faster"
+
+
+def test_search_vault_answers_in_hybrid_once_embedded_and_in_any_mode_asked(embedded_env):
+    default = _json(embedded_env.search(PARAPHRASE, "--source", "local", "--json"))
+    assert default["mode"] == "hybrid" and default["engine"] == "index"
+    assert default["results"][0]["path"] == "Settings/Hotkeys.md" and default["results"][0]["engine"] == "hybrid"
+    fulltext = _json(embedded_env.search(PARAPHRASE, "--source", "local", "--mode", "fulltext", "--json"))
+    assert fulltext["mode"] == "fulltext" and fulltext["results"][0]["path"] != "Settings/Hotkeys.md"
+    semantic_only = _json(embedded_env.run("search", "breakfast ideas", "--mode", "semantic", "--json"))
+    assert semantic_only["mode"] == "semantic" and semantic_only["results"][0]["path"] == "Recipes/Pancakes.md"
+
+
+def test_fan_out_in_hybrid_fuses_phrasings_of_one_need(embedded_env):
+    data = _json(embedded_env.search(PARAPHRASE, "как изменить сочетания клавиш", "--json", "-n", "3"))
+    assert data["mode"] == "hybrid" and data["query"] == f"{PARAPHRASE} | как изменить сочетания клавиш"
+    assert data["results"][0]["path"] == "Settings/Hotkeys.md"
+
+
+def test_eval_reports_the_modes_side_by_side_and_fan_out_helps_where_a_phrasing_does(embedded_env):
+    golden = embedded_env.root / "golden.json"
+    import json
+
+    golden.write_text(json.dumps([
+        {"id": "p", "query": PARAPHRASE, "relevant_paths": ["Settings/Hotkeys.md"], "category": "paraphrase"},
+        {"id": "k", "query": "maple syrup", "relevant_paths": ["Recipes/Pancakes.md"], "category": "keyword"},
+        {"id": "f", "query": "breakfast ideas", "queries": ["pancakes recipe"],
+         "relevant_paths": ["Recipes/Pancakes.md"], "category": "fan"},
+    ]), encoding="utf-8")
+    data = _json(embedded_env.run("eval", "--golden", golden, "--source", "local",
+                                  "--mode", "fulltext", "--mode", "hybrid", "--json"))
+    fulltext, hybrid_report = data["reports"]
+    assert (fulltext["mode"], hybrid_report["mode"]) == ("fulltext", "hybrid")
+    assert hybrid_report["answered_modes"] == ["hybrid"] and fulltext["answered_modes"] == ["fulltext"]
+    assert fulltext["categories"]["paraphrase"]["mrr"] < 1.0 == hybrid_report["categories"]["paraphrase"]["mrr"]
+    assert fulltext["categories"]["keyword"]["mrr"] == hybrid_report["categories"]["keyword"]["mrr"] == 1.0
+    assert fulltext["categories"]["fan"]["mrr"] == 0.0 and fulltext["fan_out"] is False
+    fanned = _json(embedded_env.run("eval", "--golden", golden, "--mode", "fulltext", "--fan-out", "--json"))
+    assert fanned["fan_out"] is True and fanned["fanned_out"] == 1
+    assert fanned["categories"]["fan"]["mrr"] == 1.0
+    assert [q["searched"] for q in fanned["queries"] if q["id"] == "f"] == [["breakfast ideas", "pancakes recipe"]]
+    text = embedded_env.run("eval", "--golden", golden, "--mode", "fulltext", "--mode", "hybrid").stdout.decode()
+    lines = text.splitlines()
+    table = lines[[n for n, line in enumerate(lines) if "ndcg@5" in line][0] + 1:]
+    assert table[0].split()[:3] == ["overall", "fulltext", "3"] and table[1].split()[:2] == ["hybrid", "3"]
+    assert "no relevant note in the top 5 in mode fulltext" in text
+
+
+def test_status_shows_the_semantic_line_with_the_coverage(embedded_env):
+    embedded_env.run("reindex")
+    text = embedded_env.run("status").stdout.decode()
+    assert "semantic:   on, 8 of 8 notes embedded" in text and "default mode hybrid" in text
+    report = _json(embedded_env.run("status", "--json"))["semantic"]
+    assert report["on"] is True and report["embedded"] == 8 and report["default_mode"] == "hybrid"
+
+
+def test_reindex_embed_starts_the_embedding_in_the_background(env):
+    import time
+
+    _write_notes(env)
+    result = env.run("reindex", "--embed")
+    assert result.returncode == 0, result.stderr.decode()
+    assert "8 added" in result.stdout.decode() and "started in the background" in result.stdout.decode()
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        report = _json(env.run("status", "--json"))["semantic"]
+        if report["embedded"] == 8:
+            break
+        time.sleep(1)
+    assert report["embedded"] == 8 and report["on"] is True
+    assert _json(env.search(PARAPHRASE, "--source", "local", "--json"))["results"][0]["path"] == "Settings/Hotkeys.md"
