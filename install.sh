@@ -85,7 +85,7 @@ from_checkout() {
 # A digest of what would be installed: when it matches the venv's stamp, pip is skipped (fast,
 # and works offline); a changed checkout or extra reinstalls.
 source_digest() {
-    PYTHONDONTWRITEBYTECODE=1 "$PY" - "$REPO" "$EXTRAS" <<'EOF'
+    PYTHONDONTWRITEBYTECODE=1 "$PY" - "${1:-$REPO}" "$EXTRAS" <<'EOF'
 import hashlib, os, sys
 root, extras = sys.argv[1], sys.argv[2]
 digest = hashlib.sha256(extras.encode())
@@ -137,13 +137,30 @@ if [ ! -x "$VENV_PY" ]; then
     "$PY" -m venv "$VENV" || die "could not create a virtual environment with $PY -m venv
 (Debian/Ubuntu: sudo apt install python3-venv)"
 fi
-DIGEST="$(source_digest)"
-if [ "$(cat "$STAMP" 2>/dev/null)" != "$DIGEST" ] || ! venv_works; then
+# pip builds a package in its source folder (setuptools' build/ and *.egg-info there): two installs
+# from one checkout at once mix each other's files ("Failed building wheel"), and a stale build/lib
+# can ship a module the checkout no longer has. So the package is built from a private copy of what
+# the build reads, which is also exactly what the stamp's digest then describes.
+BUILD_DIR=""
+remove_build_dir() { if [ -n "$BUILD_DIR" ]; then rm -rf "$BUILD_DIR"; BUILD_DIR=""; fi; }
+trap remove_build_dir EXIT
+copy_build_inputs() {
+    BUILD_DIR="$(mktemp -d "${TMPDIR:-/tmp}/obsidian-memory-build.XXXXXX")" || die "cannot make a temporary folder"
+    mkdir "$BUILD_DIR/obsidian-memory"
+    (cd "$REPO" && cp -R pyproject.toml README.md obsidian_memory templates "$BUILD_DIR/obsidian-memory/") \
+        || die "cannot copy the checkout's package files from $REPO"
+}
+
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$(source_digest)" ] || ! venv_works; then
     echo "install.sh: installing obsidian-memory$EXTRAS into it"
     rm -f "$STAMP"
-    (cd "$OUR_HOME" && "$VENV_PY" -m pip install --quiet --disable-pip-version-check "$REPO$EXTRAS") \
+    copy_build_inputs
+    DIGEST="$(source_digest "$BUILD_DIR/obsidian-memory")"
+    (cd "$OUR_HOME" && "$VENV_PY" -m pip install --quiet --disable-pip-version-check \
+        "$BUILD_DIR/obsidian-memory$EXTRAS") \
         || die "pip could not install obsidian-memory (see above); nothing in Claude Code was changed"
     printf '%s\n' "$DIGEST" > "$STAMP"
+    remove_build_dir
 fi
 
 # The preflight asked (when there is someone to ask): no second question.

@@ -6,8 +6,9 @@ standard library and fails open: whatever happens it prints nothing of its own a
 
 The dependencies live in a virtual environment in ${CLAUDE_PLUGIN_DATA}/venv. While that is
 missing or stale (a plugin update), the first hook starts a detached bootstrap (venv + pip
-install of the plugin + rendering the vault-search skill with real paths) and returns at once;
-the hooks work from the next session on. Once ready:
+install of the plugin) and returns at once; the hooks work from the next session on, and so does
+the vault-search skill, whose commands name `${CLAUDE_PLUGIN_DATA}/venv/bin/python` (Claude Code
+fills the placeholders in). Once ready:
 - session-start: replaced by `<venv>/python -I -m obsidian_memory hook session-start` (exec);
 - archive: SessionEnd is handed to a detached process (plugin hook timeouts do not raise
   Claude Code's 1.5 s SessionEnd budget); PreCompact/PostCompact run inline.
@@ -16,6 +17,7 @@ double archiving, no double context).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,7 +141,7 @@ def start_bootstrap(data):
 
 
 def bootstrap():
-    """venv + `pip install <plugin root>` + the rendered skill; run detached, logs to plugin.log."""
+    """venv + `pip install <plugin root>`; run detached, logs to plugin.log."""
     data = plugin_data()
     if not data:
         return 0
@@ -157,13 +159,10 @@ def bootstrap():
         python = venv_python(data)
         if not os.path.isfile(python):
             subprocess.run([sys.executable, "-m", "venv", os.path.join(data, "venv")], check=True)
-        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", ROOT],
-                       check=True, cwd=data)
-        rendered = subprocess.run(
-            [python, "-I", "-c", "import sys; from obsidian_memory.install import render_plugin_skill; "
-             "print(render_plugin_skill(sys.argv[1], sys.argv[2]))", ROOT, python],
-            check=True, capture_output=True, text=True).stdout.strip()
-        _say(data, f"skill rendered in {ROOT}: {rendered}")
+        with tempfile.TemporaryDirectory(dir=data, prefix="build-") as build:
+            source = build_copy(build)
+            subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", source],
+                           check=True, cwd=data)
         with open(stamp_path(data), "w", encoding="utf-8") as handle:
             handle.write(plugin_identity())
         _say(data, "bootstrap done")
@@ -174,6 +173,23 @@ def bootstrap():
     finally:
         _remove(lock)
     return 0
+
+
+# What building the package reads. pip builds in the source tree (setuptools' build/ and *.egg-info):
+# a private copy keeps two builds at once from mixing their files, and the plugin folder clean.
+BUILD_INPUTS = ("pyproject.toml", "README.md", "obsidian_memory", "templates")
+
+
+def build_copy(parent):
+    source = os.path.join(parent, "obsidian-memory")
+    os.makedirs(source)
+    for name in BUILD_INPUTS:
+        path = os.path.join(ROOT, name)
+        if os.path.isdir(path):
+            shutil.copytree(path, os.path.join(source, name), ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, os.path.join(source, name))
+    return source
 
 
 def _remove(path):

@@ -41,6 +41,7 @@ def run_checks(settings=None) -> list[Check]:
         check_permissions(layout, settings_obj, settings_problem, plugin),
         check_claude_md(layout, plugin),
         check_omnisearch(settings),
+        check_semantic(settings),
         check_transcripts(settings),
     ]
     return checks
@@ -210,13 +211,14 @@ def check_permissions(layout, settings_obj, problem, plugin) -> Check:
         return Check("permissions", FAIL, problem)
     permissions = settings_obj.get("permissions") if isinstance(settings_obj.get("permissions"), dict) else {}
     allow = permissions.get("allow") if isinstance(permissions.get("allow"), list) else []
-    missing = [rule for rule in install.permission_rules(layout) if rule not in allow]
+    missing = [rule for rule in (*install.permission_rules(layout), *install.SHARED_RULES) if rule not in allow]
     if missing and plugin and not any(install.is_our_rule(r) for r in allow):
-        return Check("permissions", INFO, "no permissions.allow rules (plugin install): Claude Code older than "
-                                          "2.1.332 asks before each vault search")
+        return Check("permissions", INFO, "no permissions.allow rules (plugin install): Claude Code asks before "
+                                          "the skill runs, and versions before 2.1.332 before each vault search")
     if missing:
         return Check("permissions", FAIL, f"permissions.allow lacks {', '.join(missing)} ({RUN_INSTALL})")
-    return Check("permissions", OK, "both search commands are pre-approved in permissions.allow")
+    return Check("permissions", OK, "the vault-search skill and both search commands are pre-approved in "
+                                    "permissions.allow")
 
 
 def check_claude_md(layout, plugin) -> Check:
@@ -240,6 +242,24 @@ def check_omnisearch(settings) -> Check:
         return Check("omnisearch", INFO, f"not answering on port {settings.omnisearch_port} (Obsidian closed, or "
                                          "Omnisearch's HTTP server off): searches use the local index")
     return Check("omnisearch", INFO, f"answering on port {settings.omnisearch_port}")
+
+
+def check_semantic(settings) -> Check:
+    """Information only: semantic search is an optional extra, and full-text search works without it."""
+    try:
+        from obsidian_memory.search import hybrid
+        info = hybrid.status(settings)
+    except Exception as exc:
+        return Check("semantic", INFO, f"status unknown ({type(exc).__name__}: {exc}); searches use full text")
+    if not info["available"]:
+        hint = "" if "--semantic" in info["reason"] else " (optional: ./install.sh --semantic adds it)"
+        return Check("semantic", INFO, f"off: {info['reason']}{hint}; searches use full text")
+    embedded = (f"{info['embedded']} of {info['notes']} indexed notes embedded" if info["notes"] >= info["embedded"] > 0
+                else f"{info['embedded']} note(s) embedded")  # the index may lag behind, or not exist yet
+    if info["on"]:
+        return Check("semantic", INFO, f"on ({info['model']}): {embedded}, "
+                                       f"{info['size_bytes'] / 1048576:.1f} MB; searches default to hybrid")
+    return Check("semantic", INFO, f"installed ({info['model']}) but off: {info['off_reason']} ({embedded})")
 
 
 def check_transcripts(settings) -> Check:

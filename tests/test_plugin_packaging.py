@@ -1,4 +1,5 @@
-"""The Claude Code plugin: manifests, hooks.json, and the fail-open launcher's bootstrap."""
+"""The Claude Code plugin: manifests, hooks.json, the fail-open launcher's bootstrap, and the
+skill's commands once Claude Code has filled in the plugin placeholders."""
 from __future__ import annotations
 
 import json
@@ -101,7 +102,12 @@ def wait_for(predicate, seconds: float) -> bool:
     return predicate()
 
 
-def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks(tmp_path):
+def plugin_command(text: str, root: Path, data: Path) -> str:
+    """A command of the plugin's SKILL.md as Claude Code hands it over: placeholders filled in."""
+    return text.replace("${CLAUDE_PLUGIN_ROOT}", str(root)).replace("${CLAUDE_PLUGIN_DATA}", str(data))
+
+
+def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_the_skill(tmp_path):
     home = tmp_path / "home"
     config = home / ".claude"
     root = config / "plugins" / "cache" / "obsidian-memory" / "obsidian-memory" / __version__
@@ -124,11 +130,16 @@ def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks(tmp_p
     assert wait_for(lambda: stamp.exists() and not (data / "bootstrap.lock").exists(), 240), \
         (data / "plugin.log").read_text(errors="replace") if (data / "plugin.log").exists() else "no log"
 
+    assert not list(root.glob("build")) and not list(root.glob("*.egg-info")), "the build wrote into the plugin"
     skill = (root / "skills" / "vault-search" / "SKILL.md").read_text(encoding="utf-8")
-    assert "{{" not in skill
-    python = install.quote_if_needed(install.slashes(str(data / "venv" / "bin" / "python")))
-    script = install.quote_if_needed(install.slashes(str(root / "scripts" / "search_vault.py")))
-    assert f"Bash({python} {script} *)" in yaml.safe_load(skill.split("---\n")[1])["allowed-tools"]
+    assert skill == (REPO / "skills" / "vault-search" / "SKILL.md").read_text(encoding="utf-8")  # nothing rendered
+    (vault / "Zebrafish.md").write_text("The zebrafish cache warms up first.\n", encoding="utf-8")
+    rules = [plugin_command(rule, root, data) for rule in yaml.safe_load(skill.split("---\n")[1])["allowed-tools"]]
+    prefix = rules[0][len("Bash("):-len(" *)")]
+    assert f"{prefix} " in plugin_command(skill, root, data)  # the body teaches the pre-approved command
+    search = subprocess.run(["sh", "-c", f'{prefix} "zebrafish"'], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **env, "HOME": str(home)})
+    assert search.returncode == 0 and "Zebrafish.md" in search.stdout, search.stdout + search.stderr
 
     second = launch("session-start", env, root=root)
     assert second.returncode == 0

@@ -1,5 +1,7 @@
 """The vault-search skill template: it renders, its frontmatter is valid, and every command it
-teaches is pre-approved by its own `allowed-tools` rules, character for character."""
+teaches is pre-approved by its own `allowed-tools` rules, character for character; for an install
+(real paths, plain or needing quotes) and for the plugin (Claude Code's placeholders), whose
+rendering is the SKILL.md shipped in skills/."""
 from __future__ import annotations
 
 import re
@@ -10,7 +12,11 @@ import jinja2
 import pytest
 import yaml
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "skills" / "vault-search" / "SKILL.md"
+from obsidian_memory import install
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "templates" / "vault-search.SKILL.md.j2"
+PLUGIN_SKILL = ROOT / "skills" / "vault-search" / "SKILL.md"
 
 PLAIN = {"python": "/home/dev/.claude/obsidian-memory/venv/bin/python",
          "search_vault": "/home/dev/.claude/obsidian-memory/bin/search_vault.py",
@@ -22,6 +28,8 @@ ODD = {"python": shlex.quote(f"{ODD_HOME}/venv/bin/python"),
        "search_vault": shlex.quote(f"{ODD_HOME}/bin/search_vault.py"),
        "obsidian_memory": shlex.quote(f"{ODD_HOME}/bin/obsidian_memory.py"),
        "vault": "/Users/Jo O'Neil/My Vault: notes"}
+PLUGIN = install.PLUGIN_VALUES
+ALL = pytest.mark.parametrize("values", [PLAIN, ODD, PLUGIN], ids=["plain paths", "paths needing quotes", "plugin"])
 
 
 def render(values: dict) -> str:
@@ -53,10 +61,10 @@ def rule_matches(rule: str, command: str) -> bool:
     return command == prefix or command.startswith(prefix + " ")
 
 
-@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+@ALL
 def test_frontmatter_parses_and_respects_the_limits(values):
     frontmatter, _ = split(render(values))
-    assert frontmatter["name"] == "vault-search" == TEMPLATE.parent.name
+    assert frontmatter["name"] == "vault-search" == PLUGIN_SKILL.parent.name
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", frontmatter["name"]) and len(frontmatter["name"]) <= 64
     description = frontmatter["description"]
     assert 0 < len(description) <= 1024
@@ -65,7 +73,7 @@ def test_frontmatter_parses_and_respects_the_limits(values):
     assert description.index("my notes") < 40  # trigger phrases come first
 
 
-@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+@ALL
 def test_allowed_tools_are_exactly_the_two_search_commands(values):
     frontmatter, _ = split(render(values))
     assert frontmatter["allowed-tools"] == [
@@ -74,7 +82,7 @@ def test_allowed_tools_are_exactly_the_two_search_commands(values):
     ]
 
 
-@pytest.mark.parametrize("values", [PLAIN, ODD], ids=["plain paths", "paths needing quotes"])
+@ALL
 def test_every_command_in_the_body_is_pre_approved(values):
     frontmatter, body = split(render(values))
     rules = frontmatter["allowed-tools"]
@@ -99,3 +107,16 @@ def test_rendering_needs_exactly_the_documented_placeholders():
         values = {k: v for k, v in PLAIN.items() if k != missing}
         with pytest.raises(jinja2.UndefinedError):
             render(values)
+
+
+def test_the_plugin_skill_is_the_template_rendered_with_the_plugin_placeholders():
+    shipped = PLUGIN_SKILL.read_text(encoding="utf-8")
+    assert shipped == render(PLUGIN), ('skills/vault-search/SKILL.md is stale: run python -c "from obsidian_memory '
+                                       'import install; install.write_plugin_skill()"')
+    assert "{{" not in shipped and "{%" not in shipped
+
+
+def test_the_plugin_skill_names_no_vault_and_says_where_the_paths_are_relative_to():
+    _, body = split(render(PLUGIN))
+    assert "`/" not in body  # no absolute path of anyone's machine
+    assert "relative to" in body and '"vault"' in body and "--json" in body
