@@ -21,6 +21,7 @@ from collections import Counter
 from obsidian_memory import fsutil
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import links as link_resolution
+from obsidian_memory.textclean import strip_control
 
 DIRECTIONS = ("outgoing", "backlinks", "both")
 MAX_DEPTH = 10
@@ -74,13 +75,13 @@ def _match_path(clean: str, paths: list[str]) -> str | None:
         return named[0]
     if len(named) > 1:
         shown = ", ".join(sorted(named)[:5])
-        raise UserError(f"{clean!r} names {len(named)} notes ({shown}): give the path")
+        raise UserError(strip_control(f"{clean!r} names {len(named)} notes ({shown}): give the path"))
     return None
 
 
 def not_found_message(path: str, suggestions: list[str]) -> str:
     message = f"no note {path!r} in the vault"
-    return message + (f"; did you mean: {', '.join(suggestions)}?" if suggestions else "")
+    return strip_control(message + (f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""))
 
 
 def suggest_paths(settings, path: str, n: int = 3) -> list[str]:
