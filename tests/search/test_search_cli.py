@@ -173,3 +173,66 @@ def test_a_broken_index_falls_back_to_the_scanner_under_local_and_is_an_error_un
     strict = vault.search("deploy script", "--source", "index", env=broken)
     err = strict.stderr.decode()
     assert strict.returncode == 2 and "the index engine failed" in err and len(err.strip().splitlines()) == 1
+
+
+# -- --mode ---------------------------------------------------------------------------------------
+
+def test_title_mode_finds_a_note_by_its_misspelt_name(vault):
+    data = as_json(vault.search("deploy cheklist", "--mode", "title", "--source", "local", "--json"))
+    assert data["mode"] == "title" and data["engine"] == "index"
+    assert [r["path"] for r in data["results"]] == ["Runbooks/Deploy checklist.md"]
+
+
+def test_without_embeddings_the_default_is_fulltext_and_hybrid_says_why_it_fell_back(vault):
+    default = as_json(vault.search("deploy script", "--source", "local", "--json"))
+    assert default["mode"] == "fulltext" and default["engine"] == "index"
+    asked = vault.search("deploy script", "--source", "local", "--mode", "hybrid", "--json")
+    assert as_json(asked)["mode"] == "fulltext"
+    assert as_json(asked)["results"] == default["results"]
+    assert "semantic search is off" in asked.stderr.decode()
+
+
+def test_semantic_mode_without_embeddings_is_one_line_and_exit_2(vault):
+    result = vault.search("deploy script", "--mode", "semantic", "--source", "local")
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "semantic search is off" in err and len(err.strip().splitlines()) == 1
+
+
+def test_omnisearch_and_the_scanner_rank_by_words_whatever_the_mode_and_say_so(vault):
+    scan = vault.search("deploy script", "--source", "scan", "--mode", "semantic", "--json")
+    assert as_json(scan)["mode"] == "fulltext" and as_json(scan)["engine"] == "scan"
+    assert "ranks the local index only" in scan.stderr.decode()
+    with FakeOmnisearch() as fake:
+        fake.items = [item("Runbooks/Deploy checklist.md", 3.0)]
+        omni = vault.search("deploy", "--source", "omnisearch", "--mode", "hybrid", "--json", "--port", str(fake.port))
+    assert as_json(omni)["engine"] == "omnisearch" and as_json(omni)["mode"] == "fulltext"
+    assert "ranks the local index only" in omni.stderr.decode()
+
+
+def test_an_explicit_mode_under_auto_searches_the_local_index_without_asking_omnisearch(vault):
+    with FakeOmnisearch() as fake:
+        fake.items = [item("Notes/Other.md", 9.0)]
+        titled = vault.search("deploy checklist", "--mode", "title", "--json", "--port", str(fake.port))
+        default = vault.search("deploy checklist", "--json", "--port", str(fake.port))
+        asked = list(fake.queries)
+    assert as_json(titled)["mode"] == "title" and as_json(titled)["engine"] == "index"
+    assert "Omnisearch has no title ranking" in titled.stderr.decode()
+    assert as_json(default)["engine"] == "omnisearch" and as_json(default)["mode"] == "fulltext"
+    assert asked == ["deploy checklist"]                 # only the search without --mode reached Omnisearch
+
+
+def test_obsidian_memory_search_takes_the_mode_too_but_not_with_sessions(vault):
+    args = ["deploy cheklist", "--json", "--source", "local", "--mode", "title"]
+    direct, via_cli = as_json(vault.search(*args)), as_json(vault.run("search", *args))
+    direct.pop("elapsed_seconds"), via_cli.pop("elapsed_seconds")
+    assert via_cli == direct and direct["mode"] == "title"
+    sessions = vault.run("search", "deploy", "--sessions", "--mode", "hybrid")
+    err = sessions.stderr.decode()
+    assert sessions.returncode == 2 and "--sessions" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_unknown_mode_is_one_line_and_exit_2(vault):
+    for run in (vault.search, lambda *a: vault.run("search", *a)):
+        result = run("deploy", "--mode", "vector")
+        err = result.stderr.decode()
+        assert result.returncode == 2 and "vector" in err and len(err.strip().splitlines()) == 1
