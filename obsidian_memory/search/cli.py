@@ -81,7 +81,7 @@ def run_search(args) -> int:
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")
-        print(output.response_json(response))
+        print(output.response_json(response, settings))
     else:
         print(output.response_text(response))
     return 0

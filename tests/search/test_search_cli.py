@@ -37,7 +37,7 @@ def test_json_has_exactly_the_contract_keys(vault):
     assert data["vault"] == str(vault.vault) and data["total_results"] == 3
     assert isinstance(data["elapsed_seconds"], float)
     first = data["results"][0]
-    assert list(first) == ["path", "basename", "score", "excerpt", "engine"]
+    assert list(first) == ["path", "basename", "score", "excerpt", "engine", "links", "backlinks"]
     assert first["path"] == "Runbooks/Deploy checklist.md" and first["basename"] == "Deploy checklist"
     assert first["engine"] == "scan" and "deploy script" in first["excerpt"]
 
@@ -83,7 +83,8 @@ def test_omnisearch_answers_through_the_port_flag(vault):
         data = as_json(vault.search("deploy", "--json", "--port", str(fake.port)))
     assert data["engine"] == "omnisearch"
     assert data["results"] == [{"path": "Runbooks/Deploy checklist.md", "basename": "Deploy checklist",
-                                "score": 7.25, "excerpt": "Run the deploy & go", "engine": "omnisearch"}]
+                                "score": 7.25, "excerpt": "Run the deploy & go", "engine": "omnisearch",
+                                "links": [], "backlinks": []}]
 
 
 def test_folder_and_exclude_scope_the_results(vault):
