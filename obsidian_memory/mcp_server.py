@@ -90,10 +90,13 @@ class Tools:
     ) -> SearchResult:
         from obsidian_memory.search import output, search
 
-        response = search(_query_list(query, queries), self.settings(), source=source, limit=limit,
+        settings = self.settings()
+        response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
                           frontmatter=frontmatter, not_frontmatter=not_frontmatter)
-        return SearchResult(**output.clean({**response.to_dict(), "notes": response.notes}))
+        data = response.to_dict()
+        output.with_links(data["results"], settings)
+        return SearchResult(**output.clean({**data, "notes": response.notes}))
 
     def read(
         self,
@@ -103,22 +106,20 @@ class Tools:
                                                                  f"(default {READ_MAX_CHARS}; null: no cut)")]
         = READ_MAX_CHARS,
     ) -> ReadResult:
+        from obsidian_memory.notes.reading import read_notes
         from obsidian_memory.search import output
 
-        reading = _part("obsidian_memory.notes.reading", "read")
-        return ReadResult(notes=output.clean(reading.read_notes(self.settings(), paths, raw=raw,
-                                                                max_chars=max_chars)))
+        return ReadResult(notes=output.clean(read_notes(self.settings(), paths, raw=raw, max_chars=max_chars)))
 
     def related(
         self,
         path: Annotated[str, Field(description="vault-relative note path")],
-        depth: Annotated[int, Field(ge=1, le=5, description="how many links away")] = 1,
+        depth: Annotated[int, Field(ge=1, le=10, description="how many links away")] = 1,
         direction: Annotated[Literal["outgoing", "backlinks", "both"],
                              Field(description="follow links out of notes, links into them, or both")] = "both",
     ) -> dict[str, Any]:
-        from obsidian_memory.search import output
+        from obsidian_memory.search import graph, output
 
-        graph = _part("obsidian_memory.search.graph", "related")
         return output.clean(graph.related(self.settings(), path, depth=depth, direction=direction))
 
     def similar(
@@ -126,9 +127,8 @@ class Tools:
         path: Annotated[str, Field(description="vault-relative note path")],
         limit: Annotated[int, Field(ge=1, le=100, description="number of notes")] = 10,
     ) -> dict[str, Any]:
-        from obsidian_memory.search import output
+        from obsidian_memory.search import graph, output
 
-        graph = _part("obsidian_memory.search.graph", "similar")
         return output.clean(graph.similar(self.settings(), path, limit=limit))
 
     def search_sessions(
@@ -211,18 +211,6 @@ class Server(MCPServer):
             logs.log_for(self.tools.settings(), message, exc)
         except Exception:
             pass
-
-
-def _part(module_name: str, tool: str):
-    """A module of ours that a tool needs, or a clear error when this installation lacks it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise UserError(f"the {tool} tool is not available in this version ({module_name} is missing)") from exc
-        raise
 
 
 def _query_list(query: str | None, queries: list[str] | None) -> list[str]:

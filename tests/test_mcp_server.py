@@ -24,8 +24,10 @@ NOTES = {
     "Recipes/Pancakes.md": "---\ntags: [breakfast]\nstatus: tried\n---\n# Pancakes\n"
                            "Whisk flour, eggs and milk into a batter. Serve with [[Syrup]].\n",
     "Recipes/Syrup.md": "# Syrup\nMaple syrup boiled down from sap, poured warm. #sweet\n",
-    "Recipes/Crepes.md": "---\nstatus: draft\n---\n# Crepes\nA thin batter of flour, eggs and milk.\n",
-    "Projects/Garden.md": "# Garden\nSow the beans after the last frost; the maple tree shades the bed.\n",
+    "Recipes/Crepes.md": "---\nstatus: draft\n---\n# Crepes\nA thin batter of flour, eggs and milk.\n"
+                         "Like [[pancakes|thick ones]], but thinner.\n",
+    "Projects/Garden.md": "# Garden\nSow the beans after the last frost; the maple tree shades the bed.\n"
+                          "Its sap becomes [[Syrup#Boiling|syrup]]. Leaves go to the [[Compost heap]].\n",
     "Old/Batter notes.md": "# Batter notes\nOld flour and eggs batter experiments.\n",
 }
 
@@ -127,7 +129,7 @@ def test_search_is_scoped_and_filtered_like_the_cli(world):
     assert len(not_drafts["results"]) == 1 and not_drafts["total_results"] == 2
     assert "Recipes/Crepes.md" not in paths(not_drafts)
     cli = world.search("flour eggs batter", "--source", "local", "--json")
-    assert paths(everywhere) == paths(json.loads(cli.stdout))   # the same dispatcher, the same ranking
+    assert everywhere["results"] == json.loads(cli.stdout)["results"]   # the same dispatcher, the same hits
 
 
 def test_several_queries_are_fused_into_one_ranking_as_search_vault_does(world):
@@ -144,6 +146,58 @@ def test_search_notes_say_omnisearch_was_offline_and_the_local_index_answered(wo
     data = structured(result)
     assert data["engine"] == "index" and paths(data)[0] == "Recipes/Syrup.md"
     assert any("Omnisearch did not answer on port 9" in note for note in data["notes"])
+
+
+def test_search_hits_carry_their_links_and_backlinks(world):
+    [result] = serve(world, calling(("search", {"query": "whisk flour batter", "source": "local"})))
+    [pancakes] = [hit for hit in structured(result)["results"] if hit["path"] == "Recipes/Pancakes.md"]
+    assert pancakes["links"] == ["Recipes/Syrup.md"] and pancakes["backlinks"] == ["Recipes/Crepes.md"]
+
+
+def test_read_returns_body_metadata_and_links_and_suggests_a_misspelled_path(world):
+    plain, raw, cut, misspelled, outside = serve(world, calling(
+        ("read", {"paths": ["Recipes/Pancakes", "Recipes/Syrup.md"]}),
+        ("read", {"paths": ["Recipes/Pancakes.md"], "raw": True}),
+        ("read", {"paths": ["Recipes/Pancakes.md"], "max_chars": 9}),
+        ("read", {"paths": ["Recipes/Pancaks"]}),
+        ("read", {"paths": ["../home/.claude/session-archive.db"]}),
+    ))
+    pancakes, syrup = structured(plain)["notes"]
+    assert pancakes["path"] == "Recipes/Pancakes.md" and pancakes["title"] == "Pancakes"
+    assert pancakes["tags"] == ["breakfast"] and pancakes["frontmatter"]["status"] == "tried"
+    assert pancakes["body"] == "# Pancakes\nWhisk flour, eggs and milk into a batter. Serve with [[Syrup]].\n"
+    assert pancakes["links"] == ["Recipes/Syrup.md"] and pancakes["backlinks"] == ["Recipes/Crepes.md"]
+    assert syrup["tags"] == ["sweet"] and syrup["backlinks"] == ["Projects/Garden.md", "Recipes/Pancakes.md"]
+    [whole] = structured(raw)["notes"]
+    assert whole["body"] == NOTES["Recipes/Pancakes.md"]
+    [short] = structured(cut)["notes"]
+    assert short["body"] == "# Pancake" and short["truncated"] is True
+    assert "Recipes/Pancakes.md" in error_text(misspelled)
+    assert "inside the vault" in error_text(outside)
+
+
+def test_related_walks_links_and_backlinks_breadth_first_with_context(world):
+    both, backlinks_2, garden = serve(world, calling(
+        ("related", {"path": "Recipes/Pancakes.md"}),
+        ("related", {"path": "Recipes/Syrup.md", "depth": 2, "direction": "backlinks"}),
+        ("related", {"path": "Projects/Garden.md", "direction": "outgoing"}),
+    ))
+    both = structured(both)
+    assert [(n["path"], n["depth"]) for n in both["notes"]] == [("Recipes/Syrup.md", 1), ("Recipes/Crepes.md", -1)]
+    assert "Serve with Syrup" in both["notes"][0]["context"]
+    backlinks_2 = structured(backlinks_2)
+    assert sorted((n["path"], n["depth"]) for n in backlinks_2["notes"]) == [
+        ("Projects/Garden.md", -1), ("Recipes/Crepes.md", -2), ("Recipes/Pancakes.md", -1)]
+    garden = structured(garden)
+    assert [n["path"] for n in garden["notes"]] == ["Recipes/Syrup.md"]
+    assert "Compost heap" in json.dumps(garden["unresolved"])
+
+
+def test_similar_ranks_the_note_sharing_words_and_a_link_first(world):
+    [result] = serve(world, calling(("similar", {"path": "Recipes/Crepes.md", "limit": 2})))
+    data = structured(result)
+    assert data["path"] == "Recipes/Crepes.md" and len(data["results"]) == 2
+    assert data["results"][0]["path"] == "Recipes/Pancakes.md"
 
 
 def test_search_sessions_matches_prompts_and_titles_with_project_since_and_limit(world):
