@@ -156,7 +156,8 @@ class Tools:
 DESCRIPTIONS = {
     "search": "Ranked search over the user's Obsidian vault (Omnisearch when Obsidian runs, else the local "
               "index). Give `query`, or `queries` with a few phrasings of the same need to fuse their rankings. "
-              "Scope with folders/excludes, filter by tags and frontmatter (key:value).",
+              "Scope with folders/excludes, filter by tags and frontmatter (key:value). Each hit carries its "
+              "excerpt, links and backlinks.",
     "read": "Read notes from the vault: body without frontmatter (or raw), title, aliases, tags, links, "
             "backlinks. A path that does not exist comes back with the closest existing paths.",
     "related": "Notes linked from and to a note, breadth-first, with the depth of each (negative for "

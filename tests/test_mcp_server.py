@@ -262,6 +262,16 @@ def test_errors_are_one_line_tool_errors_and_the_server_keeps_serving(world, tmp
     assert error_text(missing).startswith("vault not found:")
 
 
+def test_a_crash_is_one_line_with_the_traceback_in_the_log_and_the_server_keeps_serving(env):
+    env.archive_db.write_bytes(b"this is not an SQLite database" * 100)
+    crashed, status = serve(env, calling(("search_sessions", {"pattern": "x"}), ("status", {})))
+    message = error_text(crashed)
+    assert message.startswith("search_sessions failed: DatabaseError:") and message.endswith("(details in the log)")
+    log = env.log_file.read_text(encoding="utf-8")
+    assert "mcp tool search_sessions: unexpected error" in log and "Traceback" in log
+    assert structured(status)["archive"]["detail"].startswith("unreadable")
+
+
 def test_stdout_carries_only_json_rpc_messages(world):
     """Raw stdio, no SDK in between: every line the server writes is one JSON-RPC message, and it
     exits 0 when its stdin closes."""
