@@ -272,43 +272,80 @@ def test_a_crash_is_one_line_with_the_traceback_in_the_log_and_the_server_keeps_
     assert structured(status)["archive"]["detail"].startswith("unreadable")
 
 
+HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def raw_exchange(env: Env, command: list[str], requests: list[dict]) -> tuple[list[bytes], int, str]:
+    """Raw stdio, no SDK in between: write the handshake and the requests, read stdout until every
+    request is answered (each line must be one JSON-RPC answer), close stdin. (lines, exit code, stderr)"""
+    waiting = {r["id"] for r in HANDSHAKE + requests if "id" in r}
+    stderr_path = env.root / "raw-stderr.txt"
+    with open(stderr_path, "wb") as stderr:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                   env=env.environ(), cwd=str(env.root))
+        try:
+            process.stdin.write("".join(json.dumps(r) + "\n" for r in HANDSHAKE + requests).encode())
+            process.stdin.flush()
+            lines = []
+            while waiting:
+                line = process.stdout.readline()
+                assert line, f"stdout closed early; stderr: {stderr_path.read_text()}"
+                lines.append(line)
+                message = json.loads(line)
+                assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message)
+                waiting.discard(message["id"])
+            process.stdin.close()
+            code = process.wait(timeout=30)
+            lines += process.stdout.read().splitlines(keepends=True)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return lines, code, stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
 def test_stdout_carries_only_json_rpc_messages(world):
-    """Raw stdio, no SDK in between: every line the server writes is one JSON-RPC message, and it
-    exits 0 when its stdin closes."""
-    requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    lines, code, _ = raw_exchange(world, [sys.executable, str(CLI), "mcp"], [
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "flour"}}},
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "status", "arguments": {}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
          "params": {"name": "search_sessions", "arguments": {"pattern": "("}}},
-    ]
-    process = subprocess.Popen([sys.executable, str(CLI), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=world.environ(), cwd=str(world.root))
-    try:
-        process.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
-        process.stdin.flush()
-        answered, lines = set(), []
-        while answered != {1, 2, 3, 4, 5}:
-            line = process.stdout.readline()
-            assert line, f"stdout closed early; stderr: {process.stderr.read().decode()}"
-            lines.append(line)
-            message = json.loads(line)
-            assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message)
-            answered.add(message["id"])
-        process.stdin.close()
-        assert process.wait(timeout=30) == 0
-        rest = process.stdout.read()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert rest == b""
+    ])
+    assert code == 0
+    messages = [json.loads(line) for line in lines]   # every line, the ones after the answers too
+    assert sorted(m["id"] for m in messages) == [1, 2, 3, 4, 5]
     assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
-    errors = [json.loads(line) for line in lines if json.loads(line)["id"] == 5]
-    assert errors[0]["result"]["isError"] is True
+    assert next(m for m in messages if m["id"] == 5)["result"]["isError"] is True
+
+
+NOISY_STATUS = f"""
+import functools, os, sys
+sys.path.insert(0, {str(REPO)!r})
+from obsidian_memory import mcp_server
+status = mcp_server.Tools.status
+@functools.wraps(status)
+def noisy(self):
+    print("stray print from a tool", flush=True)
+    os.write(1, b"stray bytes on fd 1\\n")
+    return status(self)
+mcp_server.Tools.status = noisy
+mcp_server.serve()
+"""
+
+
+def test_stray_output_while_serving_goes_to_stderr_not_into_the_protocol(world):
+    """The guard itself: a tool that prints (or writes to fd 1) does not corrupt the stream."""
+    lines, code, stderr = raw_exchange(world, [sys.executable, "-c", NOISY_STATUS], [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "status", "arguments": {}}},
+    ])
+    assert code == 0
+    assert [json.loads(line)["id"] for line in lines] == [1, 2]
+    assert "stray print from a tool" in stderr and "stray bytes on fd 1" in stderr
 
 
 BLOCK_MCP = f"""
