@@ -1,13 +1,16 @@
 """The archiving service in-process: transcript → archive row → note + history, and its faults."""
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
 from archive_fixtures import REAL_2_1_332_ID, copy_real, hook_payload, session_id, write_transcript
-from testkit import FIXTURES
+from testkit import CLI, FIXTURES, without_root_powers
 from freezegun import freeze_time
 
 from obsidian_memory import archiver
@@ -145,15 +148,18 @@ def test_a_missing_vault_keeps_the_row_logs_and_creates_nothing(user):
     assert "note not written" in user.log_file.read_text(encoding="utf-8")
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes into read-only folders")
 def test_a_read_only_vault_keeps_the_row_and_logs(user):
+    # a real hook process that obeys file modes (as root: without the capabilities that ignore them)
+    sid = session_id(7)
+    path = write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, ["x"])
     user.vault.chmod(0o555)
     try:
-        sid = session_id(7)
-        path = write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, ["x"])
-        result = archiver.archive_transcript(str(path), settings())
-        assert result.status == "archived" and result.note_error
+        result = subprocess.run([sys.executable, str(CLI), "hook", "archive"], capture_output=True,
+                                input=json.dumps(hook_payload("SessionEnd", path, session_id=sid)).encode(),
+                                env=user.environ(), preexec_fn=without_root_powers(), timeout=120)
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
         assert rows(user) == [(sid, 1)] and list(user.vault.iterdir()) == []
+        assert "note not written: PermissionError" in user.log_file.read_text(encoding="utf-8")
     finally:
         user.vault.chmod(0o755)
 

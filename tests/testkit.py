@@ -86,3 +86,26 @@ class Env:
         for key, value in self.vars.items():
             monkeypatch.setenv(key, value)
         return self
+
+
+# Linux capabilities that let root ignore file modes (capability.h numbers)
+_ROOT_FILE_POWERS = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_DAC_READ_SEARCH": 2, "CAP_FOWNER": 3,
+                     "CAP_LINUX_IMMUTABLE": 9}
+_PR_CAPBSET_DROP = 24
+
+
+def without_root_powers():
+    """preexec_fn for a subprocess that must obey file modes. Root writes into read-only
+    folders, so as root the capabilities that override modes are dropped from the bounding
+    set before exec (the process stays uid 0 and can still reach the interpreter under /root).
+    Not root: nothing to drop (None)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+
+    def drop():
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in _ROOT_FILE_POWERS.values():
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+    return drop

@@ -9,45 +9,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from testkit import CLI, SEARCH_CLI, Env
+from testkit import CLI, SEARCH_CLI, Env, without_root_powers  # noqa: F401 (re-exported)
 
 HERE = Path(__file__).resolve().parent
 NETGUARD = HERE / "netguard"
-NOBODY = 65534
-
-
-def world_readable_env(tmp_path: Path) -> Env:
-    """An Env whose folders an unprivileged user can reach (pytest's tmp folders are 0700)."""
-    root = tmp_path / "world"
-    root.mkdir()
-    for folder in (root, *root.parents):
-        mode = os.stat(folder).st_mode
-        if not mode & 0o001:
-            os.chmod(folder, mode | 0o001)
-    os.chmod(root, 0o755)
-    return Env(root)
-
-
-def give_to_nobody(*paths: Path) -> None:
-    """chown -R to the unprivileged user (when we are root; otherwise we are unprivileged already)."""
-    if os.geteuid() != 0:
-        return
-    for path in paths:
-        for current, dirs, files in os.walk(path):
-            for name in [current, *(os.path.join(current, n) for n in dirs + files)]:
-                os.lchown(name, NOBODY, NOBODY)
-
-
-def as_unprivileged():
-    """preexec_fn for a subprocess that must not be root (root writes into read-only folders)."""
-    if os.geteuid() != 0:
-        return None
-
-    def drop():
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
-    return drop
 
 
 def guarded_environ(env: Env, log: Path, allow: str = "", **extra) -> dict:
