@@ -7,6 +7,12 @@ freshness check a search does first), an incremental update after touching a few
 the whole-process time of `search_vault.py --source index` against `--source scan` as a ratio.
 
     .venv/bin/python benchmarks/index_speed.py [--sizes 1000,10000,20000] [--runs 3]
+    .venv/bin/python benchmarks/index_speed.py --vault ../shared/eval/obsidian-help-en [--baseline DIR]
+
+The build figures include the link graph: `links` stored, `link_s` the time spent resolving
+them (the parse of the links is in the build time). `--vault` times only full builds of an
+existing vault; with `--baseline DIR` (a checkout or copy holding an older `obsidian_memory`
+package) it times that package's build of the same vault in turn and prints new/old.
 
 Targets at 20k notes: query p50 <= 20 ms, freshness <= 100 ms, whole process index >= 20x
 faster than scan, full build <= 30 s. The machine is shared: compare ratios from one run.
@@ -137,6 +143,7 @@ def bench(count: int, runs: int, workdir: str) -> dict:
     started = time.perf_counter()
     build = index.update(settings, progress=False)
     build_seconds = time.perf_counter() - started
+    links = _link_counts(settings)
     fresh_times = []
     for _ in range(7):
         started = time.perf_counter()
@@ -171,12 +178,61 @@ def bench(count: int, runs: int, workdir: str) -> dict:
     proc_scan = whole_process(vault, env, "scan", query, runs)
     size = sum(os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache))
     return {"notes": count, "generated_s": generated, "vault_mb": _tree_size(vault) / 1e6,
-            "build_s": build_seconds, "built": build.added, "index_mb": size / 1e6,
+            "build_s": build_seconds, "built": build.added, "link_s": build.link_seconds,
+            "links": links[0], "unresolved": links[1], "index_mb": size / 1e6,
             "fresh_ms": statistics.median(fresh_times) * 1000,
             "query_p50_ms": percentile(latencies, 0.5) * 1000, "query_p95_ms": percentile(latencies, 0.95) * 1000,
             "search_with_check_p50_ms": percentile(with_check, 0.5) * 1000,
             "incremental_5_ms": incremental_seconds * 1000, "incremental_updated": incremental.updated,
             "process_index_s": proc_index, "process_scan_s": proc_scan, "ratio": proc_scan / proc_index}
+
+
+def _link_counts(settings) -> tuple[int, int]:
+    conn = index.open_index(settings)
+    try:
+        return conn.execute("SELECT count(*), count(*) - count(target_path) FROM links").fetchone()
+    finally:
+        conn.close()
+
+
+BUILD_SCRIPT = r"""
+import os, sys, tempfile, shutil, time, statistics
+sys.path.insert(0, sys.argv[1])
+from obsidian_memory import settings as settings_module
+from obsidian_memory.search import index
+times = []
+for _ in range(int(sys.argv[3])):
+    cache = tempfile.mkdtemp(prefix="om-build-")
+    os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = cache
+    started = time.perf_counter()
+    stats = index.update(settings_module.load(vault=sys.argv[2]), progress=False)
+    times.append(time.perf_counter() - started)
+    shutil.rmtree(cache, ignore_errors=True)
+print(stats.added, statistics.median(times))
+"""
+
+
+def build_times(package_root: str, vault: str, runs: int) -> tuple[int, float]:
+    """(notes, median full-build seconds) with the `obsidian_memory` package under `package_root`,
+    in a fresh process so that two versions never share imported modules."""
+    out = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, package_root, vault, str(runs)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), float(out[1])
+
+
+def bench_vault(vault: str, runs: int, baseline: str | None) -> None:
+    rounds = []
+    for _ in range(max(1, runs)):       # alternated, so that load on the shared machine hits both alike
+        new = build_times(REPO, vault, 1)
+        old = build_times(baseline, vault, 1) if baseline else None
+        rounds.append((new, old))
+    notes = rounds[0][0][0]
+    new_s = statistics.median(r[0][1] for r in rounds)
+    line = f"{vault}: {notes} notes, full build {new_s:.3f} s (median of {len(rounds)})"
+    if baseline:
+        old_s = statistics.median(r[1][1] for r in rounds)
+        line += f"; baseline {old_s:.3f} s; new/old {new_s / old_s:.2f}"
+    print(line, flush=True)
 
 
 def _tree_size(root: str) -> int:
@@ -188,7 +244,14 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,20000")
     parser.add_argument("--runs", type=int, default=3, help="whole-process runs per source (median)")
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and indexes")
+    parser.add_argument("--vault", action="append", default=[], help="time full builds of this vault instead")
+    parser.add_argument("--baseline", default=None, metavar="DIR",
+                        help="with --vault: also time the obsidian_memory package under DIR, and the ratio")
     args = parser.parse_args()
+    if args.vault:
+        for vault in args.vault:
+            bench_vault(os.path.abspath(vault), args.runs, os.path.abspath(args.baseline) if args.baseline else None)
+        return 0
     workdir = tempfile.mkdtemp(prefix="om-index-bench-")
     rows = []
     try:
@@ -203,6 +266,9 @@ def main() -> int:
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     print()
+    print(f"{'notes':>6} {'links':>7} {'link s':>7} {'unres.':>6}")
+    for r in rows:
+        print(f"{r['notes']:>6} {r['links']:>7} {r['link_s']:>7.2f} {r['unresolved']:>6}")
     print(f"{'notes':>6} {'vault MB':>8} {'build s':>8} {'index MB':>8} {'fresh ms':>9} {'q p50 ms':>9} "
           f"{'q p95 ms':>9} {'q+check':>8} {'upd 5 ms':>9} {'proc idx s':>10} {'proc scan s':>11} {'ratio':>6}")
     for r in rows:

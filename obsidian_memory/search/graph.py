@@ -180,21 +180,22 @@ def _neighbours(conn, frontier: list[int], outgoing: bool):
     for chunk in _chunks(frontier):
         marks = ",".join("?" * len(chunk))
         if outgoing:
-            rows = conn.execute(f"SELECT l.source_id, l.target_id, l.seq, l.context FROM links l"
-                                f" WHERE l.source_id IN ({marks}) AND l.target_id IS NOT NULL", chunk).fetchall()
+            rows = conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context FROM links l"
+                                f" JOIN notes t ON t.path = l.target_path WHERE l.source_id IN ({marks})",
+                                chunk).fetchall()
             rows.sort(key=lambda r: (position[r[0]], r[2]))
             yield from ((target, context) for _, target, _, context in rows)
         else:
-            rows = conn.execute(f"SELECT l.target_id, l.source_id, n.path, l.seq, l.context FROM links l"
-                                f" JOIN notes n ON n.id = l.source_id WHERE l.target_id IN ({marks})",
-                                chunk).fetchall()
+            rows = conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context FROM notes t"
+                                f" JOIN links l ON l.target_path = t.path JOIN notes n ON n.id = l.source_id"
+                                f" WHERE t.id IN ({marks})", chunk).fetchall()
             rows.sort(key=lambda r: (position[r[0]], r[2], r[3]))
             yield from ((source, context) for _, source, _, _, context in rows)
 
 
 def _unresolved(conn, note_id: int) -> list[dict]:
     out, seen = [], set()
-    for target, context in conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_id IS NULL"
+    for target, context in conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_path IS NULL"
                                         " ORDER BY seq", (note_id,)):
         key = link_resolution.fold_name(link_resolution.strip_md(target))
         if key not in seen:
@@ -235,9 +236,9 @@ def links_of(settings, paths: list[str]) -> dict[str, dict]:
             marks = ",".join("?" * len(chunk))
             rows = conn.execute(
                 f"SELECT s.path, t.path, 0, l.seq FROM links l JOIN notes s ON s.id = l.source_id"
-                f" JOIN notes t ON t.id = l.target_id WHERE s.path IN ({marks})"
-                f" UNION ALL SELECT t.path, s.path, 1, 0 FROM links l JOIN notes t ON t.id = l.target_id"
-                f" JOIN notes s ON s.id = l.source_id WHERE t.path IN ({marks})"
+                f" JOIN notes t ON t.path = l.target_path WHERE s.path IN ({marks})"
+                f" UNION ALL SELECT l.target_path, s.path, 1, 0 FROM links l JOIN notes s ON s.id = l.source_id"
+                f" WHERE l.target_path IN ({marks})"
                 f" ORDER BY 1, 3, 4, 2", chunk + chunk).fetchall()
             for note, other, backward, _ in rows:
                 if other == note:
@@ -398,9 +399,9 @@ def _neighbour_ids(ids: list[int], conn) -> dict[int, set[int]]:
     out: dict[int, set[int]] = {i: set() for i in ids}
     for chunk in _chunks(ids):
         marks = ",".join("?" * len(chunk))
-        for a, b in conn.execute(f"SELECT source_id, target_id FROM links WHERE source_id IN ({marks})"
-                                 f" AND target_id IS NOT NULL UNION SELECT target_id, source_id FROM links"
-                                 f" WHERE target_id IN ({marks})", chunk + chunk):
+        for a, b in conn.execute(f"SELECT l.source_id, t.id FROM links l JOIN notes t ON t.path = l.target_path"
+                                 f" WHERE l.source_id IN ({marks}) UNION SELECT t.id, l.source_id FROM notes t"
+                                 f" JOIN links l ON l.target_path = t.path WHERE t.id IN ({marks})", chunk + chunk):
             if a != b:
                 out[a].add(b)
     return out
@@ -438,9 +439,10 @@ def _why(conn, best: list[int], terms, tags: list[str], direct: set[int], shared
             reasons[c].append("links in common: " + ", ".join(common[:3]) + more)
     if direct and best:
         ids = ",".join(str(int(c)) for c in best)
-        outgoing = {t for (t,) in conn.execute(f"SELECT target_id FROM links WHERE source_id = ?"
-                                               f" AND target_id IN ({ids})", (note_id,))}
-        incoming = {s for (s,) in conn.execute(f"SELECT source_id FROM links WHERE target_id = ?"
+        outgoing = {t for (t,) in conn.execute(f"SELECT t.id FROM links l JOIN notes t ON t.path = l.target_path"
+                                               f" WHERE l.source_id = ? AND t.id IN ({ids})", (note_id,))}
+        incoming = {s for (s,) in conn.execute(f"SELECT source_id FROM links WHERE target_path ="
+                                               f" (SELECT path FROM notes WHERE id = ?)"
                                                f" AND source_id IN ({ids})", (note_id,))}
         for c in best:
             if c in outgoing and c in incoming:

@@ -66,7 +66,7 @@ CREATE INDEX note_props_by_key ON note_props(key, value);
 CREATE TABLE links (
     source_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
-    target_id INTEGER REFERENCES notes(id) ON DELETE SET NULL,
+    target_path TEXT,                 -- the note it resolves to, NULL when it names none
     name_key TEXT NOT NULL,
     target TEXT NOT NULL,
     anchor TEXT NOT NULL,
@@ -76,7 +76,7 @@ CREATE TABLE links (
     context TEXT NOT NULL,
     PRIMARY KEY (source_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX links_by_target ON links(target_id);
+CREATE INDEX links_by_target ON links(target_path);
 CREATE INDEX links_by_name ON links(name_key);
 CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -396,9 +396,10 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
         else:
             stats.unchanged += 1
     bar = _progress_bar(len(todo), progress)
-    resolve_all = _meta(conn, LINKS_PENDING) == "1" or len(todo) > max(PROGRESS_THRESHOLD, len(on_disk) // 4)
+    resolve_all = _meta(conn, LINKS_PENDING) == "1"
     if todo or removed:
         _set_meta(conn, LINKS_PENDING, "1")
+    resolve = _memo_resolver(on_disk) if todo else None
     changed_ids: list[int] = []
     try:
         if removed:
@@ -413,7 +414,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
             try:
                 for row in rows:
                     if row is not None:
-                        changed_ids.append(_upsert(conn, row))
+                        changed_ids.append(_upsert(conn, row, resolve))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, rows)
                 conn.execute("COMMIT")
@@ -432,7 +433,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
                 bar.update(len(batch))
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
-        resolve_links(conn, None if resolve_all else (changed_ids, removed_keys | added_keys))
+        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids))
         stats.link_seconds = time.perf_counter() - started
         _set_meta(conn, LINKS_PENDING, "0")
         _refresh_vocab(conn, len(todo), len(removed))
@@ -474,7 +475,7 @@ def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
     return _Row(path, stat[0], stat[1], markdown.parse_note(text, title))
 
 
-def _upsert(conn: sqlite3.Connection, row: _Row) -> int:
+def _upsert(conn: sqlite3.Connection, row: _Row, resolve) -> int:
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
     values = (row.path, row.mtime_ns, row.size, note.title, "\n".join(note.aliases),
@@ -494,53 +495,70 @@ def _upsert(conn: sqlite3.Connection, row: _Row) -> int:
     conn.executemany("INSERT OR IGNORE INTO note_props(note_id, key, value) VALUES (?, ?, ?)",
                      [(note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter)])
     conn.execute("DELETE FROM links WHERE source_id = ?", (note_id,))
-    conn.executemany("INSERT INTO links(source_id, seq, target_id, name_key, target, anchor, kind, embed, line,"
-                     " context) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)",
-                     [(note_id, seq, link_resolution.name_key(link.target), link.target, link.anchor, link.kind,
-                       int(link.embed), link.line, link.context) for seq, link in enumerate(note.outlinks)])
+    conn.executemany("INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
+                     " context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(note_id, seq, resolve(link.target, row.path, link.kind), link_resolution.name_key(link.target),
+                       link.target, link.anchor, link.kind, int(link.embed), link.line, link.context)
+                      for seq, link in enumerate(note.outlinks)])
     return note_id
 
 
-# -- links: resolved once the batch of notes is in -------------------------------------------------
-# A link's target can change without its note changing: a new note may be the one an unresolved
+# -- links: resolved against the notes the update leaves ----------------------------------------
+# A changed note's links are resolved as they are written, against every note on disk. A link's
+# target can also change without its note changing: a new note may be the one an unresolved
 # link names, a deleted one leaves its backlinks unresolved (or resolving to a namesake). Every
-# candidate shares the link's name key, so after an update the links re-resolved are those of
-# the changed notes and those whose name key is that of an added or removed note.
+# candidate shares the link's name key, so the other notes' links re-resolved after an update
+# are those whose name key is that of an added or removed note. A flag in `meta` marks an update
+# cut off before that pass: the next one re-resolves every link.
 
 LINKS_PENDING = "links_pending"
 
 
-def resolve_links(conn: sqlite3.Connection, scope: tuple[list[int], set[str]] | None = None) -> int:
-    """Point links at their notes; `scope` = (source ids, name keys) limits which; returns the changes."""
-    ids = {path: rowid for rowid, path in conn.execute("SELECT id, path FROM notes")}
-    resolver = link_resolution.Resolver(ids)
-    select = ("SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
+def _memo_resolver(paths):
+    """resolve(target, source, kind) -> path or None; one answer per (target, kind, folder)."""
+    resolver = link_resolution.Resolver(paths)
+    memo: dict = {}
+
+    def resolve(target: str, source: str, kind: str) -> str | None:
+        folder = source.rsplit("/", 1)[0] if "/" in source else ""
+        key = (target, kind, folder)
+        if key not in memo:
+            memo[key] = resolver.resolve(target, source, kind)
+        return memo[key]
+    return resolve
+
+
+def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None) -> int:
+    """Point links at their notes: every link (`scope` None) or those with one of the name keys
+    whose note is not in the given source ids (those were resolved when written). Returns the
+    number of links that changed."""
+    select = ("SELECT l.source_id, l.seq, l.target_path, l.target, l.kind, n.path FROM links l"
               " JOIN notes n ON n.id = l.source_id")
     if scope is None:
         rows = conn.execute(select).fetchall()
     else:
-        sources, keys = scope
-        if not sources and not keys:
+        keys, written = scope
+        if not keys:
             return 0
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_ids (id INTEGER PRIMARY KEY)")
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM link_scope_ids")
         conn.execute("DELETE FROM link_scope_keys")
-        conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in sources])
+        conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in written])
         conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(k,) for k in keys])
-        rows = conn.execute(select + " WHERE l.source_id IN (SELECT id FROM link_scope_ids)"
-                            " UNION SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
-                            " JOIN notes n ON n.id = l.source_id"
-                            " WHERE l.name_key IN (SELECT k FROM link_scope_keys)").fetchall()
+        rows = conn.execute(select + " WHERE l.name_key IN (SELECT k FROM link_scope_keys)"
+                            " AND l.source_id NOT IN (SELECT id FROM link_scope_ids)").fetchall()
+    if not rows:
+        return 0
+    resolve = _memo_resolver(p for (p,) in conn.execute("SELECT path FROM notes"))
     changes = []
     for source_id, seq, current, target, kind, source in rows:
-        found = resolver.resolve(target, source, kind)
-        target_id = ids.get(found) if found else None
-        if target_id != current:
-            changes.append((target_id, source_id, seq))
+        found = resolve(target, source, kind)
+        if found != current:
+            changes.append((found, source_id, seq))
     if changes:
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
+        conn.executemany("UPDATE links SET target_path = ? WHERE source_id = ? AND seq = ?", changes)
         conn.execute("COMMIT")
     return len(changes)
 

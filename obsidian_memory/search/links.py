@@ -16,6 +16,8 @@ import unicodedata
 
 
 def fold_name(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFC", text).casefold()
 
 

@@ -63,7 +63,7 @@ class Note:
     outlinks: list["Link"] = field(default_factory=list)   # every link to a (possible) note, in order
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
     target: str            # the note path part as written (Markdown links URL-decoded), no anchor
     anchor: str = ""       # heading (`a#b`) or block (`^id`) anchor, without the leading '#'
@@ -101,19 +101,22 @@ def parse_note(text: str, title: str) -> Note:
         if opened and not in_comment:
             fence = opened.group(1)
             continue
-        if "[" in line or _COMMENT_MARK in line:
-            in_comment = _collect_links(line, number, in_comment, note.outlinks)
+        may_link = in_comment or "[[" in line or "](" in line or _COMMENT_MARK in line
         heading = _HEADING.match(line)
         if heading:
             text_of_heading = clean_inline(heading.group(2), note.links)
             if text_of_heading:
                 note.headings.append(text_of_heading)
             tags.extend(_inline_tags(heading.group(2)))
+            if may_link:
+                in_comment = _collect_links(line, number, in_comment, note.outlinks, text_of_heading)
             continue
         tags.extend(_inline_tags(line))
         cleaned = clean_line(line, note.links)
         if cleaned:
             lines.append(cleaned)
+        if may_link:
+            in_comment = _collect_links(line, number, in_comment, note.outlinks, cleaned)
     note.links = [link.raw for link in note.outlinks]
     note.body = "\n".join(lines)
     note.code = "\n".join(code)
@@ -123,33 +126,42 @@ def parse_note(text: str, title: str) -> Note:
 
 # -- links ---------------------------------------------------------------------------------------
 
-def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link]) -> bool:
-    """Append the links of one body line; returns whether a `%%` comment is still open after it."""
+def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link], plain: str) -> bool:
+    """Append the links of one body line (`plain`: the line as plain text, for the context);
+    returns whether a `%%` comment is still open after it."""
     if "`" in line and not in_comment:       # code spans first: `%%` or `[[x]]` in code is text
-        shown, _ = _outside_comments(_INLINE_CODE.sub(lambda m: "\0" * len(m.group(0)), line), False)
-        shown = "".join(c if c != "\0" else line[i] for i, c in enumerate(shown))
-        visible, in_comment = _outside_comments(_INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line), False)
+        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+        shown = line
+        if _COMMENT_MARK in visible or "<!--" in visible:
+            visible, in_comment = _outside_comments(visible, False)
+            # the line without its comments but with its code text, for the context
+            shown = _outside_comments(_INLINE_CODE.sub(lambda m: "\0" * len(m.group(0)), line), False)[0]
+            shown = "".join(line[i] if c == "\0" else c for i, c in enumerate(shown))
     else:
         visible, in_comment = _outside_comments(line, in_comment)
         shown = visible
-    if "[" not in visible:
-        return in_comment
     found = []
-    for match in _WIKILINK.finditer(visible):
-        link = wikilink(match.group(2), embed=bool(match.group(1)))
-        if link is not None:
-            found.append((match.start(), link))
-    masked = _WIKILINK.sub(lambda m: " " * len(m.group(0)), visible) if found else visible
-    for match in _MD_LINK_TARGET.finditer(masked):
-        target = match.group(3) if match.group(3) is not None else match.group(4)
-        link = markdown_link(target, match.group(2), embed=bool(match.group(1)))
-        if link is not None:
-            found.append((match.start(), link))
+    if "[[" in visible:
+        for match in _WIKILINK.finditer(visible):
+            link = wikilink(match.group(2), embed=bool(match.group(1)))
+            if link is not None:
+                found.append((match.start(), link))
+    if "](" in visible:
+        masked = _WIKILINK.sub(lambda m: " " * len(m.group(0)), visible) if "[[" in visible else visible
+        for match in _MD_LINK_TARGET.finditer(masked):
+            target = match.group(3) if match.group(3) is not None else match.group(4)
+            link = markdown_link(target, match.group(2), embed=bool(match.group(1)))
+            if link is not None:
+                found.append((match.start(), link))
     if found:
-        plain = clean_line(shown)
-        for _, link in sorted(found, key=lambda item: item[0]):
+        if shown != line:             # a comment was cut out: the context leaves it out too
+            plain = clean_line(shown)
+        lowered = plain.lower() if len(plain) > CONTEXT_CHARS else ""
+        if len(found) > 1 and "](" in visible:
+            found.sort(key=lambda item: item[0])
+        for _, link in found:
             link.line = number
-            link.context = link_context(plain, link)
+            link.context = link_context(plain, link, lowered)
             sink.append(link)
     return in_comment
 
@@ -221,12 +233,12 @@ def _frontmatter_links(text: str, first_body_line: int) -> list[Link]:
     return links
 
 
-def link_context(plain: str, link: Link) -> str:
+def link_context(plain: str, link: Link, lowered: str = "") -> str:
     """The plain line, cut to CONTEXT_CHARS around where the link's text appears in it."""
     if len(plain) <= CONTEXT_CHARS:
         return plain
     name = link.label or link.target.rsplit("/", 1)[-1]
-    at = max(0, plain.lower().find(name.lower()))
+    at = max(0, (lowered or plain.lower()).find(name.lower()))
     start = max(0, min(at - CONTEXT_CHARS // 3, len(plain) - CONTEXT_CHARS))
     piece = plain[start:start + CONTEXT_CHARS].strip()
     return ("…" if start else "") + piece + ("…" if start + CONTEXT_CHARS < len(plain) else "")

@@ -71,7 +71,7 @@ def stored_links(settings) -> list[tuple]:
     try:
         return sorted(conn.execute(
             "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context FROM links l"
-            " JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.id = l.target_id"))
+            " JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.path = l.target_path"))
     finally:
         conn.close()
 
@@ -196,7 +196,7 @@ def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(se
     index.update(settings)
     expected = stored_links(settings)
     conn = sqlite3.connect(index.index_path(settings))
-    conn.execute("UPDATE links SET target_id = NULL")
+    conn.execute("UPDATE links SET target_path = NULL")
     conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (index_build.LINKS_PENDING,))
     conn.commit()
     conn.close()
