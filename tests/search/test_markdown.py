@@ -107,3 +107,45 @@ def test_frontmatter_text_holds_the_searchable_values():
     text = markdown.frontmatter_text({"description": "About sync", "aliases": ["x"], "publish": True,
                                       "created": "2024-01-01"})
     assert text == "About sync\n2024-01-01"
+
+
+# -- links: what counts as a link, where it is, and what it says -------------------------------------
+
+def outlinks(text: str) -> list[tuple]:
+    return [(l.target, l.anchor, l.label, l.embed, l.kind, l.line) for l in markdown.parse_note(text, "T").outlinks]
+
+
+def test_links_carry_anchor_label_embed_kind_and_file_line():
+    text = "---\ntags: [x]\n---\n\n# Title [[Head link]]\n[[A#Sec#Sub|label]] ![[B#^blk]]\n[t](Folder/C%20D.md#Part)"
+    assert outlinks(text) == [("Head link", "", "", False, "wiki", 5), ("A", "Sec#Sub", "label", False, "wiki", 6),
+                              ("B", "^blk", "", True, "wiki", 6), ("Folder/C D.md", "Part", "t", False, "markdown", 7)]
+
+
+def test_links_in_code_comments_and_self_anchors_are_not_links():
+    text = ("`[[code]]` and ``[[more `code`]]``\n```\n[[fenced]]\n```\n%% [[inline comment]] %%\n%%\n[[block comment]]\n"
+            "%%\n<!-- [[html]] -->\n[[#Heading on this note]] [[ ]] `%%` [[after code]]")
+    assert [l[0] for l in outlinks(text)] == ["after code"]
+
+
+def test_markdown_links_to_the_web_mail_or_attachments_are_not_note_links():
+    text = ("[w](https://x.org/a.md) [m](mailto:a@b.c) [o](obsidian://open?file=X) [a](#anchor) "
+            "[i](pic.PNG) [p](doc.pdf#page=2) [n](<Note with spaces.md>) [v](Version 1.10)")
+    assert [l[0] for l in outlinks(text)] == ["Note with spaces.md"]
+
+
+def test_a_wikilink_with_an_escaped_pipe_in_a_table_keeps_its_label():
+    assert outlinks("| [[Target\\|shown]] | cell |") == [("Target", "", "shown", False, "wiki", 1)]
+
+
+def test_frontmatter_wikilinks_are_links_of_kind_frontmatter():
+    text = "---\nup: \"[[Parent]]\"\nrelated:\n  - \"[[One|1]]\"\n  - \"[[pic.png]]\"\n---\nbody"
+    assert outlinks(text) == [("Parent", "", "", False, "frontmatter", 2), ("One", "", "1", False, "frontmatter", 4)]
+
+
+def test_link_context_is_the_plain_line_cut_around_the_link():
+    long_line = "word " * 100 + "[[Far target|the far one]] " + "tail " * 100
+    [link] = markdown.parse_note(long_line, "T").outlinks
+    assert len(link.context) <= markdown.CONTEXT_CHARS + 2
+    assert "Far target the far one" in link.context and link.context.startswith("…")
+    [short] = markdown.parse_note("- [ ] Call **[[Bob]]** today", "T").outlinks
+    assert short.context == "Call Bob today"
