@@ -120,3 +120,36 @@ def history_lines(vault: Path) -> list[str]:
 def temp_files(vault: Path) -> list[str]:
     from obsidian_memory.fsutil import TEMP_PREFIX
     return sorted(str(p.relative_to(vault)) for p in vault.rglob(f"{TEMP_PREFIX}*"))
+
+
+def fake_omnisearch_module():
+    """tests/search/fake_omnisearch.py (a real HTTP server on 127.0.0.1), loaded by path."""
+    import importlib.util
+    path = HERE.parent / "search" / "fake_omnisearch.py"
+    spec = importlib.util.spec_from_file_location("fake_omnisearch_for_reliability", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CONTROL = __import__("re").compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def fenced_lines(text: str) -> set[int]:
+    """Indexes of the lines of `text` that sit inside a ``` fence (the fence lines excluded)."""
+    import re
+    inside, fence = set(), None
+    for number, line in enumerate(text.splitlines()):
+        if fence is None:
+            match = re.match(r"^(`{3,})\w*$", line)
+            if match:
+                fence = match.group(1)
+        elif line == fence:
+            fence = None
+        else:
+            inside.add(number)
+    return inside
+
+
+def lines_with(text: str, needle: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines()) if needle in line]
