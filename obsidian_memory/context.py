@@ -236,7 +236,8 @@ def _summary_block(row: dict, room: int | None) -> str:
         return ""
     limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
-    return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note")
+    return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
+                          line_start=True)
 
 
 # Patterns used through re's own cache: compiled only in a process that meets them (the
@@ -389,9 +390,10 @@ def _fence_block(fence: str, text: str) -> str:
 
 
 def fenced_section(heading: str, lines: list[str], cap: int | None, *, unit: str, where: str,
-                   partial: bool = False) -> str:
+                   partial: bool = False, line_start: bool = False) -> str:
     """heading + the lines in a fence, cut at a line boundary to fit `cap`, with a mark saying
-    how much was left out and where it is."""
+    how much was left out and where it is. With `line_start`, the start of the first line left
+    out fills the room that remains (prose in long lines, where a line boundary wastes much)."""
     body = "\n".join(lines)
     fence = fence_for(body)
     frame = len(heading) + len(_fence_block(fence, "")) - 1
@@ -405,7 +407,7 @@ def fenced_section(heading: str, lines: list[str], cap: int | None, *, unit: str
     more = f"more {unit}" if partial else f"{left} more {unit}"  # a partly read note: count unknown
     mark = _mark(f"cut to fit the context budget: {more}; {where}") if left or partial else ""
     shown = lines[:count]
-    if left and cap is not None:  # the room a long next line would waste: its start, at a word
+    if line_start and left and cap is not None:
         room = cap - frame - len("\n".join(shown)) - len(mark) - 2
         if room >= MIN_LINE_START:
             shown.append(_word_cut(lines[count], room))
