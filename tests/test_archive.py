@@ -184,6 +184,43 @@ def test_recent_sessions_by_repository_is_served_by_an_index(db):
     assert "sessions_by_repo" in plan and "TEMP B-TREE" not in plan
 
 
+def test_recent_sessions_of_a_folder_outside_any_repository_come_from_sql(db):
+    db.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
+    db.upsert_session(make_session(2, started_at="2026-03-03T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
+    db.upsert_session(make_session(3, started_at="2026-03-04T09:00:00.000Z", cwd="/home/me/notes",
+                                   repo_root="/home/me/notes"))   # the folder became a repository later
+    db.upsert_session(make_session(4, started_at="2026-03-05T09:00:00.000Z", cwd="/home/me/other", repo_root=None))
+    rows = db.recent_sessions(cwd="/home/me/notes")
+    assert [r["session_id"] for r in rows] == [session_id(2), session_id(1)]
+    assert [r["session_id"] for r in db.recent_sessions(cwd="/home/me/notes", limit=1,
+                                                         exclude_session_id=session_id(2))] == [session_id(1)]
+    plan = " ".join(str(row) for row in db.db.execute(
+        "EXPLAIN QUERY PLAN SELECT session_id FROM sessions WHERE cwd = ? AND repo_root IS NULL "
+        "ORDER BY started_at DESC LIMIT 5", ("/x",)))
+    assert "sessions_by_cwd" in plan and "TEMP B-TREE" not in plan
+
+
+def test_a_version_1_archive_gains_the_cwd_index_and_keeps_its_rows(tmp_path):
+    path = str(tmp_path / "v1.db")
+    raw = sqlite3.connect(path, isolation_level=None)
+    archive_module._migration_1(raw)
+    raw.execute("PRAGMA user_version = 1")
+    raw.execute("INSERT INTO sessions (session_id, cwd, first_archived_at, archived_at) VALUES ('s', '/w', 'x', 'x')")
+    raw.close()
+    with open_archive(path) as archive:
+        assert archive.schema_version() == archive_module.SCHEMA_VERSION >= 2
+        assert [r["session_id"] for r in archive.recent_sessions(cwd="/w")] == ["s"]
+        indexes = {r[0] for r in archive.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "sessions_by_cwd" in indexes
+
+
+def test_sessions_without_a_note_are_those_with_something_to_show(db):
+    db.upsert_session(make_session(1), note_path="Meta/claude-sessions/2026-03/a.md")
+    db.upsert_session(make_session(2))
+    db.add_compact_summary(session_id(3), "only a PostCompact summary so far")
+    assert db.sessions_without_note() == [session_id(2)]
+
+
 @pytest.fixture
 def searchable(db):
     db.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z", title="Parser rewrite"))
