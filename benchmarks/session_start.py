@@ -39,6 +39,7 @@ from obsidian_memory.model import CompactSummary, Prompt, Session  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
+SCRATCH = "/home/me/scratch"   # sessions outside any repository: listed by cwd
 
 
 def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
@@ -60,9 +61,11 @@ def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
     with open_archive(str(archive_path)) as archive:
         for n in range(sessions):
             root_dir = str(repo) if n % 10 == 0 else f"/work/other-{n % 200}"
+            in_scratch = n % 10 == 5   # a tenth started in a folder that is no repository
+            cwd = SCRATCH if in_scratch else root_dir
             sid = f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}"
             archive.upsert_session(Session(
-                session_id=sid, project=os.path.basename(root_dir), cwd=root_dir, repo_root=root_dir,
+                session_id=sid, project=os.path.basename(cwd), cwd=cwd, repo_root=None if in_scratch else root_dir,
                 git_branch="main", started_at=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z",
                 title=f"session {n}: fix the importer edge case", prompts=[Prompt(f"prompt {n}")],
                 compact_summaries=[CompactSummary("1. Primary Request: fix the importer\n" * 40)] if n % 3 == 0 else []),
@@ -98,6 +101,31 @@ def report(title: str, medians: dict[str, float]) -> None:
     for name, value in medians.items():
         ratio = "" if name == "bare" else f"   ratio {value / bare:.2f}x"
         print(f"  {name:<24} {value * 1000:7.1f} ms{ratio}")
+
+
+def folder_listing(archive_path: str, runs: int = 200) -> None:
+    """The sessions of a folder outside any repository: by the cwd index in SQL, against the way
+    context.py did it before (the newest 200 overall, filtered in Python)."""
+    def in_sql(archive):
+        return archive.recent_sessions(cwd=SCRATCH, limit=context_module.SESSION_LIMIT)
+
+    def in_python(archive):
+        rows = archive.recent_sessions(limit=max(context_module.SESSION_LIMIT * 20, 200))
+        return [r for r in rows if r.get("cwd") == SCRATCH and not r.get("repo_root")][:context_module.SESSION_LIMIT]
+
+    with open_archive(archive_path, readonly=True) as archive:
+        medians = {}
+        for name, listing in (("cwd index (SQL)", in_sql), ("newest 200, filtered in Python", in_python)):
+            found = listing(archive)
+            times = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                listing(archive)
+                times.append(time.perf_counter() - started)
+            medians[name] = statistics.median(times)
+            print(f"  {name:<32} {medians[name] * 1000:7.3f} ms, {len(found)} sessions found")
+    sql, python = medians.values()
+    print(f"  ratio Python filter / SQL: {python / sql:.1f}x")
 
 
 def main() -> int:
@@ -147,6 +175,8 @@ def main() -> int:
             context_module.build_context(settings, cwd=str(repo / "src"), source="startup", session_id="bench-session")
             in_process.append(time.perf_counter() - started)
         print(f"\nin-process build_context: median {statistics.median(in_process) * 1000:.2f} ms (50 runs)")
+        print(f"\nsessions of a folder outside any repository (median of 200):")
+        folder_listing(settings.archive)
         print(f"injected context: {len(text):,} characters of the {settings.effective_context_budget:,} budget; "
               f"hook stdout {len(done.stdout):,} bytes")
     return 0
