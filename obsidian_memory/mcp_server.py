@@ -41,6 +41,7 @@ class _Open(BaseModel):
 class SearchResult(_Open):
     query: str = Field(description="the query, or the queries joined by ' | ' when several were fused")
     engine: str = Field(description="the engine(s) that answered, e.g. index, scan, omnisearch")
+    mode: str = Field(description="the ranking(s) that answered: fulltext, hybrid, semantic, title")
     vault: str
     total_results: int = Field(description="notes in scope that matched (a lower bound for fused queries)")
     elapsed_seconds: float
@@ -87,13 +88,17 @@ class Tools:
         source: Annotated[Literal["auto", "omnisearch", "local", "index", "scan"],
                           Field(description="engine: auto = Omnisearch when Obsidian answers, else the local "
                                             "index")] = "auto",
+        mode: Annotated[Literal["hybrid", "semantic", "fulltext", "title"] | None,
+                        Field(description="ranking of the local index: hybrid (words + meaning), semantic, "
+                                          "fulltext, or title (fuzzy note names); default: hybrid when the "
+                                          "vault is embedded, else fulltext")] = None,
     ) -> SearchResult:
         from obsidian_memory.search import output, search
 
         settings = self.settings()
         response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
-                          frontmatter=frontmatter, not_frontmatter=not_frontmatter)
+                          frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode)
         data = response.to_dict()
         output.with_links(data["results"], settings)
         return SearchResult(**output.clean({**data, "notes": response.notes}))

@@ -18,6 +18,8 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from testkit import CLI, REPO, SEARCH_CLI, Env  # noqa: E402
 
+from obsidian_memory.search.hybrid import MODES  # noqa: E402
+
 TOOLS = {"search", "read", "related", "similar", "search_sessions", "status"}
 DEMO_ID = session_id(7)
 NOTES = {
@@ -106,6 +108,8 @@ def test_lists_six_read_only_tools_whose_descriptions_say_note_text_is_data(worl
     assert {"query", "queries", "limit", "folders", "excludes", "tags", "not_tags", "frontmatter",
             "not_frontmatter", "source"} <= set(search.input_schema["properties"])
     assert search.input_schema["properties"]["source"]["enum"] == ["auto", "omnisearch", "local", "index", "scan"]
+    [modes] = [option["enum"] for option in search.input_schema["properties"]["mode"]["anyOf"] if "enum" in option]
+    assert tuple(modes) == MODES
 
 
 def test_search_is_scoped_and_filtered_like_the_cli(world):
@@ -139,6 +143,12 @@ def test_several_queries_are_fused_into_one_ranking_as_search_vault_does(world):
     assert set(paths(fused)[:2]) == {"Recipes/Syrup.md", "Projects/Garden.md"}
     cli = world.run("search", "maple syrup", "sow beans", "--source", "local", "--json", script=SEARCH_CLI)
     assert paths(fused) == paths(json.loads(cli.stdout))
+
+
+def test_title_mode_finds_a_misspelled_note_name(world):
+    [result] = serve(world, calling(("search", {"query": "pancaks", "source": "local", "mode": "title"})))
+    data = structured(result)
+    assert data["mode"] == "title" and paths(data)[0] == "Recipes/Pancakes.md"
 
 
 def test_search_notes_say_omnisearch_was_offline_and_the_local_index_answered(world):
