@@ -76,8 +76,6 @@ CREATE TABLE links (
     context TEXT NOT NULL,
     PRIMARY KEY (source_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX links_by_target ON links(target_path);
-CREATE INDEX links_by_name ON links(name_key);
 CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE VIRTUAL TABLE notes_fts USING fts5(
@@ -184,6 +182,7 @@ def _recreate(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
     conn.execute("BEGIN IMMEDIATE")
     for statement in _statements(SCHEMA):
         conn.execute(statement)
+    _ensure_link_indexes(conn)
     conn.execute("INSERT INTO meta(key, value) VALUES ('created', ?)", (str(time.time()),))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("COMMIT")
@@ -401,6 +400,8 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
         _set_meta(conn, LINKS_PENDING, "1")
     resolve = _memo_resolver(on_disk) if todo else None
     changed_ids: list[int] = []
+    if len(todo) >= PROGRESS_THRESHOLD:
+        _drop_link_indexes(conn)
     try:
         if removed:
             conn.execute("BEGIN IMMEDIATE")
@@ -431,6 +432,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
                     stats.added += 1
             if bar is not None:
                 bar.update(len(batch))
+        _ensure_link_indexes(conn)
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
         resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids))
@@ -514,6 +516,22 @@ def _upsert(conn: sqlite3.Connection, row: _Row, resolve) -> int:
 LINKS_PENDING = "links_pending"
 
 
+# Built after a large batch of inserts rather than kept up during it: row by row, two indexes
+# on random keys outgrow SQLite's page cache and the build slows down several times.
+LINK_INDEXES = ("CREATE INDEX IF NOT EXISTS links_by_target ON links(target_path)",
+                "CREATE INDEX IF NOT EXISTS links_by_name ON links(name_key)")
+
+
+def _drop_link_indexes(conn: sqlite3.Connection) -> None:
+    conn.execute("DROP INDEX IF EXISTS links_by_target")
+    conn.execute("DROP INDEX IF EXISTS links_by_name")
+
+
+def _ensure_link_indexes(conn: sqlite3.Connection) -> None:
+    for statement in LINK_INDEXES:
+        conn.execute(statement)
+
+
 def _memo_resolver(paths):
     """resolve(target, source, kind) -> path or None; one answer per (target, kind, folder)."""
     resolver = link_resolution.Resolver(paths)
@@ -538,8 +556,8 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         rows = conn.execute(select).fetchall()
     else:
         keys, written = scope
-        if not keys:
-            return 0
+        if not keys or len(written) >= conn.execute("SELECT count(*) FROM notes").fetchone()[0]:
+            return 0          # every note's links were resolved as they were written
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_ids (id INTEGER PRIMARY KEY)")
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM link_scope_ids")
