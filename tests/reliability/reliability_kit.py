@@ -56,28 +56,31 @@ def start_hook_archive(env: Env, payload: dict, environ: dict | None = None) -> 
     return proc
 
 
+# A child's peak RSS as Linux reports it (wait4, getrusage) includes the RSS of the process it
+# was forked from, taken at exec: measured from a big test process, every child looks big. So
+# the child is started by this small launcher, and its own peak is read there.
+LAUNCHER = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as handle:
+    handle.write(str(usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measured_run(argv: list[str], *, stdin: bytes, environ: dict, cwd: Path, timeout: float = 300):
-    """Run `argv` and return (exit status, stdout, stderr, peak RSS in bytes, seconds): the peak
-    is the child's own (wait4's rusage), not that of any other child of this process."""
+    """Run `argv` and return (exit status, stdout, stderr, peak RSS in bytes, seconds), the peak
+    being the process's own (see LAUNCHER)."""
     folder = Path(tempfile.mkdtemp(dir=str(cwd)))
     (folder / "in").write_bytes(stdin)
     started = time.monotonic()
     with open(folder / "in", "rb") as fin, open(folder / "out", "wb") as fout, open(folder / "err", "wb") as ferr:
-        proc = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=ferr, env=environ, cwd=str(cwd))
-        deadline = started + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        status = subprocess.run([sys.executable, "-c", LAUNCHER, str(folder / "peak"), *argv], stdin=fin,
+                                stdout=fout, stderr=ferr, env=environ, cwd=str(cwd), timeout=timeout).returncode
     seconds = time.monotonic() - started
-    peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return proc.returncode, (folder / "out").read_bytes(), (folder / "err").read_bytes(), peak, seconds
+    peak = int((folder / "peak").read_text())
+    return status, (folder / "out").read_bytes(), (folder / "err").read_bytes(), peak, seconds
 
 
 def tree_snapshot(root: Path) -> dict[str, bytes | None]:
