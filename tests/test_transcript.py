@@ -240,6 +240,24 @@ def test_bad_lines_are_skipped_and_counted():
     assert session.last_assistant_message == "answer"
 
 
+def test_a_line_over_the_limit_is_skipped_unread_and_counted(tmp_path, monkeypatch):
+    from obsidian_memory import transcript
+    monkeypatch.setattr(transcript, "LINE_LIMIT", 1000)
+
+    def user(uuid, content):
+        return json.dumps({"type": "user", "uuid": uuid, "sessionId": "s", "timestamp": "2026-03-04T09:00:00Z",
+                           "message": {"role": "user", "content": content}}) + "\n"
+    at_limit = user("u3", "y")
+    at_limit = user("u3", "y" * (1000 - len(at_limit) + 1))   # exactly LINE_LIMIT bytes with its newline
+    assert len(at_limit.encode()) == 1000
+    path = tmp_path / "s.jsonl"
+    path.write_text(user("u1", "before") + user("u2", "x" * 5000) + at_limit + user("u4", "after")
+                    + user("u5", "z" * 3000).rstrip("\n"), encoding="utf-8")   # an oversized last line, unended
+    session = parse(str(path))
+    assert texts(session) == ["before", "y" * len(session.prompts[1].text), "after"]
+    assert (session.oversized_lines, session.bad_lines) == (2, 0)
+
+
 def test_a_file_of_hook_payloads_is_not_a_session(tmp_path):
     path = tmp_path / "hooks.jsonl"
     path.write_text(json.dumps({"event": "Stop", "session_id": "s1", "cwd": "/x", "prompt": "hello"}) + "\n",
