@@ -29,7 +29,8 @@ MAX_DEPTH = 10
 # similar: the note's most telling words, how many candidates they bring, and how the signals add up
 KEY_TERMS = 25
 COMMON_SHARE = 0.2           # a word in more than this share of the notes tells nothing
-LEXICAL_POOL = 60
+LEXICAL_POOL = 100           # notes ranked by the shared words; others count 0 for them
+RARE_TAG_NOTES, RARE_TAG_SHARE = 50, 0.02   # a tag on at most this many notes (or share) brings candidates
 HUB_DEGREE = 500             # a neighbour linked with more notes than this brings no candidates
 WEIGHT_TERMS, WEIGHT_TAGS, WEIGHT_LINKS, WEIGHT_DIRECT = 1.0, 0.5, 0.6, 0.3
 WHY_TERMS = 5
@@ -104,17 +105,27 @@ def suggest_from(paths: list[str], path: str, n: int = 3) -> list[str]:
     by_path.set_seq2(wanted)
     by_name = difflib.SequenceMatcher(autojunk=False)
     by_name.set_seq2(wanted_name)
-    scored = []
+    scored: list[tuple[float, str]] = []      # the best n so far, best first
+    floor = 0.3
     for candidate in paths:
         folded = link_resolution.fold_name(link_resolution.strip_md(candidate))
+        name = folded.rsplit("/", 1)[-1]
+        contained = 0.6 + 0.3 * len(wanted_name) / max(1, len(name)) if wanted_name in name else 0.0
         by_path.set_seq1(folded)
-        by_name.set_seq1(folded.rsplit("/", 1)[-1])
-        score = max(by_path.ratio(), by_name.ratio() * 0.98)
-        if wanted_name and wanted_name in folded.rsplit("/", 1)[-1]:
-            score = max(score, 0.6 + 0.3 * len(wanted_name) / max(1, len(folded.rsplit("/", 1)[-1])))
-        scored.append((score, candidate))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [candidate for score, candidate in scored[:n] if score > 0.3]
+        by_name.set_seq1(name)
+        # the cheap upper bounds first: most paths are nowhere near
+        if max(by_path.real_quick_ratio(), by_name.real_quick_ratio() * 0.98, contained) <= floor:
+            continue
+        if max(by_path.quick_ratio(), by_name.quick_ratio() * 0.98, contained) <= floor:
+            continue
+        score = max(by_path.ratio(), by_name.ratio() * 0.98, contained)
+        if score > floor:
+            scored.append((score, candidate))
+            scored.sort(key=lambda item: (-item[0], item[1]))
+            del scored[n:]
+            if len(scored) == n:
+                floor = max(0.3, scored[-1][0] - 1e-9)
+    return [candidate for _, candidate in scored]
 
 
 def _all_paths(conn: sqlite3.Connection) -> list[str]:
@@ -269,14 +280,12 @@ def similar(settings, path: str, *, limit: int = 10) -> dict:
         notes = _note_count(conn)
         terms = key_terms(conn, note_id, notes)
         lexical = _lexical_scores(conn, terms, note_id)
-        tags, tag_scores = _tag_scores(conn, note_id, notes)
+        tags, weights, rare = _tags_of(conn, note_id, notes)
         link_scores, direct, shared_links = _link_scores(conn, note_id)
-        candidates = (set(lexical) | set(tag_scores) | set(link_scores) | direct) - {note_id}
+        candidates = (set(lexical) | rare | set(link_scores) | direct) - {note_id}
         if not candidates:
             return {"path": start, "engine": "lexical", "results": []}
-        if terms:
-            missing = [c for c in candidates if c not in lexical]
-            lexical.update(_bm25_of(conn, terms, missing))
+        tag_scores = _tag_scores(conn, weights, candidates)
         top_lex = max(lexical.values(), default=0.0) or 1.0
         top_links = max(link_scores.values(), default=0.0) or 1.0
         scores = {c: (WEIGHT_TERMS * lexical.get(c, 0.0) / top_lex + WEIGHT_TAGS * tag_scores.get(c, 0.0)
@@ -349,30 +358,32 @@ def _lexical_scores(conn, terms, note_id: int) -> dict[int, float]:
         f" ORDER BY s DESC LIMIT {LEXICAL_POOL}", (_terms_expr(terms), note_id))}
 
 
-def _bm25_of(conn, terms, rowids: list[int]) -> dict[int, float]:
-    out = {}
-    for chunk in _chunks(rowids):
-        ids = ",".join(str(int(r)) for r in chunk)
-        out.update(conn.execute(f"SELECT rowid, -{_BODY_BM25} FROM notes_fts WHERE notes_fts MATCH ?"
-                                f" AND rowid IN ({ids})", (_terms_expr(terms),)))
-    return out
-
-
-def _tag_scores(conn, note_id: int, notes: int) -> tuple[list[str], dict[int, float]]:
-    """The note's tags, and per other note the rarity-weighted share of them it has too."""
+def _tags_of(conn, note_id: int, notes: int) -> tuple[list[str], dict[str, float], set[int]]:
+    """The note's tags, each one's weight (its rarity), and the notes sharing a rare one (those
+    join the candidates; a tag on many notes only adds to candidates found otherwise)."""
     tags = [t for (t,) in conn.execute("SELECT tag FROM note_tags WHERE note_id = ? ORDER BY tag", (note_id,))]
-    if not tags:
-        return [], {}
-    weights = {}
+    weights, rare = {}, set()
     for tag in tags:
         df = conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0]
         weights[tag] = math.log(1 + notes / max(1, df))
+        if df <= max(RARE_TAG_NOTES, notes * RARE_TAG_SHARE):
+            rare.update(n for (n,) in conn.execute("SELECT note_id FROM note_tags WHERE tag = ?", (tag,)))
+    return tags, weights, rare
+
+
+def _tag_scores(conn, weights: dict[str, float], candidates: set[int]) -> dict[int, float]:
+    """Per candidate, the rarity-weighted share of the note's tags it has too."""
+    if not weights:
+        return {}
     total = sum(weights.values()) or 1.0
     scores: dict[int, float] = {}
-    for tag in tags:
-        for (other,) in conn.execute("SELECT note_id FROM note_tags WHERE tag = ? AND note_id != ?", (tag, note_id)):
+    marks = ",".join("?" * len(weights))
+    for chunk in _chunks(sorted(candidates)):
+        ids = ",".join(str(int(c)) for c in chunk)
+        for other, tag in conn.execute(f"SELECT note_id, tag FROM note_tags WHERE note_id IN ({ids})"
+                                       f" AND tag IN ({marks})", list(weights)):
             scores[other] = scores.get(other, 0.0) + weights[tag] / total
-    return tags, scores
+    return scores
 
 
 def _link_scores(conn, note_id: int) -> tuple[dict[int, float], set[int], dict[int, list[int]]]:
