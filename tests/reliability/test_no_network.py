@@ -68,15 +68,18 @@ def test_hooks_commands_and_local_search_touch_no_socket(env, tmp_path):
     assert b"zebraword task" in start.stdout
     for args in (["import"], ["sweep", "--quiet-seconds", "0"], ["context"],
                  ["sessions"], ["show", sid[:8]], ["state", "set", "working on zebras"], ["learn", "zebras bite"],
-                 ["log", "fed the zebras"], ["reindex"], ["search", "--sessions", "zebraword"], ["search", "zebraword"]):
+                 ["log", "fed the zebras"], ["reindex"], ["status"], ["search", "--sessions", "zebraword"],
+                 ["search", "zebraword"]):
         run(*args)
+    doctor = cli(env, "doctor", environ=environ)   # exit 1: nothing is installed here; it still runs
+    assert doctor.returncode in (0, 1) and b"Traceback" not in doctor.stderr and b"check" in doctor.stdout
     for source in ("index", "scan"):
         found = search(env, "zebraword", "--source", source, environ=environ)
         assert found.returncode == 0 and b"zebra.md" in found.stdout
     loaded = {e["pid"] for e in network_events(log) if e["event"] == "loaded"}
     _wait_for_exit(loaded)  # the detached sweep the SessionStart hook started
     events = network_events(log)
-    assert len({e["pid"] for e in events if e["event"] == "loaded"}) >= 17   # every process was guarded
+    assert len({e["pid"] for e in events if e["event"] == "loaded"}) >= 18   # every process was guarded
     assert _offending(events) == []
     assert not [e for e in events if e["event"] in ("bind", "listen")]
 
