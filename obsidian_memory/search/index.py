@@ -55,10 +55,13 @@ def update(settings, *, force: bool = False, progress=None, lock_wait: float | N
 
 
 def open_fresh(settings) -> sqlite3.Connection:
-    """The vault's index, brought up to date first (as a search does); the caller closes it."""
+    """The vault's index, brought up to date first (as a search does), inside a read transaction
+    so that every query the caller makes sees one state even while another process updates the
+    index; the caller closes it."""
     conn = open_index(settings)
     try:
         _update_with(conn, settings, False, None, SEARCH_LOCK_WAIT)
+        conn.execute("BEGIN")
     except BaseException:
         conn.close()
         raise
@@ -92,7 +95,11 @@ def search(settings, query: Query, *, fresh: bool = True) -> tuple[list[Hit], in
     try:
         if fresh:
             _update_with(conn, settings, False, None, SEARCH_LOCK_WAIT)
-        return index_query.search(conn, query)
+        conn.execute("BEGIN")      # one snapshot for the ranking and the excerpts (see open_fresh)
+        try:
+            return index_query.search(conn, query)
+        finally:
+            conn.execute("COMMIT")
     finally:
         conn.close()
 
