@@ -17,6 +17,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from obsidian_memory import clock, settings as settings_module
     from obsidian_memory.archive import open_archive
+    from obsidian_memory.textclean import strip_control
 
     if args.limit < 1:
         raise UserError("-n must be at least 1")
@@ -26,6 +27,8 @@ def run(args) -> int:
             rows = archive.recent_sessions(project=args.project, limit=args.limit)
     except FileNotFoundError:
         rows = []
+    rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.items()}
+            for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     if args.json:
         print(json.dumps([{key: row[key] for key in JSON_KEYS} for row in rows], ensure_ascii=False, indent=2))
         return 0

@@ -29,6 +29,8 @@ def run(args) -> int:
         text = notes.read_note(settings, archive.note_path(session_id))
         if text is None:
             text = notes.render_note(archive.get_session(session_id), settings)
+    from obsidian_memory.textclean import strip_control
+    text = strip_control(text)   # the note is the user's file too: no escape reaches the terminal
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 

@@ -97,3 +97,29 @@ def test_the_context_command_prints_the_same_fenced_text(env):
     result = cli(env, "context")
     assert result.returncode == 0, result.stderr
     _assert_quoted(result.stdout.decode("utf-8"))
+
+
+def test_escapes_put_into_the_archive_or_a_note_by_other_means_never_reach_the_terminal(env):
+    import sqlite3
+    sid = session_id(8)
+    work = env.root / "plain"
+    work.mkdir()
+    path = write_transcript(env.config_dir / "projects" / "-plain" / f"{sid}.jsonl", sid, ["ignore this"],
+                            cwd=str(work))
+    assert hook_archive(env, hook_payload("SessionEnd", path, session_id=sid)).returncode == 0
+    db = sqlite3.connect(env.archive_db)
+    db.execute("UPDATE sessions SET title = ?, project = ?", ("raw \x1b[31mred\x1b]0;t\x07 title", "p\x1b[2Jx"))
+    db.execute("UPDATE prompts SET text = ?", ("raw \x1b[31mred prompt ignore\u202e",))
+    db.commit()
+    db.close()
+    [note] = list((env.vault / "Meta" / "claude-sessions").rglob("*.md"))
+    note.write_text(note.read_text(encoding="utf-8") + "user wrote \x1b[5mblink\x1b[0m\n", encoding="utf-8")
+    for args in (["sessions"], ["sessions", "--json"], ["show", sid[:8]], ["search", "--sessions", "ignore"],
+                 ["search", "--sessions", "ignore", "--json"]):
+        result = cli(env, *args)
+        out = result.stdout.decode("utf-8")
+        assert result.returncode == 0 and out.strip(), args
+        assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\\u001b" not in out, args
+    text = _context(env, work)
+    assert "raw red title" in text
+    _assert_quoted(text, "raw red title")
