@@ -36,12 +36,18 @@ def _paths(result) -> list[str]:
     return sorted(hit["path"] for hit in json.loads(result.stdout)["results"])
 
 
-@pytest.mark.parametrize("source", ["index", "scan", "omnisearch"])
+@pytest.mark.parametrize("source", ["auto", "local", "index", "scan", "omnisearch"])
 @pytest.mark.parametrize("folder", ["../..", "/etc", "Notes/../../x", "..\\.."])
 def test_a_folder_outside_the_vault_is_refused_in_one_line(vault_with_links, source, folder):
     result = search(vault_with_links, "zebraword", "--source", source, "--folder", folder)
     assert result.returncode == 2 and result.stdout == b""
     assert result.stderr.count(b"\n") == 1 and b"vault" in result.stderr and b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("source", ["index", "scan"])
+def test_an_exclude_outside_the_vault_is_refused_too(vault_with_links, source):
+    result = search(vault_with_links, "zebraword", "--source", source, "--exclude", "../..")
+    assert result.returncode == 2 and result.stdout == b"" and result.stderr.count(b"\n") == 1
 
 
 def test_the_scanner_never_follows_links_out_of_the_vault_and_finds_odd_names(vault_with_links):
