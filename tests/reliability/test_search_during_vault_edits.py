@@ -49,7 +49,7 @@ def test_searches_while_notes_change_never_crash_nor_return_notes_deleted_before
     reindexer = None
     runs = []
     try:
-        while writer.poll() is None or not runs:
+        while writer.poll() is None or len(runs) < 3:
             if reindexer is None or reindexer.poll() is not None:
                 if reindexer is not None:
                     assert reindexer.returncode == 0, reindexer.stderr.read()
