@@ -9,7 +9,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: ./install.sh [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic]
+usage: ./install.sh [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic] [--mcp]
        ./install.sh --uninstall [--purge] [--dry-run] [--yes]
 
   --vault PATH   your Obsidian vault (default: config.yaml, then $OBSIDIAN_VAULT, then ~/Vault)
@@ -17,6 +17,7 @@ usage: ./install.sh [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic
   --dry-run      print what would change, change nothing (not even the virtual environment)
   --yes, -y      never ask (also the behaviour without a terminal)
   --semantic     also install the optional semantic-search extra
+  --mcp          also install the MCP SDK, for `obsidian_memory.py mcp` (any MCP client)
   --uninstall    remove the hooks, permission rules, skill, CLAUDE.md block, launchers and venv
   --purge        with --uninstall: also delete the session archive, config and logs
                  (the notes in your vault are never deleted)
@@ -36,7 +37,7 @@ STAMP="$VENV/.obsidian-memory-source"
 
 DRY_RUN=0
 UNINSTALL=0
-EXTRAS=""
+EXTRA_NAMES=()
 ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,12 +48,15 @@ while [ $# -gt 0 ]; do
         --no-import|--purge|--yes|-y) ARGS+=("$1"); shift ;;
         --dry-run) DRY_RUN=1; ARGS+=("$1"); shift ;;
         --uninstall) UNINSTALL=1; ARGS+=("$1"); shift ;;
-        --semantic) EXTRAS="[semantic]"; ARGS+=("$1"); shift ;;
+        --semantic) EXTRA_NAMES+=(semantic); ARGS+=("$1"); shift ;;
+        --mcp) EXTRA_NAMES+=(mcp); ARGS+=("$1"); shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown option '$1' (see ./install.sh --help)" ;;
     esac
 done
 ARGS+=(--source "$REPO")
+EXTRAS=""
+if [ ${#EXTRA_NAMES[@]} -gt 0 ]; then EXTRAS="[$(IFS=,; echo "${EXTRA_NAMES[*]}")]"; fi
 
 find_python() {
     local candidate

@@ -107,8 +107,22 @@ def double_quote(path: str) -> str:
 
 
 def hook_command(layout: Layout, argument: str) -> str:
+    return cli_command(layout, "hook", argument)
+
+
+def mcp_command(layout: Layout) -> str:
+    return cli_command(layout, "mcp")
+
+
+def cli_command(layout: Layout, *arguments: str) -> str:
     python, script = slashes(layout.python), slashes(layout.launcher("obsidian_memory.py"))
-    return f"{double_quote(python)} {double_quote(script)} hook {argument}"
+    return " ".join([double_quote(python), double_quote(script), *arguments])
+
+
+def installed_extras(options: "Options", state: dict) -> list[str]:
+    """The extras asked for now or at an earlier install (pip never removes them)."""
+    asked = {"semantic": options.semantic, "mcp": options.mcp}
+    return [name for name in ("semantic", "mcp") if asked[name] or name in state.get("extras", [])]
 
 
 def search_prefixes(layout: Layout) -> tuple[str, str]:
@@ -534,9 +548,9 @@ def pristine_of(name: str, current: bytes | None, state: dict, contains_ours, st
 
 class Options:
     def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
-                 semantic: bool = False, purge: bool = False):
+                 semantic: bool = False, mcp: bool = False, purge: bool = False):
         self.config_dir, self.source, self.vault = config_dir, source, vault
-        self.semantic, self.purge = semantic, purge
+        self.semantic, self.mcp, self.purge = semantic, mcp, purge
 
 
 def plan_install(options: Options) -> tuple[list[Action], dict]:
@@ -620,7 +634,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         "created_dirs": created_dirs,
         "shared_rules": shared_rules_added(settings_obj, owned_before),
         "skill_files": [layout.skill_md],
-        "extras": ["semantic"] if options.semantic or "semantic" in state.get("extras", []) else [],
+        "extras": installed_extras(options, state),
     }
     state_bytes = (json.dumps(new_state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     state_before = read_bytes(layout.state_path)
@@ -628,7 +642,8 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         actions.append(WriteFile(layout.state_path, state_bytes, state_before, "what uninstall restores",
                                  mode=0o600))
     facts = {"vault": vault, "layout": layout, "rules": permission_rules(layout),
-             "hooks": {event: hook_command(layout, arg) for event, (_m, arg, _t) in HOOKS.items()}}
+             "hooks": {event: hook_command(layout, arg) for event, (_m, arg, _t) in HOOKS.items()},
+             "extras": new_state["extras"], "mcp_command": mcp_command(layout)}
     return actions, facts
 
 

@@ -503,3 +503,27 @@ def test_two_installs_at_once_from_one_checkout_both_work_and_leave_it_untouched
         assert our_handlers(person.settings(), "SessionStart"), output
         assert not list((person.root / "tmp").iterdir()), "the private build copy was left behind"
     assert snapshot(checkout) == before
+
+
+def test_mcp_option_installs_the_sdk_and_the_printed_server_command_answers(user):
+    """`--mcp` installs the extra into our venv, is remembered for later installs, and the command
+    the summary prints starts a server that answers an MCP client."""
+    result = user.install_sh("--vault", user.vault, "--no-import", "--yes", "--mcp")
+    lines = [line for line in result.stdout.decode().splitlines() if "MCP server" in line]
+    assert len(lines) == 1, result.stdout.decode()
+    command = lines[0].split(": ", 1)[1]
+    assert command == install.mcp_command(user.layout)
+    state = json.loads(Path(user.layout.state_path).read_text(encoding="utf-8"))
+    assert "mcp" in state["extras"]
+    listing = subprocess.run(["sh", "-c", command], input=INITIALIZE_AND_LIST_TOOLS, capture_output=True,
+                             env=user.environ(), timeout=120)
+    answers = [json.loads(line) for line in listing.stdout.decode().splitlines()]
+    tools = {tool["name"] for tool in answers[-1]["result"]["tools"]}
+    assert {"search", "read", "related", "similar", "search_sessions", "status"} <= tools
+
+
+INITIALIZE_AND_LIST_TOOLS = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    b'"capabilities":{},"clientInfo":{"name":"test","version":"0"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')

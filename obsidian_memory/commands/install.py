@@ -1,6 +1,6 @@
 """`obsidian_memory.py install`: the Python half of install.sh (which makes the venv first).
 
-    install [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic] [--source CHECKOUT]
+    install [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic] [--mcp] [--source CHECKOUT]
     install --uninstall [--purge] [--dry-run] [--yes]
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ def add_arguments(parser) -> None:
                              "(vault notes always stay)")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--semantic", action="store_true", help="the [semantic] extra was installed")
+    parser.add_argument("--mcp", action="store_true", help="the [mcp] extra was installed")
     parser.add_argument("--source", help="the checkout holding scripts/ and skills/ (install.sh passes it)")
     parser.add_argument("--preflight", action="store_true",
                         help="only check that the install can proceed (install.sh runs this first)")
@@ -32,7 +33,7 @@ def run(args) -> int:
     if args.purge and not args.uninstall:
         raise UserError("--purge only goes with --uninstall")
     options = install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
-                              semantic=args.semantic, purge=args.purge)
+                              semantic=args.semantic, mcp=args.mcp, purge=args.purge)
     if args.uninstall:
         return _uninstall(options, args)
     return _install(options, args)
@@ -92,6 +93,8 @@ def _print_summary(actions, facts) -> None:
     print(f"  vault: {facts['vault']}")
     print(f"  hook command: {facts['hooks']['SessionStart']}")
     print(f"  settings: {layout.config_yaml}")
+    if "mcp" in facts.get("extras", ()):
+        print(f"  MCP server (for any MCP client): {facts['mcp_command']}")
     print("Start a new Claude Code session to use it; undo everything with ./install.sh --uninstall")
 
 
