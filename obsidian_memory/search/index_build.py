@@ -251,11 +251,13 @@ class update_lock:
 
 def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
     """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
-    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped. This runs
-    before every search: one stat per note and nothing else."""
+    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so are
+    symlinked folders (as the scanner does: no loops, no duplicates, nothing outside) and
+    symlinked notes that resolve outside the vault. This runs before every search: one stat per
+    note and nothing else."""
     found: dict[str, tuple[int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
-    linked_dirs: set[str] = set()
+    root = os.path.realpath(vault)
     stack = [("", vault)]
     while stack:
         prefix, folder = stack.pop()
@@ -270,17 +272,14 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int,
                     continue
                 try:
                     if entry.is_dir():
-                        if patterns and is_ignored(prefix + name, patterns):
+                        if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
                             continue
-                        if entry.is_symlink():          # follow links to folders, but never in a loop
-                            target = os.path.realpath(entry.path)
-                            if target in linked_dirs or _inside(target, vault):
-                                continue
-                            linked_dirs.add(target)
                         stack.append((prefix + name + "/", entry.path))
                     elif name.endswith(".md") or name[-3:].lower() == ".md":
                         rel = prefix + name
                         if patterns and is_ignored(rel, patterns):
+                            continue
+                        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), root):
                             continue
                         st = entry.stat()
                         found[rel] = (st.st_mtime_ns, st.st_size)

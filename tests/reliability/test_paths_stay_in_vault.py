@@ -11,11 +11,6 @@ from archive_fixtures import hook_payload, session_id, write_transcript
 from reliability_kit import archive_counts, cli, fake_omnisearch_module, hook_archive, search, tree_snapshot
 
 ODD_NAME = "Notes/a note #1 [draft] ünï 日本.md"
-INDEX_FOLLOWS_LINKS = pytest.mark.xfail(strict=True, reason=(
-    "search side: obsidian_memory/search/index_build.py walk_vault() follows a symlinked folder whose "
-    "target is outside the vault (`if entry.is_symlink(): ... if target in linked_dirs or _inside(target, "
-    "vault): continue` skips only links pointing inside) and indexes a symlinked .md file pointing outside "
-    "(entry.stat() follows it); the scanner and `read` refuse both"))
 
 
 @pytest.fixture
@@ -55,7 +50,6 @@ def test_the_scanner_never_follows_links_out_of_the_vault_and_finds_odd_names(va
     assert _paths(search(vault_with_links, "zebraword", "--source", "scan", "--json", "--folder", "linked-folder")) == []
 
 
-@INDEX_FOLLOWS_LINKS
 def test_the_index_never_follows_links_out_of_the_vault(vault_with_links):
     assert cli(vault_with_links, "reindex").returncode == 0
     assert _paths(search(vault_with_links, "zebraword", "--source", "index", "--json")) == [ODD_NAME]

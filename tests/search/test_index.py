@@ -342,3 +342,18 @@ def test_a_search_answers_while_another_process_holds_the_update_lock(vault, set
     assert stats.skipped and time.monotonic() - started < 10
     assert [h.path for h in hits] == ["a.md"]
     assert sorted(paths(settings, "tapir")) == ["a.md", "b.md"]
+
+
+def test_the_walk_skips_symlinked_folders_and_notes_that_resolve_outside_the_vault(tmp_path):
+    from obsidian_memory.search.index_build import walk_vault
+
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    (vault / "Notes").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.md").write_text("outside\n", encoding="utf-8")
+    (vault / "Notes" / "own.md").write_text("inside\n", encoding="utf-8")
+    (vault / "linked-folder").symlink_to(outside, target_is_directory=True)
+    (vault / "loop").symlink_to(vault / "Notes", target_is_directory=True)
+    (vault / "linked-out.md").symlink_to(outside / "secret.md")
+    (vault / "alias.md").symlink_to(vault / "Notes" / "own.md")
+    assert sorted(walk_vault(str(vault))) == ["Notes/own.md", "alias.md"]
