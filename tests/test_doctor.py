@@ -1,15 +1,14 @@
 """doctor: one line per check, exit 1 when a required check fails, and it says how to fix it."""
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
 
+from fake_omnisearch import FakeOmnisearch
 from testkit import REPO
 from obsidian_memory import doctor, install, settings
 
@@ -99,27 +98,10 @@ def test_doctor_counts_the_transcripts_waiting_to_be_imported(env, monkeypatch):
     assert check.status == doctor.INFO and check.detail.startswith("1 of 2 not archived yet")
 
 
-class _Omnisearch(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b"[]"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def omnisearch_port():
-    server = http.server.HTTPServer(("127.0.0.1", 0), _Omnisearch)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with FakeOmnisearch() as server:
+        yield server.port
 
 
 def test_doctor_tells_whether_omnisearch_answers_without_failing_either_way(env, monkeypatch, omnisearch_port):

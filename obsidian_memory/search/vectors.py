@@ -249,7 +249,8 @@ def connect(path: str, readonly: bool = False) -> sqlite3.Connection:
     try:
         return _open_current(path)
     except sqlite3.DatabaseError:
-        _remove(path)
+        from obsidian_memory.search.index_build import remove_index_files
+        remove_index_files(path)
         return _open_current(path)
 
 
@@ -273,14 +274,6 @@ def _open_current(path: str) -> sqlite3.Connection:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("COMMIT")
     return conn
-
-
-def _remove(path: str) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        try:
-            os.unlink(path + suffix)
-        except FileNotFoundError:
-            pass
 
 
 def _set_meta(conn, key: str, value: str) -> None:

@@ -126,13 +126,9 @@ def temp_files(vault: Path) -> list[str]:
 
 
 def fake_omnisearch_module():
-    """tests/search/fake_omnisearch.py (a real HTTP server on 127.0.0.1), loaded by path."""
-    import importlib.util
-    path = HERE.parent / "search" / "fake_omnisearch.py"
-    spec = importlib.util.spec_from_file_location("fake_omnisearch_for_reliability", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """tests/fake_omnisearch.py: a real HTTP server on 127.0.0.1."""
+    import fake_omnisearch
+    return fake_omnisearch
 
 
 CONTROL = __import__("re").compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

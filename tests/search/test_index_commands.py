@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from fake_omnisearch import FakeOmnisearch
+
 
 def _notes(env):
     (env.vault / "Animals").mkdir()
@@ -50,28 +52,8 @@ def test_status_text_before_any_index(env):
 
 
 def test_status_sees_an_omnisearch_that_answers(env):
-    import http.server
-    import threading
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = b"[]"
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        result = env.run("status", "--json", env={"OMNISEARCH_PORT": server.server_address[1]})
-    finally:
-        server.shutdown()
+    with FakeOmnisearch() as server:
+        result = env.run("status", "--json", env={"OMNISEARCH_PORT": server.port})
     assert json.loads(result.stdout)["engines"]["omnisearch"]["answers"] is True
 
 
