@@ -69,7 +69,8 @@ def response_text(response: Response) -> str:
     count = f"{response.total_results} result{'s' if response.total_results != 1 else ''}"
     if shown < response.total_results:
         count = f"{shown} of {count}"
-    lines = [f'search: "{one_line(response.query)}" | engine: {one_line(response.engine)} | '
+    ranking = f" | mode: {one_line(response.mode)}" if response.mode != "fulltext" else ""  # the usual one unsaid
+    lines = [f'search: "{one_line(response.query)}" | engine: {one_line(response.engine)}{ranking} | '
              f"{response.elapsed_seconds:.3f} s | {count}"]
     lines += [f"note: {one_line(note)}" for note in response.notes]
     if not response.hits:

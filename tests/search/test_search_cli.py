@@ -184,6 +184,13 @@ def test_title_mode_finds_a_note_by_its_misspelt_name(vault):
     assert [r["path"] for r in data["results"]] == ["Runbooks/Deploy checklist.md"]
 
 
+def test_the_text_header_names_a_ranking_other_than_fulltext(vault):
+    titled = vault.search("deploy cheklist", "--mode", "title", "--source", "local").stdout.decode()
+    plain = vault.search("deploy checklist", "--source", "local").stdout.decode()
+    assert titled.splitlines()[0].startswith('search: "deploy cheklist" | engine: index | mode: title | ')
+    assert "mode:" not in plain.splitlines()[0]
+
+
 def test_without_embeddings_the_default_is_fulltext_and_hybrid_says_why_it_fell_back(vault):
     default = as_json(vault.search("deploy script", "--source", "local", "--json"))
     assert default["mode"] == "fulltext" and default["engine"] == "index"
