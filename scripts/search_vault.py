@@ -9,7 +9,14 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 try:
     import obsidian_memory  # noqa: F401  (installed into this interpreter)
 except ImportError:
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # Run as a plain command (`#!/usr/bin/env python3`): the installed copy in
+    # $CLAUDE_CONFIG_DIR/obsidian-memory/bin/ hands over to the venv beside it, a checkout's copy
+    # uses the checkout.
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    venv_python = os.path.join(home, "venv", "bin", "python")
+    if os.path.isfile(venv_python) and os.path.abspath(sys.prefix) != os.path.join(home, "venv"):
+        os.execv(venv_python, [venv_python, os.path.abspath(__file__), *sys.argv[1:]])
+    sys.path.insert(0, home)
 
 from obsidian_memory.search.cli import main
 

@@ -188,6 +188,24 @@ def test_install_creates_config_vault_folders_launchers_and_skill(user):
     assert search_prefix + " " in skill  # and the body tells Claude that very command
 
 
+def test_the_launchers_run_as_plain_commands_through_a_python3_without_the_package(user, tmp_path):
+    """`bin/` on PATH: `obsidian_memory.py sessions` runs with whatever `python3` env finds (here the
+    bare base interpreter, which has no obsidian_memory) and hands over to our venv."""
+    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    bare = tmp_path / "bare-bin"
+    bare.mkdir()
+    (bare / "python3").symlink_to(os.path.realpath(sys.executable))
+    probe = subprocess.run([str(bare / "python3"), "-I", "-c", "import obsidian_memory"], capture_output=True)
+    assert probe.returncode != 0, "the base interpreter must not have the package for this test to mean anything"
+    environ = {**user.environ(), "PATH": f"{bare}:/usr/bin:/bin"}
+    listed = subprocess.run([user.layout.launcher("obsidian_memory.py"), "sessions"], capture_output=True,
+                            env=environ, cwd=str(user.root), timeout=60)
+    assert listed.returncode == 0, listed.stderr.decode()
+    (user.vault / "Zebra.md").write_text("stripes\n", encoding="utf-8")
+    found = subprocess.run([user.layout.launcher("search_vault.py"), "stripes", "--source", "scan"],
+                           capture_output=True, env=environ, cwd=str(user.root), timeout=60)
+    assert found.returncode == 0 and "Zebra.md" in found.stdout.decode(), found.stderr.decode()
+
 def test_second_install_is_byte_identical_and_writes_no_second_backup(user):
     user.give_own_files()
     user.install_sh("--vault", user.vault, "--no-import", "--yes")
