@@ -236,8 +236,9 @@ def _summary_block(row: dict, room: int | None) -> str:
         return ""
     limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
+    why = "only its start" if room is None or room >= SUMMARY_CHARS else "cut to fit the context budget"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
-                          line_start=True)
+                          line_start=True, why=why)
 
 
 # Patterns used through re's own cache: compiled only in a process that meets them (the
@@ -390,22 +391,23 @@ def _fence_block(fence: str, text: str) -> str:
 
 
 def fenced_section(heading: str, lines: list[str], cap: int | None, *, unit: str, where: str,
-                   partial: bool = False, line_start: bool = False) -> str:
+                   partial: bool = False, line_start: bool = False,
+                   why: str = "cut to fit the context budget") -> str:
     """heading + the lines in a fence, cut at a line boundary to fit `cap`, with a mark saying
     how much was left out and where it is. With `line_start`, the start of the first line left
     out fills the room that remains (prose in long lines, where a line boundary wastes much)."""
     body = "\n".join(lines)
     fence = fence_for(body)
     frame = len(heading) + len(_fence_block(fence, "")) - 1
-    mark_room = len(_mark(f"cut to fit the context budget: {len(lines)} more {unit}; {where}"))
+    mark_room = len(_mark(f"{why}: {len(lines)} more {unit}; {where}"))
     count = _fitting(lines, cap, frame, mark_room)
     left = len(lines) - count
     if count == 0 and lines and cap is not None:  # not even the first line fits: its start
-        mark = _mark(f"cut to fit the context budget; {where}")
+        mark = _mark(f"{why}; {where}")
         room = cap - frame - len(mark) - 1
         return heading + _fence_block(fence, lines[0][:room] + "…") + mark if room >= 20 else ""
     more = f"more {unit}" if partial else f"{left} more {unit}"  # a partly read note: count unknown
-    mark = _mark(f"cut to fit the context budget: {more}; {where}") if left or partial else ""
+    mark = _mark(f"{why}: {more}; {where}") if left or partial else ""
     shown = lines[:count]
     if line_start and left and cap is not None:
         room = cap - frame - len("\n".join(shown)) - len(mark) - 2

@@ -255,7 +255,7 @@ def test_the_latest_session_shows_the_start_of_its_last_compaction_summary(env, 
     assert summary[0] == "1. Primary Request: migrate the importer"
     assert "scratch" not in text and "being continued" not in text and "older summary" not in text
     assert len("\n".join(summary)) <= context.SUMMARY_CHARS
-    assert "more lines; the rest is in its note]" in text
+    assert "[only its start: " in text and "more lines; the rest is in its note]" in text
 
 
 
