@@ -236,9 +236,8 @@ def _summary_block(row: dict, room: int | None) -> str:
         return ""
     limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
-    why = "only its start" if room is None or room >= SUMMARY_CHARS else "cut to fit the context budget"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
-                          line_start=True, why=why)
+                          line_start=True, why="only its start")
 
 
 # Patterns used through re's own cache: compiled only in a process that meets them (the
