@@ -218,6 +218,7 @@ class update_lock:
         self.path = path + ".lock"
         self.wait = wait
         self.handle = None
+        self.waited = False           # another process held it first: what it saw may be stale
 
     def __enter__(self):
         try:
@@ -231,6 +232,7 @@ class update_lock:
                 fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return self
             except OSError:
+                self.waited = True
                 if time.monotonic() >= deadline:
                     self.handle.close()
                     self.handle = None
@@ -310,20 +312,24 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *
     started = time.perf_counter()
     stats = UpdateStats()
     on_disk = walk_vault(vault, ignore)
+    stored = None
     if not force:
         fingerprint = _fingerprint(on_disk)
         same = fingerprint == _meta(conn, "fingerprint")
         pending = _meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
-        if not pending and (same or not _differs(on_disk, _stored_stats(conn))):
+        if not same and not pending:
+            stored = _stored_stats(conn)
+        if not pending and (same or not _differs(on_disk, stored)):
             if not same:
                 _remember_fingerprint(conn, fingerprint)
             stats.unchanged = len(on_disk)
             stats.seconds = time.perf_counter() - started
             return stats
     try:
-        with update_lock(lock_path or _db_file(conn), wait=lock_wait):
-            on_disk = walk_vault(vault, ignore)    # what the vault holds now that we may write
-            stored = _stored_stats(conn)           # another process may have done the work meanwhile
+        with update_lock(lock_path or _db_file(conn), wait=lock_wait) as lock:
+            if lock.waited or stored is None:
+                on_disk = walk_vault(vault, ignore)    # what the vault holds now that we may write
+                stored = _stored_stats(conn)           # another process may have done the work meanwhile
             complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
             _set_meta(conn, "fingerprint", _fingerprint(on_disk) if complete else "")
     except LockTimeout:
@@ -333,8 +339,12 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...] = (), *
 
 
 def _fingerprint(on_disk: dict[str, tuple[int, int]]) -> str:
-    listing = "\n".join(f"{path}\t{mtime}\t{size}" for path, (mtime, size) in on_disk.items())
-    return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    from array import array
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\n".join(on_disk).encode("utf-8", "surrogateescape"))
+    digest.update(array("q", [n for stat in on_disk.values() for n in stat]).tobytes())
+    return digest.hexdigest()
 
 
 def _remember_fingerprint(conn: sqlite3.Connection, fingerprint: str) -> None:
@@ -393,7 +403,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
     resolve_all = _meta(conn, LINKS_PENDING) == "1"
     if todo or removed:
         _set_meta(conn, LINKS_PENDING, "1")
-    resolve = _memo_resolver(on_disk) if todo else None
+    resolve = _lazy_resolver(on_disk, len(todo) < PROGRESS_THRESHOLD) if todo else None
     changed_ids: list[int] = []
     if len(todo) >= PROGRESS_THRESHOLD:
         _drop_link_indexes(conn)
@@ -571,6 +581,8 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) ->
         marks = ",".join("?" * len(chunk))
         for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id")):
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
+    if hasattr(resolve, "prepare"):
+        resolve.prepare(link.target for row in rows for link in row.note.outlinks)
     tags, props, links = [], [], []
     name_key = link_resolution.name_key
     for row in rows:
@@ -614,6 +626,43 @@ def _drop_link_indexes(conn: sqlite3.Connection) -> None:
 def _ensure_link_indexes(conn: sqlite3.Connection) -> None:
     for statement in LINK_INDEXES:
         conn.execute(statement)
+
+
+def _lazy_resolver(paths, few: bool):
+    """resolve(target, source, kind) for the notes being written. For a few notes the resolver
+    holds only the paths whose name key is one their links can resolve to (see `links`): the
+    same answers, without folding every path of a large vault; `resolve.prepare(targets)` names
+    the links' targets before they are resolved."""
+    if not few:
+        return _memo_resolver(paths)
+    state: dict = {"keys": set(), "resolve": None}
+
+    def prepare(targets) -> None:
+        keys = set()
+        for target in targets:
+            keys.add(link_resolution.name_key(target))
+            keys.add(link_resolution.name_key(target + ".md"))    # `[[a.md]]` may be a/.../a.md.md
+        if state["resolve"] is None or not keys <= state["keys"]:
+            state["keys"] |= keys
+            state["resolve"] = _memo_resolver(_paths_with_keys(paths, state["keys"]))
+
+    def resolve(target: str, source: str, kind: str):
+        return state["resolve"](target, source, kind)
+
+    resolve.prepare = prepare
+    return resolve
+
+
+def _paths_with_keys(paths, wanted: set[str]) -> list[str]:
+    out = []
+    for path in paths:
+        if path.isascii() and "\\" not in path:      # note_key without its general cases
+            key = path[path.rfind("/") + 1:-3].strip().lower()
+        else:
+            key = link_resolution.note_key(path)
+        if key in wanted:
+            out.append(path)
+    return out
 
 
 def _memo_resolver(paths):
