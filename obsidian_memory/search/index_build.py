@@ -641,7 +641,7 @@ def _lazy_resolver(paths, few: bool):
         keys = set()
         for target in targets:
             keys.add(link_resolution.name_key(target))
-            keys.add(link_resolution.name_key(target + ".md"))    # `[[a.md]]` may be a/.../a.md.md
+            keys.add(link_resolution.name_key(target + ".md"))    # `[[a.md]]` may name a.md.md
         if state["resolve"] is None or not keys <= state["keys"]:
             state["keys"] |= keys
             state["resolve"] = _memo_resolver(_paths_with_keys(paths, state["keys"]))

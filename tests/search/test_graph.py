@@ -192,6 +192,22 @@ def test_links_after_many_incremental_changes_equal_a_full_rebuild(vault, settin
     assert any(r[2] == "Missing note.md" for r in incremental)
 
 
+def test_an_edited_note_resolves_its_links_as_a_full_rebuild_does(vault, settings, tmp_path):
+    # a small update resolves against only the notes sharing a name key with its links
+    write(vault, "Deep/Sub/Ärger.md", "umlaut")
+    write(vault, "Twice.md.md", "a double extension")
+    index.update(settings)
+    write(vault, "Someday.md", "[[beta]] [[ärger]] [[Sub/Ärger]] [[Twice.md]] [[Projects/Beta.md]] "
+                               "[the umlaut note](Deep/Sub/%C3%84rger.md) [[Nowhere]]")
+    assert index.update(settings).changed == 1
+    incremental = stored_links(settings)
+    fresh = settings_module.Settings(str(tmp_path / "other-claude"), vault=str(vault))
+    index.update(fresh)
+    assert stored_links(fresh) == incremental
+    someday = [r[2] for r in incremental if r[0] == "Someday.md"]
+    assert "Deep/Sub/Ärger.md" in someday and "Twice.md.md" in someday and someday[-1] is None
+
+
 def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(settings):
     index.update(settings)
     expected = stored_links(settings)
