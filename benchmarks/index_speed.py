@@ -11,8 +11,9 @@ the whole-process time of `search_vault.py --source index` against `--source sca
 
 The build figures include the link graph: `links` stored, `link_s` the time spent resolving
 them (the parse of the links is in the build time). `--vault` times only full builds of an
-existing vault; with `--baseline DIR` (a checkout or copy holding an older `obsidian_memory`
-package) it times that package's build of the same vault in turn and prints new/old.
+existing vault. `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package
+and `scripts/`) measures that package too, in turn and in its own process, and prints new/old
+per column (with `--vault`: of the full build).
 
 Targets at 20k notes: query p50 <= 20 ms, freshness <= 100 ms, whole process index >= 20x
 faster than scan, full build <= 30 s. The machine is shared: compare ratios from one run.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import random
 import shutil
@@ -31,13 +33,15 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+# `--package DIR` (used by --baseline) measures the obsidian_memory package under DIR instead
+PACKAGE = sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv else REPO
+sys.path.insert(0, PACKAGE)
 
 from obsidian_memory import settings as settings_module  # noqa: E402
 from obsidian_memory.search import index, index_query  # noqa: E402
 from obsidian_memory.search.base import Query  # noqa: E402
 
-SEARCH_CLI = os.path.join(REPO, "scripts", "search_vault.py")
+SEARCH_CLI = os.path.join(PACKAGE, "scripts", "search_vault.py")
 COMMON = ("the of and to in is that for it as with on be this are by from or at an you your note notes "
           "vault link file folder plugin setting open create search sync tag page text view edit").split()
 FOLDERS = ["Projects", "Projects/Alpha", "Projects/Beta", "Areas/Health", "Areas/Work", "Resources/Reading",
@@ -246,26 +250,68 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and indexes")
     parser.add_argument("--vault", action="append", default=[], help="time full builds of this vault instead")
     parser.add_argument("--baseline", default=None, metavar="DIR",
-                        help="with --vault: also time the obsidian_memory package under DIR, and the ratio")
+                        help="also measure the obsidian_memory package under DIR, and print new/old")
+    parser.add_argument("--package", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.vault:
         for vault in args.vault:
             bench_vault(os.path.abspath(vault), args.runs, os.path.abspath(args.baseline) if args.baseline else None)
         return 0
     workdir = tempfile.mkdtemp(prefix="om-index-bench-")
-    rows = []
+    rows, old_rows = [], []
     try:
         for count in (int(s) for s in args.sizes.split(",")):
             row = bench(count, args.runs, workdir)
             rows.append(row)
+            if args.json:
+                print(json.dumps(row), flush=True)
+                continue
             print(f"{count} notes: " + ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
                                                for k, v in row.items() if k != "notes"), flush=True)
+            if args.baseline:
+                old_rows.append(baseline_row(args.baseline, count, args.runs))
     finally:
         if args.keep:
             print(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+    if args.json:
+        return 0
     print()
+    if old_rows:
+        print_tables(rows, "new")
+        print()
+        print_tables(old_rows, f"baseline {args.baseline}")
+        print()
+        print_ratios(rows, old_rows)
+        return 0
+    print_tables(rows)
+    return 0
+
+
+def baseline_row(baseline: str, count: int, runs: int) -> dict:
+    """One size measured with the package under `baseline`, in a process of its own."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--package", baseline, "--json",
+                          "--sizes", str(count), "--runs", str(runs)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+RATIO_COLUMNS = ("build_s", "index_mb", "fresh_ms", "query_p50_ms", "query_p95_ms", "search_with_check_p50_ms",
+                 "incremental_5_ms", "process_index_s", "process_scan_s", "ratio")
+
+
+def print_ratios(rows: list[dict], old_rows: list[dict]) -> None:
+    print("new/old " + " ".join(f"{c:>10}" for c in RATIO_COLUMNS))
+    for new, old in zip(rows, old_rows):
+        print(f"{new['notes']:>7} " + " ".join(f"{new[c] / old[c]:>10.2f}" if old[c] else f"{'-':>10}"
+                                            for c in RATIO_COLUMNS))
+
+
+def print_tables(rows: list[dict], title: str = "") -> None:
+    if title:
+        print(title)
     print(f"{'notes':>6} {'links':>7} {'link s':>7} {'unres.':>6}")
     for r in rows:
         print(f"{r['notes']:>6} {r['links']:>7} {r['link_s']:>7.2f} {r['unresolved']:>6}")
@@ -276,7 +322,6 @@ def main() -> int:
               f"{r['query_p50_ms']:>9.1f} {r['query_p95_ms']:>9.1f} {r['search_with_check_p50_ms']:>8.1f} "
               f"{r['incremental_5_ms']:>9.1f} {r['process_index_s']:>10.3f} {r['process_scan_s']:>11.3f} "
               f"{r['ratio']:>5.1f}x")
-    return 0
 
 
 if __name__ == "__main__":
