@@ -176,7 +176,8 @@ def bench(count: int, runs: int, workdir: str) -> dict:
     started = time.perf_counter()
     incremental = index.update(settings)
     incremental_seconds = time.perf_counter() - started
-    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9")
+    # PYTHONPATH: the script imports an installed package first, which may be another version
+    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9", PYTHONPATH=PACKAGE)
     query = " ".join(vocab[500:502])
     proc_index = whole_process(vault, env, "index", query, runs)
     proc_scan = whole_process(vault, env, "scan", query, runs)

@@ -493,21 +493,24 @@ def _parsed_batches(vault: str, todo: list):
     ready: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
 
+    def offer(item) -> bool:
+        """Queue `item` unless the writer has stopped (then it no longer takes any)."""
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def parse_all() -> None:
         try:
             for batch in batches:
-                item = (batch, [_row(vault, path, stat) for path, stat, _ in batch])
-                while not stop.is_set():
-                    try:
-                        ready.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not offer((batch, [_row(vault, path, stat) for path, stat, _ in batch])):
                     return
-            ready.put(None)
+            offer(None)
         except BaseException as exc:      # handed to the writer, which raises it
-            ready.put(exc)
+            offer(exc)
 
     worker = threading.Thread(target=parse_all, name="index-parse", daemon=True)
     worker.start()
