@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import REPO
+from testkit import REPO, mcp_exchange
 from obsidian_memory import install
 
 INSTALL_SH = REPO / "install.sh"
@@ -533,15 +534,8 @@ def test_mcp_option_installs_the_sdk_and_the_printed_server_command_answers(user
     assert command == install.mcp_command(user.layout)
     state = json.loads(Path(user.layout.state_path).read_text(encoding="utf-8"))
     assert "mcp" in state["extras"]
-    listing = subprocess.run(["sh", "-c", command], input=INITIALIZE_AND_LIST_TOOLS, capture_output=True,
-                             env=user.environ(), timeout=120)
-    answers = [json.loads(line) for line in listing.stdout.decode().splitlines()]
-    tools = {tool["name"] for tool in answers[-1]["result"]["tools"]}
+    answers = mcp_exchange(shlex.split(command), [{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}],
+                           env=user.environ(), cwd=str(user.root), timeout=120)
+    tools = {tool["name"] for tool in answers[2]["result"]["tools"]}
     assert {"search", "read", "related", "similar", "search_sessions", "status"} <= tools
 
-
-INITIALIZE_AND_LIST_TOOLS = (
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-    b'"capabilities":{},"clientInfo":{"name":"test","version":"0"}}}\n'
-    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
-    b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')

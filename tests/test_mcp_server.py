@@ -16,7 +16,7 @@ import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
 from archive_fixtures import REAL_2_1_332_ID, copy_real, session_id, write_transcript  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from testkit import CLI, REPO, SEARCH_CLI, Env  # noqa: E402
+from testkit import CLI, REPO, SEARCH_CLI, Env, mcp_session_lines  # noqa: E402
 
 from obsidian_memory.search.hybrid import MODES  # noqa: E402
 
@@ -282,40 +282,8 @@ def test_a_crash_is_one_line_with_the_traceback_in_the_log_and_the_server_keeps_
     assert structured(status)["archive"]["detail"].startswith("unreadable")
 
 
-HANDSHAKE = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-]
-
-
 def raw_exchange(env: Env, command: list[str], requests: list[dict]) -> tuple[list[bytes], int, str]:
-    """Raw stdio, no SDK in between: write the handshake and the requests, read stdout until every
-    request is answered (each line must be one JSON-RPC answer), close stdin. (lines, exit code, stderr)"""
-    waiting = {r["id"] for r in HANDSHAKE + requests if "id" in r}
-    stderr_path = env.root / "raw-stderr.txt"
-    with open(stderr_path, "wb") as stderr:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                   env=env.environ(), cwd=str(env.root))
-        try:
-            process.stdin.write("".join(json.dumps(r) + "\n" for r in HANDSHAKE + requests).encode())
-            process.stdin.flush()
-            lines = []
-            while waiting:
-                line = process.stdout.readline()
-                assert line, f"stdout closed early; stderr: {stderr_path.read_text()}"
-                lines.append(line)
-                message = json.loads(line)
-                assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message)
-                waiting.discard(message["id"])
-            process.stdin.close()
-            code = process.wait(timeout=30)
-            lines += process.stdout.read().splitlines(keepends=True)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    return lines, code, stderr_path.read_text(encoding="utf-8", errors="replace")
+    return mcp_session_lines(command, requests, env=env.environ(), cwd=str(env.root))
 
 
 def test_stdout_carries_only_json_rpc_messages(world):

@@ -109,3 +109,57 @@ def without_root_powers():
             if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
     return drop
+
+
+MCP_INITIALIZE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def mcp_session_lines(argv: list[str], requests: list[dict], *, env: dict, cwd: str,
+                      timeout: float = 60) -> tuple[list[bytes], int, str]:
+    """Raw stdio, no SDK in between: MCP_INITIALIZE + `requests` written to the server, stdout read
+    until every request with an id is answered (each line must be one JSON-RPC answer), then stdin
+    closed (not before: on EOF the SDK drops requests still in flight). (stdout lines, exit code,
+    stderr). A server that hangs is killed after `timeout` and fails the test."""
+    import tempfile
+    import threading
+
+    waiting = {r["id"] for r in MCP_INITIALIZE + requests if "id" in r}
+    with tempfile.TemporaryFile() as stderr:
+        server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                  env=env, cwd=cwd)
+        watchdog = threading.Timer(timeout, server.kill)
+        watchdog.start()
+        try:
+            server.stdin.write("".join(json.dumps(r) + "\n" for r in MCP_INITIALIZE + requests).encode())
+            server.stdin.flush()
+            lines = []
+            while waiting:
+                line = server.stdout.readline()
+                if not line:
+                    stderr.seek(0)
+                    raise AssertionError("the MCP server ended without answering: " + stderr.read().decode(errors="replace"))
+                lines.append(line)
+                message = json.loads(line)
+                assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message)
+                waiting.discard(message["id"])
+            server.stdin.close()
+            code = server.wait(timeout=timeout)
+            lines += server.stdout.read().splitlines(keepends=True)
+        finally:
+            watchdog.cancel()
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        stderr.seek(0)
+        return lines, code, stderr.read().decode("utf-8", errors="replace")
+
+
+def mcp_exchange(argv: list[str], requests: list[dict], *, env: dict, cwd: str, timeout: float = 60) -> dict:
+    """{id: answer} of a raw exchange with a server that must then exit 0."""
+    lines, code, stderr = mcp_session_lines(argv, requests, env=env, cwd=cwd, timeout=timeout)
+    assert code == 0, stderr
+    return {message.get("id"): message for message in map(json.loads, lines)}

@@ -7,14 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from archive_fixtures import copy_real, hook_payload, session_id, write_transcript
 from reliability_kit import cli, fake_omnisearch_module, guarded_environ, network_events, search
-from testkit import CLI
+from testkit import CLI, mcp_exchange
 
 LOOPBACK = "127.0.0.1,::1"          # the Omnisearch client tries IPv4 loopback, then IPv6 loopback
 LOOPBACK_HOSTS = set(LOOPBACK.split(","))
@@ -112,32 +111,10 @@ def test_the_mcp_server_serves_a_search_over_stdio_without_any_socket(env, tmp_p
     pytest.importorskip("mcp", reason="the [mcp] extra is not installed")
     log = tmp_path / "net.jsonl"
     (env.vault / "zebra.md").write_text("# Zebra\nzebraword\n", encoding="utf-8")
-    requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "search", "arguments": {"query": "zebraword", "source": "local"}}},
-    ]
-    # (stdin stays open until the answer is in: on EOF the SDK drops requests still in flight)
-    server = subprocess.Popen([sys.executable, str(CLI), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=guarded_environ(env, log, allow=LOOPBACK), cwd=str(env.root))
-    watchdog = threading.Timer(60, server.kill)   # a hung server fails the test instead of hanging it
-    watchdog.start()
-    try:
-        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
-        server.stdin.flush()
-        answers = {}
-        while 2 not in answers:
-            line = server.stdout.readline()
-            assert line, server.stderr.read().decode()
-            answer = json.loads(line)
-            answers[answer.get("id")] = answer
-        server.stdin.close()
-        assert server.wait(timeout=30) == 0
-    finally:
-        watchdog.cancel()
-        server.kill()
+    requests = [{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "search", "arguments": {"query": "zebraword", "source": "local"}}}]
+    answers = mcp_exchange([sys.executable, str(CLI), "mcp"], requests, cwd=str(env.root),
+                           env=guarded_environ(env, log, allow=LOOPBACK))
     assert "zebra.md" in json.dumps(answers[2]["result"])
     events = network_events(log)
     assert [e["event"] for e in events] == ["loaded"], events
