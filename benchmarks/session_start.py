@@ -175,7 +175,7 @@ def main() -> int:
             context_module.build_context(settings, cwd=str(repo / "src"), source="startup", session_id="bench-session")
             in_process.append(time.perf_counter() - started)
         print(f"\nin-process build_context: median {statistics.median(in_process) * 1000:.2f} ms (50 runs)")
-        print(f"\nsessions of a folder outside any repository (median of 200):")
+        print("\nsessions of a folder outside any repository (median of 200):")
         folder_listing(settings.archive)
         print(f"injected context: {len(text):,} characters of the {settings.effective_context_budget:,} budget; "
               f"hook stdout {len(done.stdout):,} bytes")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit import CLI, FIXTURES, REPO, SEARCH_CLI, SHARED, Env, requires_shared, shared_path  # noqa: F401
+from testkit import Env
 
 
 @pytest.fixture
