@@ -11,7 +11,7 @@ import pytest
 from obsidian_memory import evaluation
 from obsidian_memory import settings as settings_module
 from obsidian_memory.search import search
-from tests.conftest import REPO, shared_path
+from testkit import REPO, shared_path
 
 GOLDEN = REPO / "benchmarks" / "golden" / "obsidian-help-en.json"
 
