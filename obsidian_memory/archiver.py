@@ -12,7 +12,6 @@ import fnmatch
 import glob
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -373,7 +372,9 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 summary.would_archive.append(path)
         return summary
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
-        for path in _progress(paths, progress):
+        from obsidian_memory.progress import track
+
+        for path in track(paths, None if progress else False, desc="import", unit="transcript", leave=False):
             try:
                 result = _archive_path(path, settings, archive, known, project)
             except Exception as exc:
@@ -471,17 +472,3 @@ def _slug_may_hold(path: str, project: str) -> bool:
     replaced by `-`: a session of `project` has that name (so converted) in its folder name."""
     slug = os.path.basename(os.path.dirname(path)).lower()
     return re.sub(r"[^a-z0-9]", "-", project.lower()) in slug
-
-
-def _progress(paths, enabled: bool):
-    if not enabled or not paths or not _stderr_is_terminal():
-        return paths
-    from tqdm import tqdm
-    return tqdm(paths, file=sys.stderr, unit="transcript", desc="import", leave=False)
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except Exception:
-        return False

@@ -400,7 +400,10 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
             todo.append((path, stat, True))
         else:
             stats.unchanged += 1
-    bar = _progress_bar(len(todo), progress)
+    from obsidian_memory.progress import progress_bar
+
+    bar = progress_bar(len(todo), progress, desc="indexing notes", unit="note", minimum=PROGRESS_THRESHOLD,
+                       leave=False)
     resolve_all = _meta(conn, LINKS_PENDING) == "1"
     if todo or removed:
         _set_meta(conn, LINKS_PENDING, "1")
@@ -447,18 +450,6 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
     finally:
         if bar is not None:
             bar.close()
-
-
-def _progress_bar(total: int, progress):
-    if progress is False or total < PROGRESS_THRESHOLD:
-        return None
-    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="indexing notes", unit="note", file=sys.stderr, leave=False)
 
 
 @dataclass

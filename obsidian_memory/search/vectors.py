@@ -23,7 +23,6 @@ import hashlib
 import os
 import re
 import sqlite3
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -383,7 +382,9 @@ def _todo(conn, on_disk: dict, model: str, stats: EmbedStats) -> list[tuple[str,
 def _embed_notes(conn, vault, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int) -> None:
     import numpy as np
 
-    bar = _progress_bar(len(todo), progress)
+    from obsidian_memory.progress import progress_bar
+
+    bar = progress_bar(len(todo), progress, desc="embedding notes", unit="note")
     try:
         for start in range(0, len(todo), batch_notes):
             batch = [_read(vault, path, stat) for path, stat in todo[start:start + batch_notes]]
@@ -479,18 +480,6 @@ def _bump(conn) -> None:
     conn.execute("BEGIN IMMEDIATE")
     _set_meta(conn, "generation", str(int(_meta(conn, "generation") or 0) + 1))
     conn.execute("COMMIT")
-
-
-def _progress_bar(total: int, progress):
-    if progress is False or total == 0:
-        return None
-    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="embedding notes", unit="note", file=sys.stderr)
 
 
 # -- reading it back ------------------------------------------------------------------------------------
