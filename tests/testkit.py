@@ -163,3 +163,21 @@ def mcp_exchange(argv: list[str], requests: list[dict], *, env: dict, cwd: str, 
     lines, code, stderr = mcp_session_lines(argv, requests, env=env, cwd=cwd, timeout=timeout)
     assert code == 0, stderr
     return {message.get("id"): message for message in map(json.loads, lines)}
+
+
+RUN_CLI = "from obsidian_memory.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+
+
+def without_package(name: str, then: str = RUN_CLI) -> str:
+    """Python source (for `python -c`) in which `name` refuses to import, as on an install without
+    that optional extra, with this checkout on the path; `then` runs after (default: our CLI)."""
+    return f"""
+import sys
+class Refuse:
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == {name!r} or fullname.startswith({name + "."!r}):
+            raise ModuleNotFoundError(f"No module named {{fullname!r}}", name=fullname)
+        return None
+sys.meta_path.insert(0, Refuse())
+sys.path.insert(0, {str(REPO)!r})
+""" + then

@@ -43,6 +43,17 @@ def _two_sessions(env):
     return projects, first, second
 
 
+def _archive_while_held(env, transcript, sid, holder) -> tuple:
+    """The SessionEnd hook run while `holder` keeps its lock: (result, seconds it took)."""
+    try:
+        started = time.monotonic()
+        result = hook_archive(env, hook_payload("SessionEnd", transcript, session_id=sid))
+        return result, time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def _sweep(env):
     return subprocess.run([sys.executable, "-m", "obsidian_memory", "sweep", "--quiet-seconds", "0"],
                           capture_output=True, env=env.environ(), cwd=str(env.root), timeout=120)
@@ -50,14 +61,8 @@ def _sweep(env):
 
 def test_a_hook_facing_a_held_write_lock_gives_up_in_bounded_time_and_the_sweep_catches_up(env):
     projects, first, second = _two_sessions(env)
-    holder = _hold(HOLD_SQLITE, env.archive_db, BUSY_TIMEOUT + 20)
-    try:
-        started = time.monotonic()
-        result = hook_archive(env, hook_payload("SessionEnd", projects / f"{second}.jsonl", session_id=second))
-        took = time.monotonic() - started
-    finally:
-        holder.kill()
-        holder.wait()
+    result, took = _archive_while_held(env, projects / f"{second}.jsonl", second,
+                                       _hold(HOLD_SQLITE, env.archive_db, BUSY_TIMEOUT + 20))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert BUSY_TIMEOUT - 0.5 <= took < BUSY_TIMEOUT + 8
     log = env.log_file.read_text(encoding="utf-8")
@@ -73,15 +78,9 @@ def test_a_hook_facing_a_held_write_lock_gives_up_in_bounded_time_and_the_sweep_
 
 def test_a_hook_facing_a_held_vault_lock_keeps_the_row_and_the_sweep_writes_the_note(env):
     projects, first, second = _two_sessions(env)
-    holder = _hold(HOLD_FILE_LOCK, env.config_dir / "obsidian-memory" / "locks" / "vault.lock",
-                   VAULT_LOCK_SECONDS + 20)
-    try:
-        started = time.monotonic()
-        result = hook_archive(env, hook_payload("SessionEnd", projects / f"{second}.jsonl", session_id=second))
-        took = time.monotonic() - started
-    finally:
-        holder.kill()
-        holder.wait()
+    result, took = _archive_while_held(env, projects / f"{second}.jsonl", second,
+                                       _hold(HOLD_FILE_LOCK, env.config_dir / "obsidian-memory" / "locks" / "vault.lock",
+                                             VAULT_LOCK_SECONDS + 20))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert took < VAULT_LOCK_SECONDS + 8
     assert "note not written" in env.log_file.read_text(encoding="utf-8")

