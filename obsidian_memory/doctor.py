@@ -263,26 +263,16 @@ def check_semantic(settings) -> Check:
 
 
 def check_transcripts(settings) -> Check:
-    transcripts = sorted(glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl")))
+    """What `import` would archive now: the very same list and comparison (a dry run)."""
+    from obsidian_memory import archiver
+
+    transcripts = archiver.transcript_paths(settings)
     if not transcripts:
         return Check("transcripts", INFO, f"none under {settings.projects_dir}")
-    known = {}
-    if os.path.exists(settings.archive):
-        try:
-            from obsidian_memory import archive
-            with archive.open_archive(settings.archive, readonly=True) as db:
-                known = {os.path.abspath(k): v for k, v in db.fingerprints().items()}
-        except Exception as exc:
-            return Check("transcripts", WARN, f"{len(transcripts)} found; cannot compare with the archive: {exc}")
-    waiting = 0
-    for path in transcripts:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        seen = known.get(os.path.abspath(path))
-        if not seen or seen[0] != stat.st_size or abs(seen[1] - stat.st_mtime) > 0.001:
-            waiting += 1
+    try:
+        waiting = len(archiver.import_transcripts(settings, dry_run=True, progress=False).would_archive)
+    except Exception as exc:
+        return Check("transcripts", WARN, f"{len(transcripts)} found; cannot compare with the archive: {exc}")
     if waiting:
         return Check("transcripts", INFO, f"{waiting} of {len(transcripts)} not archived yet: "
                                           f"run `obsidian_memory.py import`")

@@ -98,6 +98,23 @@ def test_doctor_counts_the_transcripts_waiting_to_be_imported(env, monkeypatch):
     assert check.status == doctor.INFO and check.detail.startswith("1 of 2 not archived yet")
 
 
+def test_doctor_does_not_count_subagent_transcripts_that_import_never_archives(env, monkeypatch):
+    installed(env, monkeypatch)
+    project = env.config_dir / "projects" / "-work-app"
+    project.mkdir(parents=True)
+    (project / "agent-1234abcd.jsonl").write_text('{"type": "user"}\n', encoding="utf-8")   # older layout
+    (project / "s1" / "subagents").mkdir(parents=True)
+    (project / "s1" / "subagents" / "agent-5678.jsonl").write_text('{"type": "user"}\n', encoding="utf-8")
+    session = project / "s1.jsonl"
+    session.write_text('{"type": "user"}\n', encoding="utf-8")
+    from obsidian_memory import archive
+    with archive.open_archive(str(env.archive_db)) as db:
+        stat = session.stat()
+        db.record_transcript(str(session), stat.st_size, stat.st_mtime, status="archived")
+    check = by_name(doctor.run_checks(settings.load()))["transcripts"]
+    assert (check.status, check.detail) == (doctor.INFO, "all 1 archived")
+
+
 @pytest.fixture
 def omnisearch_port():
     with FakeOmnisearch() as server:
