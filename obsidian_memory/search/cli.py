@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.cliutil import OneLineParser, guarded  # noqa: F401 (the commands' shared error handling)
+from obsidian_memory.cliutil import OneLineParser, guarded
 from obsidian_memory.search.hybrid import MODES
 
 PROG = "search_vault.py"
