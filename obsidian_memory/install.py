@@ -366,6 +366,11 @@ def shared_rules_added(before: dict, owned: list | tuple = ()) -> list[str]:
     return [rule for rule in SHARED_RULES if rule not in allow or rule in owned]
 
 
+def shared_rules_owned(state: dict) -> list[str]:
+    """The shared rules an earlier install recorded as added by us."""
+    return [rule for rule in state.get("shared_rules", []) if rule in SHARED_RULES]
+
+
 def strip_settings(obj: dict, shared: list | tuple = ()) -> dict:
     """`obj` without any entry of ours (`shared`: the shared rules we added, see `shared_rules_added`);
     containers that only we filled go too."""
@@ -594,7 +599,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     merged = merge_settings(settings_obj, layout)
     settings_after = (settings_before if merged == settings_obj and settings_before is not None
                       else dump_settings(merged, settings_before))
-    owned_before = [r for r in state.get("shared_rules", []) if r in SHARED_RULES]
+    owned_before = shared_rules_owned(state)
     files_state["settings.json"] = pristine_of(
         "settings.json", settings_before, state,
         lambda data: settings_contains_ours(parse_settings(layout.settings_json, data), owned_before),
@@ -653,7 +658,7 @@ def plan_uninstall(options: Options) -> list[Action]:
     actions: list[Action] = []
     files = state.get("files", {})
 
-    shared = [r for r in state.get("shared_rules", []) if r in SHARED_RULES]
+    shared = shared_rules_owned(state)
     actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
 
