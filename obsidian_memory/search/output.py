@@ -30,9 +30,14 @@ def to_json(data) -> str:
 
 def response_json(response: Response, settings=None) -> str:
     """The response as JSON; every hit carries the `links` and `backlinks` the index knows."""
+    return to_json(response_dict(response, settings))
+
+
+def response_dict(response: Response, settings=None) -> dict:
+    """Response.to_dict() with `links` and `backlinks` on every hit."""
     data = response.to_dict()
     with_links(data["results"], settings if settings is not None else _settings_for(response.vault))
-    return to_json(data)
+    return data
 
 
 def with_links(results: list[dict], settings) -> list[dict]:
