@@ -75,6 +75,7 @@ def _unindexed_note(vault: str, path: str) -> str | None:
 
 def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict) -> dict:
     from obsidian_memory.search import markdown
+    from obsidian_memory.search.links import strip_md
 
     try:
         real = fsutil.resolve_inside(settings.vault, path)
@@ -84,7 +85,7 @@ def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict
     if text is None:
         raise UserError(f"cannot read {path!r}")
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    title = path.rsplit("/", 1)[-1][:-3] if path.lower().endswith(".md") else path.rsplit("/", 1)[-1]
+    title = strip_md(path.rsplit("/", 1)[-1])
     note = markdown.parse_note(text, title)
     body = text if raw else markdown.split_frontmatter(text)[1]
     truncated = max_chars is not None and len(body) > max_chars
