@@ -21,6 +21,7 @@ from collections import Counter
 from obsidian_memory import fsutil
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import links as link_resolution
+from obsidian_memory.search.index_query import fts_quote
 from obsidian_memory.textclean import strip_control
 
 DIRECTIONS = ("outgoing", "backlinks", "both")
@@ -344,7 +345,7 @@ def _doc_frequencies(conn, stems: list[str]) -> dict[str, int]:
 
 
 def _terms_expr(terms) -> str:
-    return " OR ".join('"' + form.replace('"', '""') + '"' for form, _ in terms)
+    return " OR ".join(fts_quote(form) for form, _ in terms)
 
 
 _BODY_BM25 = "bm25(notes_fts, 4.0, 4.0, 2.0, 1.0, 0.5, 0.0, 1.0, 0.2)"
@@ -425,7 +426,7 @@ def _why(conn, best: list[int], terms, tags: list[str], direct: set[int], shared
         shared_terms: dict[int, list[str]] = {c: [] for c in best}
         for form, _ in terms:
             for (rowid,) in conn.execute(f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({ids})",
-                                         ('"' + form.replace('"', '""') + '"',)):
+                                         (fts_quote(form),)):
                 if len(shared_terms[rowid]) < WHY_TERMS:
                     shared_terms[rowid].append(form)
         for c in best:

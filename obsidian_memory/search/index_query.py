@@ -52,12 +52,12 @@ class Term:
     variants: list[str] = field(default_factory=list)   # typo variants found in the vocabulary
 
     def exact_expr(self) -> str:
-        return _quote(self.raw)
+        return fts_quote(self.raw)
 
     def fuzzy_expr(self) -> str | None:
-        parts = [_quote(v) for v in self.variants]
+        parts = [fts_quote(v) for v in self.variants]
         if self.prefix:
-            parts.insert(0, _quote(self.raw) + "*")
+            parts.insert(0, fts_quote(self.raw) + "*")
         return " OR ".join(parts) if parts else None
 
     def any_expr(self) -> str:
@@ -175,12 +175,13 @@ def edits1(word: str) -> set[str]:
     return out
 
 
-def _quote(word: str) -> str:
+def fts_quote(word: str) -> str:
+    """A word or phrase as one FTS5 string (double quotes doubled)."""
     return '"' + word.replace('"', '""') + '"'
 
 
 def _phrase(tokens: list[str]) -> str:
-    return _quote(" ".join(tokens))
+    return fts_quote(" ".join(tokens))
 
 
 # -- scope in SQL -------------------------------------------------------------------------------
@@ -245,7 +246,7 @@ class _Runner:
     def __init__(self, conn: sqlite3.Connection, query: Query, parsed: ParsedQuery):
         self.conn = conn
         self.scope, self.params = scope_sql(query)
-        self.negative = " OR ".join(_quote(w) for w in parsed.negatives)
+        self.negative = " OR ".join(fts_quote(w) for w in parsed.negatives)
         self.required = " AND ".join(_phrase(p) for p in parsed.phrases)
 
     def _match(self, expr: str) -> str:
