@@ -99,7 +99,23 @@ def _migration_2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sessions_by_cwd ON sessions(cwd, started_at DESC)")
 
 
-MIGRATIONS = [_migration_1, _migration_2]
+def _migration_3(db: sqlite3.Connection) -> None:
+    # a writer killed between the archive and the vault leaves a note or the history table behind
+    # the archive: each session counts its changes (`revision`) against the count its note shows
+    # (`note_revision`), and the counters do the same for the history table, so that the next run
+    # finds what is outdated instead of taking the unchanged transcripts' word for it
+    _run_script(db, """
+        ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sessions ADD COLUMN note_revision INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO counters (name, value) VALUES ('history_changes', 0), ('history_rendered', 0);
+    """)
+    # an archive from before this migration renders its history table once more, to be sure
+    db.execute("UPDATE counters SET value = 1 WHERE name = 'history_changes' "
+               "AND EXISTS (SELECT 1 FROM sessions WHERE note_path IS NOT NULL)")
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -205,7 +221,8 @@ class Archive:
 
         Prompts and transcript summaries are replaced; summaries stored from PostCompact payloads
         that the transcript does not contain are kept. An older parse of the same transcript
-        (a smaller file than the one archived) never overwrites a newer one.
+        (a smaller file than the one archived) never overwrites a newer one. A `note_path` given
+        here is taken as a note that shows this very revision.
         """
         now = _utc_now()
         with self._write():
@@ -233,6 +250,11 @@ class Archive:
                 "INSERT INTO prompts (session_id, position, text, timestamp, uuid) VALUES (?, ?, ?, ?, ?)",
                 [(session.session_id, i, p.text, p.timestamp, p.uuid) for i, p in enumerate(session.prompts)])
             self._replace_summaries(session)
+            self.db.execute(
+                "UPDATE sessions SET revision = revision + 1, note_revision = CASE WHEN ? IS NULL "
+                "THEN note_revision ELSE revision + 1 END WHERE session_id = ?", (note_path, session.session_id))
+            if note_path or (existing and existing[2]):
+                self._history_changed()   # a row of the table (only sessions with a note have one)
             if session.transcript_path and session.transcript_size is not None:
                 self._record_transcript(session.transcript_path, session.session_id, session.transcript_size,
                                         session.transcript_mtime or 0.0, "archived", now)
@@ -272,11 +294,25 @@ class Archive:
             self.db.executemany(
                 "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
                 "VALUES (?, ?, ?, ?, ?, ?)", [(session_id, i, *row) for i, row in enumerate(merged)])
-            self.db.execute("UPDATE sessions SET archived_at = ? WHERE session_id = ?", (now, session_id))
+            self.db.execute("UPDATE sessions SET archived_at = ?, revision = revision + 1 WHERE session_id = ?",
+                            (now, session_id))
 
-    def set_note_path(self, session_id: str, note_path: str | None) -> None:
+    def record_note(self, session_id: str, note_path: str, revision: int) -> None:
+        """The session's note was written at `note_path` from the session at `revision`."""
         with self._write():
-            self.db.execute("UPDATE sessions SET note_path = ? WHERE session_id = ?", (note_path, session_id))
+            if self.note_path(session_id) != note_path:
+                self._history_changed()
+            self.db.execute("UPDATE sessions SET note_path = ?, note_revision = MAX(note_revision, ?) "
+                            "WHERE session_id = ?", (note_path, int(revision), session_id))
+
+    def record_history_rendered(self, changes: int) -> None:
+        """The history table was rendered from the archive as it was after `changes` changes."""
+        with self._write():
+            self.db.execute("UPDATE counters SET value = MAX(value, ?) WHERE name = 'history_rendered'",
+                            (int(changes),))
+
+    def _history_changed(self) -> None:
+        self.db.execute("UPDATE counters SET value = value + 1 WHERE name = 'history_changes'")
 
     def record_transcript(self, path: str, size: int, mtime: float, *, status: str,
                           session_id: str | None = None) -> None:
@@ -320,6 +356,27 @@ class Archive:
     def note_path(self, session_id: str) -> str | None:
         row = self.db.execute("SELECT note_path FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return row[0] if row else None
+
+    def revision(self, session_id: str) -> int:
+        """How many times the session was changed: read before the session, to record with its note."""
+        row = self.db.execute("SELECT revision FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def note_outdated(self, session_id: str) -> bool:
+        row = self.db.execute("SELECT note_revision < revision FROM sessions WHERE session_id = ?",
+                              (session_id,)).fetchone()
+        return bool(row and row[0])
+
+    def history_changes(self) -> int:
+        """The change count the history rows reflect: read before them, to record once rendered."""
+        return self._counter("history_changes")
+
+    def history_outdated(self) -> bool:
+        return self._counter("history_rendered") < self._counter("history_changes")
+
+    def _counter(self, name: str) -> int:
+        row = self.db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+        return int(row[0]) if row else 0
 
     def find_sessions(self, prefix: str) -> list[str]:
         """Ids of the archived sessions whose id starts with `prefix` (sorted)."""
@@ -365,10 +422,11 @@ class Archive:
             f"FROM sessions {clause} ORDER BY started_at DESC LIMIT ?", (*params, int(limit))).fetchall()
         return [dict(zip(_RECENT_COLUMNS + ("last_compact_summary",), row)) for row in rows]
 
-    def sessions_without_note(self) -> list[str]:
-        """Sessions with something to show (a start or a prompt) but no note yet, oldest first."""
-        return [row[0] for row in self.db.execute(
-            "SELECT session_id FROM sessions WHERE note_path IS NULL "
+    def sessions_needing_note(self) -> list[tuple[str, str | None]]:
+        """(session id, recorded note path) of the sessions with something to show (a start or a
+        prompt) whose note was never written or shows an older revision, oldest first."""
+        return [(row[0], row[1]) for row in self.db.execute(
+            "SELECT session_id, note_path FROM sessions WHERE (note_path IS NULL OR note_revision < revision) "
             "AND (started_at IS NOT NULL OR prompt_count > 0) ORDER BY started_at, session_id")]
 
     def history_rows(self) -> list[dict]:

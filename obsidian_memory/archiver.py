@@ -72,7 +72,7 @@ def archive_transcript(path: str, settings, *, compact_summary: str | None = Non
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
                               force=force)
-        if result.status == ARCHIVED and result.note_path:
+        if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
             _rebuild_history(settings, archive)
     return result
 
@@ -154,13 +154,12 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            revision = archive.revision(session_id)   # first: a change landing meanwhile stays pending
             session = archive.get_session(session_id)
             if session is None or (not session.started_at and not session.prompts):
                 return  # only a PostCompact summary so far: the note waits for the transcript
-            recorded = archive.note_path(session_id)
-            relative = notes.write_note(session, settings, note_path=recorded)
-            if relative != recorded:
-                archive.set_note_path(session_id, relative)
+            relative = notes.write_note(session, settings, note_path=archive.note_path(session_id))
+            archive.record_note(session_id, relative, revision)
             result.note_path = relative
     except (OSError, ValueError) as exc:
         result.note_error = f"{type(exc).__name__}: {exc}"
@@ -169,6 +168,10 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
 
 
 def _rebuild_history(settings, archive) -> None:
+    """Rewrite the history table if the archive changed since it was last rendered (by any run,
+    also one that was killed before it got here). A missing vault was logged with the note."""
+    if not archive.history_outdated() or not os.path.isdir(settings.vault):
+        return
     from obsidian_memory.notes import history
 
     try:
@@ -281,10 +284,8 @@ def _archive_summary_only(settings, session_id, summary, trigger) -> None:
 
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         _store_compact_summary(archive, settings, session_id, summary, trigger)
-        result = ArchiveResult(ARCHIVED, session_id=session_id)
-        _write_note(settings, archive, session_id, result)
-        if result.note_path:
-            _rebuild_history(settings, archive)
+        _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
+        _rebuild_history(settings, archive)
 
 
 def find_transcript(settings, session_id: str) -> str | None:
@@ -381,28 +382,27 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 result = ArchiveResult(FAILED, path, reason=_describe(exc))
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)
-        notes_written = _write_missing_notes(settings, archive, summary)
-        if summary.archived or notes_written:
-            _rebuild_history(settings, archive)
+        _write_pending_notes(settings, archive, summary)
+        _rebuild_history(settings, archive)
     return summary
 
 
-def _write_missing_notes(settings, archive, summary) -> int:
-    """Notes of archived sessions that have none yet, because the vault was missing or
-    unwritable when they were archived: written once the vault is back. A note the user
-    deleted keeps its recorded path and is not brought back."""
+def _write_pending_notes(settings, archive, summary) -> None:
+    """Notes that are missing or behind the archive, because the vault was missing or unwritable
+    when their session was archived, or the writer was killed in between: written once the vault
+    is back. A note the user deleted (or moved away) is not brought back."""
+    from obsidian_memory.notes import sessions as notes
+
     if not os.path.isdir(settings.vault):
-        return 0
+        return
     _remove_stale_temp_files(settings)
-    written = 0
     just_tried = {r.session_id for r in summary.results if r.status == ARCHIVED}
-    for session_id in archive.sessions_without_note():
+    for session_id, recorded in archive.sessions_needing_note():
         if session_id in just_tried:
             continue   # its note failed a moment ago: logged already
-        result = ArchiveResult(ARCHIVED, session_id=session_id)
-        _write_note(settings, archive, session_id, result)
-        written += bool(result.note_path)
-    return written
+        if recorded and not notes.note_exists(settings, recorded):
+            continue
+        _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
 
 
 def _remove_stale_temp_files(settings) -> None:

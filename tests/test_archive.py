@@ -214,11 +214,59 @@ def test_a_version_1_archive_gains_the_cwd_index_and_keeps_its_rows(tmp_path):
     assert "sessions_by_cwd" in indexes
 
 
+def _version_2_archive(path: str, *, with_note: bool) -> None:
+    raw = sqlite3.connect(path, isolation_level=None)
+    archive_module._migration_1(raw)
+    archive_module._migration_2(raw)
+    raw.execute("PRAGMA user_version = 2")
+    raw.execute("INSERT INTO sessions (session_id, started_at, note_path, first_archived_at, archived_at) "
+                "VALUES ('s', '2026-03-04T09:00:00Z', ?, 'x', 'x')", ("Meta/s.md" if with_note else None,))
+    raw.close()
+
+
+@pytest.mark.parametrize("with_note", [True, False])
+def test_a_version_2_archive_renders_its_history_once_more_and_trusts_its_notes(tmp_path, with_note):
+    path = str(tmp_path / "v2.db")
+    _version_2_archive(path, with_note=with_note)
+    with open_archive(path) as archive:
+        assert archive.history_outdated() is with_note
+        assert archive.sessions_needing_note() == ([] if with_note else [("s", None)])
+        archive.record_history_rendered(archive.history_changes())
+        assert not archive.history_outdated()
+
+
+def test_a_new_archive_has_no_history_to_render(db):
+    assert not db.history_outdated()
+    db.upsert_session(make_session(1))   # no note yet: no row in the table
+    assert not db.history_outdated()
+
+
+def test_a_changed_session_is_pending_until_its_note_records_that_revision(db):
+    db.upsert_session(make_session(1))
+    revision = db.revision(session_id(1))
+    db.record_note(session_id(1), "Meta/a.md", revision)
+    assert not db.note_outdated(session_id(1)) and db.history_outdated()
+    db.record_history_rendered(db.history_changes())
+    db.upsert_session(make_session(1, title="renamed", transcript_size=2000))
+    assert db.note_outdated(session_id(1)) and db.history_outdated()
+    assert db.sessions_needing_note() == [(session_id(1), "Meta/a.md")]
+    db.add_compact_summary(session_id(1), "a PostCompact summary")
+    db.record_note(session_id(1), "Meta/a.md", revision + 1)   # rendered before the summary came
+    assert db.note_outdated(session_id(1))
+    db.record_note(session_id(1), "Meta/a.md", db.revision(session_id(1)))
+    assert not db.note_outdated(session_id(1)) and db.sessions_needing_note() == []
+
+
+def test_a_note_path_given_with_the_session_counts_as_its_written_note(db):
+    db.upsert_session(make_session(1), note_path="Meta/a.md")
+    assert not db.note_outdated(session_id(1)) and db.sessions_needing_note() == []
+
+
 def test_sessions_without_a_note_are_those_with_something_to_show(db):
     db.upsert_session(make_session(1), note_path="Meta/claude-sessions/2026-03/a.md")
     db.upsert_session(make_session(2))
     db.add_compact_summary(session_id(3), "only a PostCompact summary so far")
-    assert db.sessions_without_note() == [session_id(2)]
+    assert db.sessions_needing_note() == [(session_id(2), None)]
 
 
 @pytest.fixture

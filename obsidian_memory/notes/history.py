@@ -54,7 +54,9 @@ def rebuild(settings, archive) -> str:
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
     existing = fsutil.read_text(target) if os.path.exists(target) else None
+    changes = archive.history_changes()   # before the rows: a change landing meanwhile stays pending
     text = render_history(archive.history_rows(), existing)
     if text != existing:
         fsutil.atomic_write_text(target, text)
+    archive.record_history_rendered(changes)
     return target

@@ -204,6 +204,13 @@ def write_note(session, settings, *, note_path: str | None = None) -> str:
     return relative
 
 
+def note_exists(settings, note_path: str) -> bool:
+    try:
+        return os.path.isfile(fsutil.resolve_inside(settings.vault, note_path))
+    except ValueError:
+        return False
+
+
 def read_note(settings, note_path: str | None) -> str | None:
     """The note's text from the vault, or None when it is gone (or was never written)."""
     if not note_path:

@@ -42,7 +42,7 @@ def test_one_row_per_noted_session_newest_first_with_pipes_escaped(settings, arc
 
 def test_rebuilding_again_updates_rows_in_place_and_never_duplicates(settings, archive):
     history.rebuild(settings, archive)
-    archive.set_note_path("00000003-x", "Meta/claude-sessions/2026-03/2026-03-04_00000003.md")
+    archive.record_note("00000003-x", "Meta/claude-sessions/2026-03/2026-03-04_00000003.md", 1)
     archive.upsert_session(Session(session_id="00000002-x", project="demo", title="middle, renamed",
                                    started_at="2026-03-02T09:05:00.000Z", prompts=[Prompt("p")]))
     text = open(history.rebuild(settings, archive), encoding="utf-8").read()

@@ -105,3 +105,36 @@ def test_the_mode_obeying_runner_really_cannot_write_a_read_only_folder(env, tmp
     finally:
         os.chmod(env.vault, 0o755)
     assert probe.stdout == b"PermissionError\n" and not target.exists()
+
+
+def test_a_history_table_that_could_not_be_written_comes_on_the_next_run_with_nothing_new(env):
+    blocker = env.vault / "Meta" / "claude-session-history.md"
+    blocker.mkdir(parents=True)   # in the way of the history table, not of the notes
+    sid, payload = _session(env, 5)
+    _quiet(hook_archive(env, payload))
+    assert len(session_notes(env.vault)) == 1 and blocker.is_dir()
+    blocker.rmdir()
+    imported = cli(env, "import")   # the transcript is unchanged: only the table is behind
+    assert imported.returncode == 0 and imported.stdout.startswith(b"archived 0 / unchanged 1")
+    assert len(history_lines(env.vault)) == 1
+
+
+def test_a_note_left_behind_while_the_vault_was_away_is_brought_up_to_date(env):
+    sid, payload = _session(env, 6)
+    _quiet(hook_archive(env, payload))
+    [note] = session_notes(env.vault)
+    (env.vault / note).write_text((env.vault / note).read_text(encoding="utf-8") + "my own words\n",
+                                  encoding="utf-8")
+    away = env.vault.with_name("vault-unmounted")
+    env.vault.rename(away)
+    write_transcript(env.config_dir / "projects" / "-work-demo" / f"{sid}.jsonl", sid,
+                     ["prompt 6", "a prompt typed later"])
+    _quiet(hook_archive(env, payload))   # the archive has the new prompt, the vault is not there
+    away.rename(env.vault)
+    assert "a prompt typed later" not in (env.vault / note).read_text(encoding="utf-8")
+
+    swept = cli(env, "sweep", "--quiet-seconds", "0")
+    assert swept.returncode == 0 and swept.stdout.startswith(b"archived 0 / unchanged 1")
+    text = (env.vault / note).read_text(encoding="utf-8")
+    assert "a prompt typed later" in text and text.count("my own words") == 1
+    assert session_notes(env.vault) == [note]
