@@ -94,6 +94,22 @@ _ROOT_FILE_POWERS = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_DAC_READ_SEARCH
 _PR_CAPBSET_DROP = 24
 
 
+def graph_vault(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the graph fixture vault (tests/fixtures/graph-vault), indexed in its own cache."""
+    import shutil
+
+    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "graph-vault", root)
+    return root
+
+
+def graph_settings(vault: Path, tmp_path: Path):
+    from obsidian_memory import settings as settings_module
+
+    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+
+
 def without_root_powers():
     """preexec_fn for a subprocess that must obey file modes. Root writes into read-only
     folders, so as root the capabilities that override modes are dropped from the bounding

@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import pytest
 
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
 from obsidian_memory.notes.reading import read_notes
-from testkit import FIXTURES, shared_path
+from testkit import graph_settings, graph_vault, shared_path
 
 
 @pytest.fixture
 def vault(tmp_path, monkeypatch):
-    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
-    root = tmp_path / "vault"
-    shutil.copytree(FIXTURES / "graph-vault", root)
-    return root
+    return graph_vault(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def settings(vault, tmp_path):
-    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+    return graph_settings(vault, tmp_path)
 
 
 def read_one(settings, path, **kw) -> dict:

@@ -3,7 +3,6 @@ incremental updates, and `related`, `similar`, `links_of`, `suggest_paths` over 
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import time
 
@@ -13,7 +12,7 @@ from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph, index, index_build
 from obsidian_memory.search.links import Resolver
-from testkit import FIXTURES, shared_path
+from testkit import graph_settings, graph_vault, shared_path
 
 # What Obsidian shows for the fixture vault (tests/fixtures/graph-vault), worked out by hand.
 FIXTURE_LINKS = {
@@ -39,15 +38,12 @@ def backlinks_from(outgoing: dict) -> dict:
 
 @pytest.fixture
 def vault(tmp_path, monkeypatch):
-    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
-    root = tmp_path / "vault"
-    shutil.copytree(FIXTURES / "graph-vault", root)
-    return root
+    return graph_vault(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def settings(vault, tmp_path):
-    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+    return graph_settings(vault, tmp_path)
 
 
 def write(vault, relative: str, text: str) -> None:
