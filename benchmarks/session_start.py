@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long the SessionStart hook takes, against a bare interpreter.
 
-usage: python benchmarks/session_start.py [--sessions 10000] [--runs 40]
+usage: python benchmarks/session_start.py [--sessions 10000] [--runs 40] [--baseline DIR]
 
 In a temporary HOME: an archive of N sessions (built with the archive API; a tenth of them in the
 benchmark's git repository, the rest spread over 200 other repositories, a third with a
@@ -13,6 +13,8 @@ so that machine noise hits both alike:
 with the sweep's stamp fresh (the steady state: the sweep starts at most once per 10 minutes),
 and once more with the stamp removed before each run (a sweep spawned every time; each run
 waits half a second first, so that no run competes with the previous one's sweep).
+`--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package, e.g. a worktree of
+main) adds that package's hook to the same interleaved runs, and prints new / baseline.
 Prints the medians and the ratio hook / bare (target <= 1.5), the in-process build_context time,
 and the size of the injected context. Bytecode is cached (PYTHONPYCACHEPREFIX in the temp dir),
 as it is after a pip install; the same without bytecode is printed for information.
@@ -35,6 +37,7 @@ sys.path.insert(0, str(REPO))
 from obsidian_memory import context as context_module  # noqa: E402
 from obsidian_memory import settings as settings_module  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
+from obsidian_memory.commands import sweep as sweep_command  # noqa: E402
 from obsidian_memory.model import CompactSummary, Prompt, Session  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"
@@ -73,6 +76,15 @@ def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
     return env, repo
 
 
+def baseline_hook(baseline: str) -> list[str]:
+    """The hook of the package under `baseline`, as its launcher runs it (its own folder first on
+    sys.path, before the PYTHONPATH that points at this checkout)."""
+    script = Path(baseline) / "scripts" / "obsidian_memory.py"
+    code = (f"import sys; sys.path.insert(0, {str(Path(baseline))!r}); sys.argv[0] = {str(script)!r}; "
+            "from obsidian_memory.cli import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", code, "hook", "session-start"]
+
+
 def timed(command: list[str], env: dict, stdin: bytes | None, cwd: Path) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
@@ -101,6 +113,9 @@ def report(title: str, medians: dict[str, float]) -> None:
     for name, value in medians.items():
         ratio = "" if name == "bare" else f"   ratio {value / bare:.2f}x"
         print(f"  {name:<24} {value * 1000:7.1f} ms{ratio}")
+    if "hook (baseline)" in medians:
+        print(f"  new / baseline (launcher script): "
+              f"{medians['hook (launcher script)'] / medians['hook (baseline)']:.2f}")
 
 
 def folder_listing(archive_path: str, runs: int = 200) -> None:
@@ -132,6 +147,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--baseline", default=None, metavar="DIR", help="an older checkout to compare with")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="om-bench-session-start-") as tmp:
         root = Path(tmp)
@@ -147,10 +163,12 @@ def main() -> int:
             "hook (launcher script)": [sys.executable, str(CLI), "hook", "session-start"],
             "hook (-m obsidian_memory)": [sys.executable, "-m", "obsidian_memory", "hook", "session-start"],
         }
+        if args.baseline:
+            commands["hook (baseline)"] = baseline_hook(os.path.abspath(args.baseline))
         module_env = dict(env, PYTHONPATH=str(REPO))
         done = subprocess.run(commands["hook (launcher script)"], input=stdin, capture_output=True, env=env, cwd=repo)
         text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-        stamp = root / "home" / ".claude" / "obsidian-memory" / context_module.SWEEP_STAMP
+        stamp = root / "home" / ".claude" / "obsidian-memory" / sweep_command.STAMP
         stamp.touch()
 
         report(f"steady state (sweep stamp fresh), median of {args.runs}", measure(commands, module_env, stdin, repo, args.runs))

@@ -112,16 +112,14 @@ def _event_name(payload):
 # -- detached work -------------------------------------------------------------------------------
 
 def detach(command, data, stdin_bytes=None):
-    """Start `command` in its own session, its output to the bootstrap log, and do not wait."""
+    """Start `command` in the background (obsidian_memory.spawn, standard library only, from this
+    plugin's own copy of the package), its errors to plugin.log, and do not wait."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from obsidian_memory import spawn
+
     os.makedirs(data, exist_ok=True)
-    stdin = subprocess.DEVNULL
-    if stdin_bytes is not None:
-        stdin = tempfile.TemporaryFile(dir=data)
-        stdin.write(stdin_bytes)
-        stdin.seek(0)
-    log = open(os.path.join(data, "plugin.log"), "ab")
-    options = {"creationflags": 0x00000008 | 0x00000200} if os.name == "nt" else {"start_new_session": True}
-    subprocess.Popen(command, stdin=stdin, stdout=log, stderr=log, close_fds=True, **options)
+    spawn.start(command, stdin_bytes=stdin_bytes, log_path=os.path.join(data, "plugin.log"))
 
 
 def start_bootstrap(data):

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from obsidian_memory import logs
+from obsidian_memory.locks import FileLock, LockBusy
 
 ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
     "archived", "unchanged", "skipped", "excluded", "missing", "failed")
@@ -183,64 +184,6 @@ def _rebuild_history(settings, archive) -> None:
 
 def _lock_path(settings, name: str) -> str:
     return os.path.join(settings.home, "locks", name)
-
-
-class LockBusy(OSError):
-    """Another process holds the lock."""
-
-
-class FileLock:
-    """An advisory lock on a file outside the vault (fcntl / msvcrt). `timeout=0` fails at once
-    with LockBusy; a positive timeout polls. The lock dies with its process, so a killed sweep
-    never leaves a stale lock behind."""
-
-    def __init__(self, path: str, *, timeout: float = 0.0):
-        self.path = path
-        self.timeout = timeout
-        self.handle = None
-
-    def __enter__(self) -> "FileLock":
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.handle = open(self.path, "a+b")
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                _lock(self.handle)
-                return self
-            except OSError:
-                if time.monotonic() >= deadline:
-                    self.handle.close()
-                    self.handle = None
-                    raise LockBusy(f"{self.path} is held by another process") from None
-                time.sleep(0.02)
-
-    def __exit__(self, *exc) -> None:
-        if self.handle is not None:
-            try:
-                _unlock(self.handle)
-            finally:
-                self.handle.close()
-                self.handle = None
-
-
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _lock(handle):
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-
-    def _unlock(handle):
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-else:
-    import fcntl
-
-    def _lock(handle):
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(handle):
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 # -- hooks ----------------------------------------------------------------------------------------

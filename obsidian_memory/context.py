@@ -16,7 +16,7 @@ not the injected memory, so state and learnings are injected again in full; the 
 shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary (they were shown
 at startup; the resume ids stay at hand) and its unused share goes to state and learnings.
 
-This module is on the SessionStart path: it imports only os, re, sys, time and our import-light
+This module is on the SessionStart path: it imports only os, re and our import-light
 modules at the top, compiles no regex at import, and imports the archive (sqlite3) only when an
 archive file exists and textclean only for text that holds control characters.
 """
@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import time
 
 from obsidian_memory.notes import memory
 
@@ -36,8 +34,6 @@ COMPACT_SESSION_LIMIT = 3
 NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is read in part
 MIN_LINE_START = 40            # a cut-off line is shown in part only when this much of it fits
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
-SWEEP_INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
-SWEEP_STAMP = "sweep.stamp"
 MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
                  "of past Claude Code sessions.")
@@ -52,18 +48,6 @@ def session_start_output(payload: dict, settings) -> str | None:
     text = build_context(settings, cwd=_string(payload.get("cwd")) or os.getcwd(),
                          source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
     return hook_json(text) if text else None
-
-
-def after_session_start(payload: dict, settings) -> None:
-    """What the hook does once its output is written: start the sweep of missed sessions
-    (after, so that the sweep's start does not compete with the context for the CPU)."""
-    if not _is_session_start(payload):
-        return
-    try:
-        start_sweep(settings, _string(payload.get("session_id")))
-    except Exception as exc:  # the sweep is a courtesy: never at the cost of the hook
-        from obsidian_memory import logs
-        logs.log_for(settings, "session-start: could not start the sweep", exc)
 
 
 def _is_session_start(payload) -> bool:
@@ -288,72 +272,6 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:
     """Sessions outside any repository: those whose cwd is this folder (served by an index)."""
     return archive.recent_sessions(cwd=cwd, limit=limit, exclude_session_id=session_id)
-
-
-# -- the background sweep ---------------------------------------------------------------------
-
-def start_sweep(settings, session_id: str | None, *, now: float | None = None) -> bool:
-    """Start `sweep --exclude-session <id>` detached, at most once per SWEEP_INTERVAL_SECONDS.
-    Returns whether a sweep was started."""
-    stamp = os.path.join(settings.home, SWEEP_STAMP)
-    now = time.time() if now is None else now
-    try:
-        if now - os.stat(stamp).st_mtime < SWEEP_INTERVAL_SECONDS:
-            return False
-    except OSError:
-        pass
-    os.makedirs(settings.home, exist_ok=True)
-    with open(stamp, "w", encoding="utf-8") as handle:
-        handle.write(f"{int(now)}\n")
-    os.utime(stamp, (now, now))
-    args = ["sweep"] + (["--exclude-session", session_id] if session_id else [])
-    spawn_detached(cli_command(args))
-    return True
-
-
-def cli_command(args: list[str]) -> list[str]:
-    """`python -c ...` running our CLI with `args`, whichever way this package was found (an
-    installed package or a checkout), without the current folder on sys.path (a user's repo
-    may hold modules named like ours or like the standard library's)."""
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = ("import os, sys; os.nice(10) if hasattr(os, 'nice') else None; "
-            "sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
-            f"sys.path.insert(0, {package_parent!r}); "
-            f"from obsidian_memory.cli import main; sys.exit(main({args!r}))")
-    return [sys.executable, "-c", code]
-
-
-def spawn_detached(argv: list[str]) -> None:
-    """Start `argv` in its own session with stdin/stdout/stderr on the null device, and return
-    without waiting: it outlives the hook and never holds the hook's stdout open."""
-    if os.name == "nt":  # pragma: no cover - Windows
-        import subprocess
-        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         creationflags=flags, close_fds=True)
-        return
-    actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY, 0)
-               for fd in (0, 1, 2)]
-    try:
-        os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
-    except (AttributeError, NotImplementedError):  # pragma: no cover - no posix_spawn with setsid
-        _double_fork(argv)
-
-
-def _double_fork(argv: list[str]) -> None:  # pragma: no cover - platforms without posix_spawn
-    pid = os.fork()
-    if pid:
-        os.waitpid(pid, 0)
-        return
-    try:
-        os.setsid()
-        if os.fork() == 0:
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-            os.execv(argv[0], argv)
-    finally:
-        os._exit(0)
 
 
 # -- text helpers -----------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def stale_temp_files(folder: str, *, recursive: bool = True) -> list[str]:
                 old = now - os.lstat(path).st_mtime > STALE_TEMP_SECONDS
             except OSError:
                 continue
-            if old or not _process_alive(pid):
+            if old or not process_alive(pid):
                 found.append(path)
     return sorted(found)
 
@@ -76,16 +76,41 @@ def _temp_file_pid(name: str) -> int | None:
     return int(pid) if dash and rest and pid.isdigit() else None
 
 
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid() or os.name == "nt":   # (os.kill on Windows would end the process)
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists here; when that cannot be told, yes (so that nothing
+    of a live process is ever taken for a dead one's)."""
+    if pid == os.getpid():
         return True
+    if os.name == "nt":   # (os.kill on Windows would end the process)
+        return _windows_process_alive(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OSError):
-        return True   # it exists (another user's, or we cannot tell): leave its file alone
+    except OSError:
+        return True   # it exists (another user's, or we cannot tell)
     return True
+
+
+def _windows_process_alive(pid: int) -> bool:  # pragma: no cover - Windows only
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.OpenProcess.restype = wintypes.HANDLE
+        handle = kernel32.OpenProcess(0x1000, False, pid)   # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return ctypes.get_last_error() != 87   # ERROR_INVALID_PARAMETER: no such process
+        try:
+            code = wintypes.DWORD()
+            if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+                return True
+            return code.value == 259   # STILL_ACTIVE
+        finally:
+            kernel32.CloseHandle(handle)
+    except Exception:
+        return True
 
 
 def read_text(path: str) -> str | None:

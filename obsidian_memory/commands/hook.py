@@ -51,13 +51,17 @@ def main(argv: list[str]) -> int:
 
 
 def _after_session_start(payload, settings) -> None:
-    """Background work (the sweep) is started once the output is out, and prints nothing."""
+    """Background work (the sweep of sessions whose end hooks never fired) starts once the output
+    is out (so that it does not compete with the context for the CPU), and prints nothing."""
+    if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
+        return
     real_stdout, sys.stdout = sys.stdout, io.StringIO()
     try:
-        from obsidian_memory.context import after_session_start
-        after_session_start(payload, settings)
+        from obsidian_memory.commands.sweep import start_in_background
+        session_id = payload.get("session_id")
+        start_in_background(settings, session_id.strip() if isinstance(session_id, str) else None)
     except BaseException as exc:
-        _log(settings, "hook session-start: background work failed", exc)
+        _log(settings, "hook session-start: could not start the sweep", exc)
     finally:
         sys.stdout = real_stdout
 

@@ -1,7 +1,13 @@
 """`obsidian_memory.py sweep [--quiet-seconds N] [--exclude-session ID]`: archive transcripts that
 changed since their last archive and have been quiet for a while (missed end hooks). The
-SessionStart hook starts it detached; one sweep runs at a time."""
+SessionStart hook starts it in the background (`start_in_background`, import-light); one sweep
+runs at a time."""
 from __future__ import annotations
+
+import os
+
+INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
+STAMP = "sweep.stamp"
 
 
 def add_arguments(parser) -> None:
@@ -18,3 +24,25 @@ def run(args) -> int:
     summary = archiver.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds)
     print(summary.line())
     return 0
+
+
+def start_in_background(settings, session_id: str | None, *, now: float | None = None) -> bool:
+    """Start `sweep --exclude-session <id>` detached, at most once per INTERVAL_SECONDS (the stamp
+    file's time says when the last one started). Returns whether a sweep was started."""
+    import time
+
+    from obsidian_memory import spawn
+
+    stamp = os.path.join(settings.home, STAMP)
+    now = time.time() if now is None else now
+    try:
+        if now - os.stat(stamp).st_mtime < INTERVAL_SECONDS:
+            return False
+    except OSError:
+        pass
+    os.makedirs(settings.home, exist_ok=True)
+    with open(stamp, "w", encoding="utf-8") as handle:
+        handle.write(f"{int(now)}\n")
+    os.utime(stamp, (now, now))
+    spawn.start(spawn.command("sweep", *(["--exclude-session", session_id] if session_id else [])))
+    return True

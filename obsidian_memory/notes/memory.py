@@ -305,5 +305,5 @@ def _writable(settings, relative: str) -> str:
 
 
 def _lock(settings):
-    from obsidian_memory.archiver import FileLock
+    from obsidian_memory.locks import FileLock
     return FileLock(os.path.join(settings.home, "locks", "memory-notes.lock"), timeout=10.0)
