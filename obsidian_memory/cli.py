@@ -62,14 +62,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_argparse_command(module, prog: str, description: str, argv: list[str]) -> int:
-    import argparse
+    from obsidian_memory.cliutil import OneLineParser, guarded
 
-    from obsidian_memory.cliutil import guarded
-
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = OneLineParser(prog=prog, description=description)
     module.add_arguments(parser)
-    args = parser.parse_args(argv)
-    return guarded(prog, lambda: module.run(args))
+    return guarded(prog, lambda: module.run(parser.parse_args(argv)))
 
 
 def _import_command(module_name: str):

@@ -20,6 +20,22 @@ class OneLineParser(argparse.ArgumentParser):
         raise UserError(f"{message} (see {self.prog} --help)")
 
 
+def bounded_number(low, high, kind=int):
+    """An argparse `type` for a number from `low` to `high`: anything else (a word, 20 digits,
+    nan, inf) is one usage line instead of an OverflowError deep down."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except (ValueError, OverflowError):
+            value = None
+        if value is None or not low <= value <= high:   # (nan fails both comparisons)
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} from {low:,} to {high:,}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
 def guarded(prog: str, action) -> int:
     """Run `action()` and turn what it raises into one line on stderr and an exit status."""
     try:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 
+from obsidian_memory.cliutil import bounded_number
 from obsidian_memory.errors import UserError
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
+    parser.add_argument("--limit", type=bounded_number(1, 100_000_000), default=None, metavar="N",
                         help="embed at most N notes this run (the most recently changed first)")
     parser.add_argument("--vault", default=None, help="the vault (default: settings)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from obsidian_memory.cliutil import bounded_number
 from obsidian_memory.errors import UserError
 from obsidian_memory.search.hybrid import MODES
 
@@ -30,7 +31,7 @@ def add_arguments(parser) -> None:
                              "vault's default, hybrid when embeddings exist, else fulltext)")
     parser.add_argument("--fan-out", action="store_true",
                         help="search each query with its alternative phrasings (the entry's \"queries\"), fused")
-    parser.add_argument("-k", type=int, default=10, help="results fetched per query (default: 10)")
+    parser.add_argument("-k", type=bounded_number(1, 10_000), default=10, help="results fetched per query (default: 10)")
     parser.add_argument("--json", action="store_true", help="print figures and per-query results as JSON")
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import sys
 
+from obsidian_memory.cliutil import bounded_number
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="vault-relative note path, with or without .md, or a note name if unique")
     parser.add_argument("--raw", action="store_true", help="the whole file, frontmatter included")
-    parser.add_argument("--max-chars", type=int, default=None, metavar="N", help="cut each body to N characters")
+    parser.add_argument("--max-chars", type=bounded_number(1, 100_000_000), default=None, metavar="N",
+                        help="cut each body to N characters")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--vault", default=None, help="the vault (default: settings)")
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 
+from obsidian_memory.cliutil import bounded_number
+
 
 def add_arguments(parser) -> None:
     from obsidian_memory.search.graph import DIRECTIONS, MAX_DEPTH
 
     parser.add_argument("path", help="the note: vault-relative path, with or without .md, or its name if unique")
-    parser.add_argument("--depth", type=int, default=1, help=f"links to follow from the note (1-{MAX_DEPTH}, default 1)")
+    parser.add_argument("--depth", type=bounded_number(1, MAX_DEPTH), default=1,
+                        help=f"links to follow from the note (1-{MAX_DEPTH}, default 1)")
     parser.add_argument("--direction", default="both", choices=DIRECTIONS,
                         help="outgoing links, backlinks or both (default both)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")

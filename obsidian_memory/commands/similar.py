@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 
+from obsidian_memory.cliutil import bounded_number
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("path", help="the note: vault-relative path, with or without .md, or its name if unique")
-    parser.add_argument("-n", "--limit", type=int, default=10, help="number of notes (default 10)")
+    parser.add_argument("-n", "--limit", type=bounded_number(1, 10_000), default=10, help="number of notes (default 10)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--vault", default=None, help="the vault (default: settings)")
 

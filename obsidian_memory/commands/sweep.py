@@ -11,7 +11,9 @@ STAMP = "sweep.stamp"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--quiet-seconds", type=float, default=300, metavar="N",
+    from obsidian_memory.cliutil import bounded_number   # (not at the top: SessionStart imports this module)
+
+    parser.add_argument("--quiet-seconds", type=bounded_number(0, 10 * 365 * 86400, float), default=300, metavar="N",
                         help="only transcripts unmodified for N seconds (default 300)")
     parser.add_argument("--exclude-session", action="append", default=[], metavar="ID",
                         help="a session to leave alone (the one running now); repeatable")

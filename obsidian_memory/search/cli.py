@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.cliutil import OneLineParser, guarded
+from obsidian_memory.cliutil import OneLineParser, bounded_number, guarded
 from obsidian_memory.search.hybrid import MODES
 
 PROG = "search_vault.py"
@@ -18,7 +18,7 @@ DASH_VALUE_OPTIONS = ("--tag", "--frontmatter")
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("queries", nargs="+", metavar="query",
                         help="search words (2-5 distinctive keywords); several queries are fused")
-    parser.add_argument("-n", "--limit", type=int, default=10, help="number of results (default 10)")
+    parser.add_argument("-n", "--limit", type=bounded_number(1, 10_000), default=10, help="number of results (default 10)")
     parser.add_argument("--folder", action="append", default=[], metavar="F",
                         help="only notes under this vault-relative folder (repeatable: any of them)")
     parser.add_argument("--exclude", action="append", default=[], metavar="X",
@@ -32,7 +32,7 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default=None, choices=MODES,
                         help="ranking of the local index: hybrid (words + meaning), semantic, fulltext or "
                              "title (fuzzy note names); default hybrid when embeddings exist, else fulltext")
-    parser.add_argument("--port", type=int, default=None, help="Omnisearch HTTP port (default $OMNISEARCH_PORT or 51361)")
+    parser.add_argument("--port", type=bounded_number(1, 65535), default=None, help="Omnisearch HTTP port (default $OMNISEARCH_PORT or 51361)")
     parser.add_argument("--vault", default=None, help="vault folder (default $OBSIDIAN_VAULT or ~/Vault)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 

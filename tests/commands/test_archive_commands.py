@@ -103,6 +103,19 @@ def test_sessions_lists_newest_first_as_text_and_json(user):
     assert text[0].startswith("2026-03-03 09:00  00000002  proj0  title 2  (2 prompts)")
 
 
+@pytest.mark.parametrize("command", [["sessions"], ["similar", "Home"], ["related", "Home", "--depth"],
+                                     ["read", "Home", "--max-chars"], ["sweep", "--quiet-seconds"]])
+@pytest.mark.parametrize("value", ["99999999999999999999", "-1", "ten", "nan"])
+def test_numeric_arguments_out_of_range_are_one_line_and_exit_2(user, command, value):
+    """`sessions -n 99999999999999999999` ended in an OverflowError traceback."""
+    user.run("import")
+    args = [*command, value] if command[-1].startswith("--") else [*command, "-n", value]
+    result = user.run(*args)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and result.stdout == b"", err
+    assert len(err.strip().splitlines()) == 1 and "is not a" in err and "Traceback" not in err
+
+
 def test_sessions_without_an_archive_says_so(user):
     result = user.run("sessions")
     assert result.returncode == 0 and "no archived sessions" in result.stdout.decode()
