@@ -133,8 +133,49 @@ def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
     with open_archive(path, readonly=True) as archive:
         samples = [timed(lambda: archive.recent_sessions(repo_root="/work/repo7", limit=5)) for _ in range(50)]
         figures[f"recent_sessions(repo_root), {count:,} sessions"] = statistics.median(samples)
-        figures[f"grep_sessions('module 3[01]'), {count:,} sessions"] = statistics.median(
-            [timed(lambda: archive.grep_sessions(r"module 3[01]", limit=20)) for _ in range(3)])
+    figures.update(grep_engines(path, count))
+    return figures
+
+
+def grep_engines(path: str, count: int) -> dict[str, float]:
+    """`search --sessions` over the big archive: a plain pattern on each engine (RE2 in-process,
+    Python's re in-process as before the time bound, Python's re in the bounded worker), and a
+    catastrophic pattern over one 50,000-character run of `a` (RE2; Python's engine is stopped)."""
+    import re
+
+    from obsidian_memory import session_search
+    from obsidian_memory.archive import open_archive
+    from obsidian_memory.model import Prompt, Session
+
+    pattern = r"module 3[01]"
+    figures = {}
+    if session_search.compile_pattern(pattern).engine == "re2":
+        figures[f"grep '{pattern}' RE2, {count:,} sessions"] = statistics.median(
+            [timed(lambda: session_search.grep_sessions(path, pattern, limit=20)) for _ in range(3)])
+    python = session_search.Matcher(pattern, re.compile(pattern, re.IGNORECASE), "re")
+    with open_archive(path, readonly=True) as archive:
+        figures[f"grep '{pattern}' Python re in-process (old), {count:,}"] = statistics.median(
+            [timed(lambda: archive.grep_sessions(python, limit=20)) for _ in range(3)])
+    original = session_search._re2_compile
+    session_search._re2_compile = lambda _pattern: None
+    try:
+        figures[f"grep '{pattern}' Python re in the worker, {count:,}"] = statistics.median(
+            [timed(lambda: session_search.grep_sessions(path, pattern, limit=20)) for _ in range(3)])
+    finally:
+        session_search._re2_compile = original
+    with open_archive(path) as archive:
+        archive.upsert_session(Session(session_id="ffffffff-0000-4000-8000-000000000000", project="x",
+                                       started_at="2026-01-01T00:00:00.000Z", prompts=[Prompt("a" * 50_000 + "b")]))
+    for catastrophic in (r"(a+)+$", r"(\w+\s?)+;$"):
+        figures[f"grep '{catastrophic}' (catastrophic), {count + 1:,}"] = timed(
+            lambda: session_search.grep_sessions(path, catastrophic, limit=20))
+    slow = r"(a+)+(?=c)"
+    started = time.perf_counter()
+    try:
+        session_search.grep_sessions(path, slow, limit=20, deadline=2.0)
+    except session_search.PatternTooSlow:
+        pass
+    figures[f"grep '{slow}' (Python only; deadline 2 s)"] = time.perf_counter() - started
     return figures
 
 

@@ -1,7 +1,7 @@
 """The session archive: the permanent SQLite record of every Claude Code session.
 
 The only module that speaks SQL to the archive. It is on the SessionStart path, so its
-top-level imports are limited to os, sqlite3, json, re and time; the data model and the
+top-level imports are limited to os, sqlite3, json and re; the data model and the
 clock are imported inside the functions that need them.
 
 Schema: versioned with `PRAGMA user_version`; MIGRATIONS[n] brings version n to n + 1 and
@@ -15,7 +15,6 @@ import json
 import os
 import re
 import sqlite3
-import time
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
 _DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
@@ -400,7 +399,8 @@ class Archive:
                         cwd: str | None = None, limit: int = 20,
                         exclude_session_id: str | None = None) -> list[dict]:
         """Newest first (by start). `cwd` means the sessions started in that folder outside any
-        repository. Served by the (repo_root|project|cwd, started_at) indexes."""
+        repository; `project` is a name or glob (see _project_scope). Served by the
+        (repo_root|project|cwd, started_at) indexes."""
         where, params = [], []
         if repo_root is not None:
             where.append("repo_root = ?")
@@ -408,9 +408,9 @@ class Archive:
         if cwd is not None:
             where.append("cwd = ? AND repo_root IS NULL")
             params.append(cwd)
-        if project is not None:
-            where.append("project = ?")
-            params.append(project)
+        project_where, project_params = self._project_scope("sessions", project)
+        where += project_where
+        params += project_params
         if exclude_session_id:
             where.append("session_id != ?")
             params.append(exclude_session_id)
@@ -436,22 +436,18 @@ class Archive:
             "SELECT session_id, started_at, project, title, note_path FROM sessions "
             "WHERE note_path IS NOT NULL ORDER BY started_at DESC, session_id")]
 
-    def grep_sessions(self, pattern: str, *, project: str | None = None, since: str | None = None,
-                      limit: int = 20) -> list[dict]:
-        """Sessions whose title, prompts or compaction summaries match a (case-insensitive)
-        Python regex, newest first, each with the first matching field and a one-line snippet."""
-        regex = _compile_user_regex(pattern)
-        since_iso = _since_to_utc_iso(since)
+    def grep_sessions(self, regex, *, project: str | None = None, since_utc: str | None = None,
+                      limit: int | None = None, snippet=None) -> list[dict]:
+        """Sessions whose title, prompts or compaction summaries `regex.search()` matches, newest
+        first, each with the first matching field and `snippet(text)` of it. The caller bounds
+        the regex's cost (session_search)."""
         self.db.create_function("om_matches", 1,
                                 lambda text: text is not None and regex.search(text) is not None,
                                 deterministic=True)
-        where, params = [], []
-        if project is not None:
-            where.append("s.project = ?")
-            params.append(project)
-        if since_iso:
+        where, params = self._project_scope("s", project)
+        if since_utc:
             where.append("s.started_at >= ?")
-            params.append(since_iso)
+            params.append(since_utc)
         scope = (" AND " + " AND ".join(where)) if where else ""
         # Field order within one session: title, then prompts in order, then summaries in order.
         query = f"""
@@ -474,10 +470,38 @@ class Archive:
                 continue
             seen.add(session_id)
             results.append({"session_id": session_id, "title": title, "project": proj, "started_at": started_at,
-                             "note_path": note_path, "field": field, "snippet": _snippet(text, regex)})
-            if len(results) >= limit:
+                             "note_path": note_path, "field": field,
+                             "snippet": snippet(text) if snippet else text[:SNIPPET_CHARS]})
+            if limit is not None and len(results) >= limit:
                 break
         return results
+
+    def _project_scope(self, alias: str, pattern: str | None) -> tuple[list[str], list]:
+        """SQL conditions for `--project PATTERN` (see project_matches), on indexed columns."""
+        if pattern is None:
+            return [], []
+        projects, roots = set(), set()
+        for project, repo_root in self.db.execute("SELECT DISTINCT project, repo_root FROM sessions"):
+            if project_matches(pattern, project, None):
+                projects.add(project)
+            if project_matches(pattern, None, repo_root):
+                roots.add(repo_root)
+        if not projects and not roots:
+            return ["0"], []
+        conditions = [f"{alias}.{column} IN ({', '.join('?' for _ in values)})"
+                      for column, values in (("project", projects), ("repo_root", roots)) if values]
+        return [f"({' OR '.join(conditions)})"], [*sorted(projects), *sorted(roots)]
+
+
+def project_matches(pattern: str, project: str | None, repo_root: str | None) -> bool:
+    """`--project PATTERN`: the session's project, or its repository's name (the main working
+    tree's folder, which its worktrees share), matches the glob, case aside; a plain name
+    matches itself. So `spotter` finds the sessions of the spotter-gqc worktrees too."""
+    import fnmatch
+
+    wanted = pattern.strip().lower()
+    names = [project or "", _basename(repo_root) if repo_root else ""]
+    return any(name and fnmatch.fnmatchcase(name.lower(), wanted) for name in names)
 
 
 class _Transaction:
@@ -544,6 +568,10 @@ def _is_older_parse(existing_row, session) -> bool:
             and session.transcript_size is not None and session.transcript_size < stored_size)
 
 
+def _basename(path: str) -> str:
+    return os.path.basename(os.path.normpath(path.replace("\\", "/")))
+
+
 def _normalise(text: str) -> str:
     return " ".join(text.split())
 
@@ -576,34 +604,3 @@ def _in_time_order(rows: list) -> list:
     if all(row[1] for row in rows):
         rows.sort(key=lambda row: row[1])  # stable
     return rows
-
-
-def _compile_user_regex(pattern: str):
-    try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
-        from obsidian_memory.errors import UserError
-        raise UserError(f"bad regular expression {pattern!r}: {exc}") from None
-
-
-def _since_to_utc_iso(since: str | None) -> str | None:
-    """YYYY-MM-DD (local midnight) as the UTC timestamp format Claude Code writes."""
-    if not since:
-        return None
-    try:
-        local = time.strptime(since, "%Y-%m-%d")
-    except ValueError:
-        from obsidian_memory.errors import UserError
-        raise UserError(f"--since wants a date as YYYY-MM-DD, not {since!r}") from None
-    epoch = time.mktime(local)
-    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(epoch))
-
-
-def _snippet(text: str, regex) -> str:
-    match = regex.search(text)
-    start, end = (match.start(), match.end()) if match else (0, 0)
-    width = SNIPPET_CHARS
-    left = max(0, start - (width - (end - start)) // 2)
-    right = left + max(width, end - start)
-    piece = re.sub(r"\s+", " ", text[left:right]).strip()
-    return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")

@@ -270,9 +270,10 @@ def import_transcripts(settings, *, since: str | None = None, project: str | Non
                        dry_run: bool = False, progress: bool = True) -> ImportSummary:
     """Backfill every transcript; unchanged ones (same size and mtime as at their last archive)
     are not parsed again, so a second run archives nothing."""
-    since_epoch = _since_epoch(since)
-    paths = [p for p in transcript_paths(settings) if _modified_since(p, since_epoch)
-             and (project is None or _slug_may_hold(p, project))]
+    from obsidian_memory import clock
+
+    since_epoch = clock.parse_since(since)
+    paths = [p for p in transcript_paths(settings) if _modified_since(p, since_epoch)]
     return _archive_many(settings, paths, project=project, dry_run=dry_run, progress=progress)
 
 
@@ -312,7 +313,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
         for path in paths:
             if known.get(os.path.abspath(path)) == _stat_fingerprint(path):
                 summary.add(ArchiveResult(UNCHANGED, path))
-            else:
+            elif project is None or _in_project(path, project):
                 summary.would_archive.append(path)
         return summary
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
@@ -377,10 +378,17 @@ def _archive_path(path, settings, archive, known, project) -> ArchiveResult:
         fingerprint = _stat_fingerprint(absolute)
         if known.get(absolute) == fingerprint:
             return ArchiveResult(UNCHANGED, absolute)
-        from obsidian_memory import transcript
-        if transcript.parse(absolute, include_subagents=False).project != project:
+        if not _in_project(absolute, project):
             return ArchiveResult(SKIPPED, absolute, reason=f"not in project {project!r}")
     return _archive_one(absolute, settings, archive, force=False, known_fingerprint=known.get(absolute))
+
+
+def _in_project(path: str, project: str) -> bool:
+    from obsidian_memory import transcript
+    from obsidian_memory.archive import project_matches
+
+    parsed = transcript.parse(path, include_subagents=False)
+    return project_matches(project, parsed.project, parsed.repo_root)
 
 
 def _stat_fingerprint(path: str):
@@ -391,16 +399,6 @@ def _stat_fingerprint(path: str):
     return (stat.st_size, stat.st_mtime)
 
 
-def _since_epoch(since: str | None) -> float | None:
-    if not since:
-        return None
-    try:
-        return time.mktime(time.strptime(since, "%Y-%m-%d"))
-    except ValueError:
-        from obsidian_memory.errors import UserError
-        raise UserError(f"--since wants a date as YYYY-MM-DD, not {since!r}") from None
-
-
 def _modified_since(path: str, since_epoch: float | None) -> bool:
     if since_epoch is None:
         return True
@@ -408,10 +406,3 @@ def _modified_since(path: str, since_epoch: float | None) -> bool:
         return os.path.getmtime(path) >= since_epoch
     except OSError:
         return False
-
-
-def _slug_may_hold(path: str, project: str) -> bool:
-    """Claude Code names the project folder after the cwd with every non-alphanumeric character
-    replaced by `-`: a session of `project` has that name (so converted) in its folder name."""
-    slug = os.path.basename(os.path.dirname(path)).lower()
-    return re.sub(r"[^a-z0-9]", "-", project.lower()) in slug

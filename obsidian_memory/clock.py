@@ -36,3 +36,29 @@ def parse_iso(value: str | None) -> _dt.datetime | None:
 def to_local(value: str | None) -> _dt.datetime | None:
     parsed = parse_iso(value)
     return parsed.astimezone() if parsed else None
+
+
+def parse_since(value: str | None, option: str = "--since") -> float | None:
+    """A day `YYYY-MM-DD` as the epoch of its local midnight (None for no value), or a UserError
+    saying what is expected. The one parser of every `--since`."""
+    import re
+    import time
+
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        from obsidian_memory.errors import UserError
+        raise UserError(f"{option} {value!r}: expected a date YYYY-MM-DD")
+    try:
+        return time.mktime(time.strptime(text, "%Y-%m-%d"))
+    except (ValueError, OverflowError) as exc:
+        from obsidian_memory.errors import UserError
+        raise UserError(f"{option} {value!r}: not a real day ({exc})") from None
+
+
+def utc_iso(epoch: float | None) -> str | None:
+    """An epoch in the timestamp format Claude Code writes (UTC, milliseconds, `Z`)."""
+    if epoch is None:
+        return None
+    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")

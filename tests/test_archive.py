@@ -10,7 +10,6 @@ from freezegun import freeze_time
 from obsidian_memory import archive as archive_module
 from obsidian_memory import transcript
 from obsidian_memory.archive import ArchiveError, integrity_check, open_archive
-from obsidian_memory.errors import UserError
 from obsidian_memory.model import CompactSummary, Prompt, Session, Subagent
 
 
@@ -267,45 +266,6 @@ def test_sessions_without_a_note_are_those_with_something_to_show(db):
     db.upsert_session(make_session(2))
     db.add_compact_summary(session_id(3), "only a PostCompact summary so far")
     assert db.sessions_needing_note() == [(session_id(2), None)]
-
-
-@pytest.fixture
-def searchable(db):
-    db.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z", title="Parser rewrite"))
-    db.upsert_session(make_session(2, started_at="2026-03-05T09:00:00.000Z", project="web",
-                                   prompts=[Prompt("nothing here"), Prompt("fix the " + "x" * 300 + " Login\nredirect loop " + "y" * 300)]))
-    db.upsert_session(make_session(3, started_at="2026-03-03T09:00:00.000Z",
-                                   compact_summaries=[CompactSummary("We migrated the LOGIN flow to OAuth")]))
-    return db
-
-
-def test_grep_finds_title_prompt_and_summary_newest_first(searchable):
-    rows = searchable.grep_sessions(r"login|parser")
-    assert [(r["session_id"], r["field"]) for r in rows] == [
-        (session_id(2), "prompt"), (session_id(3), "summary"), (session_id(1), "title")]
-    assert set(rows[0]) == {"session_id", "title", "project", "started_at", "note_path", "field", "snippet"}
-
-
-def test_grep_snippet_is_one_line_around_the_match(searchable):
-    [row] = searchable.grep_sessions(r"login\s+redirect")
-    assert "Login redirect" in row["snippet"] and "\n" not in row["snippet"]
-    assert row["snippet"].startswith("…") and row["snippet"].endswith("…")
-    assert len(row["snippet"]) <= archive_module.SNIPPET_CHARS + 2
-
-
-def test_grep_filters_by_project_since_and_limit(searchable):
-    assert [r["session_id"] for r in searchable.grep_sessions("prompt|nothing", project="web")] == [session_id(2)]
-    assert [r["session_id"] for r in searchable.grep_sessions("prompt|nothing", since="2026-03-02")] == [
-        session_id(2), session_id(3)]
-    assert [r["session_id"] for r in searchable.grep_sessions("prompt|nothing", limit=2)] == [
-        session_id(2), session_id(3)]
-
-
-def test_grep_with_a_bad_regex_or_date_is_a_user_error(searchable):
-    with pytest.raises(UserError, match="regular expression"):
-        searchable.grep_sessions("(unclosed")
-    with pytest.raises(UserError):
-        searchable.grep_sessions("x", since="March")
 
 
 def test_timestamps_come_from_the_clock(db):

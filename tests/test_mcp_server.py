@@ -226,6 +226,23 @@ def test_search_sessions_matches_prompts_and_titles_with_project_since_and_limit
     assert [r["session_id"] for r in structured(everything)["results"]] == [REAL_2_1_332_ID, DEMO_ID]
 
 
+def test_a_slow_session_search_blocks_no_other_call_and_ends_with_an_error(world):
+    """Python's backtracking engine (a lookahead: RE2 cannot run it) over a prompt: exponential.
+    The status call sent after it is answered first, and the search ends with a one-line error."""
+    slow = {"name": "search_sessions", "arguments": {"pattern": r"(.+)+(?=\x00)", "timeout_seconds": 3}}
+    lines, code, _ = raw_exchange(world, [sys.executable, str(CLI), "mcp"], [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": slow},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}},
+    ])
+    answers = [json.loads(line) for line in lines]
+    order = [answer["id"] for answer in answers if answer.get("id") in (2, 3)]
+    assert order == [3, 2] and code == 0
+    search = next(answer for answer in answers if answer.get("id") == 2)["result"]
+    assert search["isError"] is True
+    [block] = search["content"]
+    assert "was too slow: stopped after 3 s" in block["text"] and "\n" not in block["text"]
+
+
 def test_status_reports_the_vault_index_archive_and_omnisearch_like_the_status_command(world):
     [result] = serve(world, calling(("status", {})))
     data = structured(result)

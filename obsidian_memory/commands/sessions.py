@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import json
 
-from obsidian_memory.errors import UserError
+from obsidian_memory.cliutil import bounded_number
 
+MAX_LIST = 1_000_000
 JSON_KEYS = ("session_id", "title", "project", "cwd", "started_at", "ended_at", "prompt_count", "note_path")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--project", default=None, metavar="NAME", help="only this project")
-    parser.add_argument("-n", "--limit", type=int, default=20, metavar="N", help="how many (default 20)")
+    parser.add_argument("--project", default=None, metavar="NAME",
+                        help="only this project or repository (its worktrees too); globs like 'web*'")
+    parser.add_argument("-n", "--limit", type=bounded_number(1, MAX_LIST), default=20, metavar="N",
+                        help="how many (default 20)")
     parser.add_argument("--json", action="store_true", help="a JSON list instead of text")
 
 
@@ -19,8 +22,6 @@ def run(args) -> int:
     from obsidian_memory.archive import open_archive
     from obsidian_memory.textclean import strip_control
 
-    if args.limit < 1:
-        raise UserError("-n must be at least 1")
     settings = settings_module.load()
     try:
         with open_archive(settings.archive, readonly=True) as archive:

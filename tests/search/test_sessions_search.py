@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from testkit import shared_path
 
 from obsidian_memory import transcript
 from obsidian_memory.archive import open_archive
+from obsidian_memory.model import Prompt, Session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # fixture transcript -> (started_at, project, note_path) given to it in this archive
@@ -108,3 +111,76 @@ def test_a_missing_archive_has_no_results(env):
 def test_project_without_sessions_is_refused(env):
     result = env.run("search", "x", "--project", "webapp")
     assert result.returncode == 2 and "only apply with --sessions" in result.stderr.decode()
+
+
+# -- bounded time (issue 13.1) ---------------------------------------------------------------------
+
+@pytest.fixture
+def a_run(env):
+    """One archived prompt of 50,000 `a` then `b`: exponential for a backtracking `(a+)+$`."""
+    with open_archive(str(env.archive_db)) as archive:
+        archive.upsert_session(Session(session_id="aaaa0000-0000-4000-8000-000000000001", project="demo",
+                                       started_at="2026-03-01T10:00:00.000Z", prompts=[Prompt("a" * 50_000 + "b")]))
+    return env
+
+
+def test_a_catastrophic_pattern_answers_at_once(a_run):
+    result = a_run.run("search", "(a+)+$", "--sessions", "--json", timeout=60)
+    assert result.returncode == 0, result.stderr.decode()
+    assert json.loads(result.stdout)["total_results"] == 0
+    found = a_run.run("search", "(a+)+b$", "--sessions", "--json", timeout=60)
+    [row] = json.loads(found.stdout)["results"]
+    assert row["snippet"].startswith("…") and row["snippet"].endswith("ab")
+
+
+def test_a_slow_pattern_only_python_can_run_stops_at_the_deadline_with_one_line(a_run):
+    result = a_run.run("search", "(a+)+(?=c)", "--sessions", "--timeout", "1", timeout=60)
+    err = result.stderr.decode()
+    assert result.returncode == 1 and result.stdout == b""
+    assert "was too slow: stopped after 1 s" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_real_transcripts_answer_a_pattern_an_agent_may_write(env):
+    """`(\\w+\\s?)+;$` ran over 60 s on the shared real transcripts with Python's engine."""
+    shutil.copytree(shared_path("fixtures", "transcripts", "projects"), env.config_dir / "projects")
+    assert env.run("import").returncode == 0
+    result = env.run("search", r"(\w+\s?)+;$", "--sessions", "--json", timeout=60)
+    assert result.returncode == 0, result.stderr.decode()
+    assert json.loads(result.stdout)["total_results"] >= 0
+
+
+@pytest.mark.parametrize("args", [["-n", "99999999999999999999"], ["-n", "0"], ["-n", "ten"],
+                                  ["--timeout", "1e999"], ["--timeout", "nan"], ["--timeout", "0"]])
+def test_numbers_out_of_range_are_one_line_and_exit_2(archived, args):
+    result = archived.run("search", "x", "--sessions", *args)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and result.stdout == b"" and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and "from" in err
+
+
+# -- --project: globs and worktrees ----------------------------------------------------------------
+
+@pytest.fixture
+def worktrees(env):
+    with open_archive(str(env.archive_db)) as archive:
+        for n, (project, repo_root) in enumerate([("spotter", "/src/spotter"), ("spotter-gqc", "/src/spotter"),
+                                                  ("spotter-dov", "/src/spotter"), ("webapp", "/src/webapp"),
+                                                  ("spotterish", None)]):
+            archive.upsert_session(Session(session_id=f"{n:08x}-0000-4000-8000-000000000000", project=project,
+                                           repo_root=repo_root, started_at=f"2026-03-0{n + 1}T10:00:00.000Z",
+                                           prompts=[Prompt(f"work on {project}")]))
+    return env
+
+
+@pytest.mark.parametrize("project, expected", [
+    ("spotter", {"spotter", "spotter-gqc", "spotter-dov"}),
+    ("SPOTTER-gqc", {"spotter-gqc"}),
+    ("spotter*", {"spotter", "spotter-gqc", "spotter-dov", "spotterish"}),
+    ("*app", {"webapp"}),
+    ("nothing", set()),
+])
+def test_project_filters_take_globs_and_match_the_worktrees_of_a_repository(worktrees, project, expected):
+    found = grep(worktrees, "work", "--project", project)
+    assert {row["project"] for row in found["results"]} == expected
+    listed = json.loads(worktrees.run("sessions", "--project", project, "--json").stdout)
+    assert {row["project"] for row in listed} == expected
