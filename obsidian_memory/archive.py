@@ -6,8 +6,10 @@ clock are imported inside the functions that need them.
 
 Schema: versioned with `PRAGMA user_version`; MIGRATIONS[n] brings version n to n + 1 and
 later versions are appended, never edited. Sessions are never deleted. Everything needed to
-re-render a note without the transcript is kept: the session row, its prompts, its compaction
-summaries (with their origin), and the remaining fields as JSON in `sessions.details`.
+re-render a note without the transcript is kept: the session row, its prompts (with their
+answers), its compaction summaries (with their origin), its outcome (todos, plan, commits, pull
+requests, commands, errors: one `outcomes` row per item), and the remaining fields as JSON in
+`sessions.details`.
 """
 from __future__ import annotations
 
@@ -114,7 +116,35 @@ def _migration_3(db: sqlite3.Connection) -> None:
                "AND EXISTS (SELECT 1 FROM sessions WHERE note_path IS NOT NULL)")
 
 
-MIGRATIONS = [_migration_1, _migration_2, _migration_3]
+def _migration_4(db: sqlite3.Connection) -> None:
+    # what a session did (issue 15): each prompt's answer, and the session's outcome as rows of
+    # `outcomes` (kind: todo | plan | commit | pull_request | command | error; `text` is what
+    # search --sessions matches, `detail` the rest as JSON: a todo's status, a commit's hash, a
+    # command's runs and failures, an error's tool)
+    _run_script(db, """
+        ALTER TABLE prompts ADD COLUMN answer TEXT;
+        CREATE TABLE outcomes (
+            session_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            detail TEXT,
+            PRIMARY KEY (session_id, kind, position)
+        );
+        INSERT INTO counters (name, value) VALUES ('bases_view_written', 0);
+    """)
+    # sessions archived before hold none of it: the next import or sweep parses every transcript
+    # that still exists again (an unknown fingerprint), and every note is rendered again (typed
+    # properties, the new sections; the user's section is kept)
+    _run_script(db, """
+        UPDATE transcripts SET mtime = -1 WHERE status = 'archived';
+        UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL;
+        UPDATE counters SET value = value + 1 WHERE name = 'history_changes'
+            AND EXISTS (SELECT 1 FROM sessions WHERE note_path IS NOT NULL);
+    """)
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -246,9 +276,11 @@ class Archive:
                     (*values, _details_json(session), note_path, now, now))
             self.db.execute("DELETE FROM prompts WHERE session_id = ?", (session.session_id,))
             self.db.executemany(
-                "INSERT INTO prompts (session_id, position, text, timestamp, uuid) VALUES (?, ?, ?, ?, ?)",
-                [(session.session_id, i, p.text, p.timestamp, p.uuid) for i, p in enumerate(session.prompts)])
+                "INSERT INTO prompts (session_id, position, text, timestamp, uuid, answer) VALUES (?, ?, ?, ?, ?, ?)",
+                [(session.session_id, i, p.text, p.timestamp, p.uuid, p.answer)
+                 for i, p in enumerate(session.prompts)])
             self._replace_summaries(session)
+            self._replace_outcomes(session)
             self.db.execute(
                 "UPDATE sessions SET revision = revision + 1, note_revision = CASE WHEN ? IS NULL "
                 "THEN note_revision ELSE revision + 1 END WHERE session_id = ?", (note_path, session.session_id))
@@ -272,6 +304,12 @@ class Archive:
             "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(session.session_id, i, *row) for i, row in enumerate(merged)])
+
+    def _replace_outcomes(self, session) -> None:
+        self.db.execute("DELETE FROM outcomes WHERE session_id = ?", (session.session_id,))
+        self.db.executemany(
+            "INSERT INTO outcomes (session_id, kind, position, text, detail) VALUES (?, ?, ?, ?, ?)",
+            [(session.session_id, kind, position, text, detail) for kind, position, text, detail in _outcome_rows(session)])
 
     def add_compact_summary(self, session_id: str, text: str, *, trigger: str | None = None,
                             timestamp: str | None = None) -> None:
@@ -345,8 +383,10 @@ class Archive:
             if name in details:
                 setattr(session, name, details[name])
         session.subagents = [Subagent(**s) for s in details.get("subagents") or []]
-        session.prompts = [Prompt(text, timestamp, uuid) for text, timestamp, uuid in self.db.execute(
-            "SELECT text, timestamp, uuid FROM prompts WHERE session_id = ? ORDER BY position", (session_id,))]
+        session.prompts = [Prompt(*row) for row in self.db.execute(
+            "SELECT text, timestamp, uuid, answer FROM prompts WHERE session_id = ? ORDER BY position", (session_id,))]
+        _read_outcomes(session, self.db.execute(
+            "SELECT kind, text, detail FROM outcomes WHERE session_id = ? ORDER BY kind, position", (session_id,)))
         session.compact_summaries = [CompactSummary(*r) for r in self.db.execute(
             "SELECT text, timestamp, trigger, origin FROM compact_summaries WHERE session_id = ? "
             "ORDER BY position", (session_id,))]
@@ -438,9 +478,10 @@ class Archive:
 
     def grep_sessions(self, regex, *, project: str | None = None, since_utc: str | None = None,
                       limit: int | None = None, snippet=None) -> list[dict]:
-        """Sessions whose title, prompts or compaction summaries `regex.search()` matches, newest
-        first, each with the first matching field and `snippet(text)` of it. The caller bounds
-        the regex's cost (session_search)."""
+        """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
+        commits, pull requests, commands, errors) `regex.search()` matches, newest first, each with
+        the first matching field and `snippet(text)` of it. The caller bounds the regex's cost
+        (session_search)."""
         self.db.create_function("om_matches", 1,
                                 lambda text: text is not None and regex.search(text) is not None,
                                 deterministic=True)
@@ -449,7 +490,8 @@ class Archive:
             where.append("s.started_at >= ?")
             params.append(since_utc)
         scope = (" AND " + " AND ".join(where)) if where else ""
-        # Field order within one session: title, then prompts in order, then summaries in order.
+        # Field order within one session: title, prompts, answers, summaries, then the outcome
+        # (todos, the plan, commits, pull requests, commands, errors), each in order.
         query = f"""
             SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, m.field, m.text
             FROM sessions s JOIN (
@@ -458,7 +500,13 @@ class Archive:
                 UNION ALL
                 SELECT session_id, 1, position, 'prompt', text FROM prompts WHERE om_matches(text)
                 UNION ALL
-                SELECT session_id, 2, position, 'summary', text FROM compact_summaries WHERE om_matches(text)
+                SELECT session_id, 2, position, 'answer', answer FROM prompts WHERE om_matches(answer)
+                UNION ALL
+                SELECT session_id, 3, position, 'summary', text FROM compact_summaries WHERE om_matches(text)
+                UNION ALL
+                SELECT session_id, CASE kind WHEN 'todo' THEN 4 WHEN 'plan' THEN 5 WHEN 'commit' THEN 6
+                       WHEN 'pull_request' THEN 7 WHEN 'command' THEN 8 ELSE 9 END, position, kind, text
+                  FROM outcomes WHERE om_matches(text)
             ) m ON m.session_id = s.session_id
             WHERE 1 = 1 {scope}
             ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
@@ -552,6 +600,40 @@ def _details_json(session) -> str:
             value = [asdict(s) if is_dataclass(s) else dict(s) for s in value]
         details[name] = value
     return json.dumps(details, ensure_ascii=False)
+
+
+# -- outcomes: one row per item, the same for every kind -----------------------------------
+
+def _outcome_rows(session) -> list[tuple]:
+    """(kind, position, text, detail JSON) for each outcome item of the session."""
+    rows = [("todo", i, t.text, json.dumps({"status": t.status})) for i, t in enumerate(session.todos)]
+    if session.plan:
+        rows.append(("plan", 0, session.plan, None))
+    rows += [("commit", i, c.message, json.dumps({"hash": c.hash})) for i, c in enumerate(session.commits)]
+    rows += [("pull_request", i, url, None) for i, url in enumerate(session.pull_requests)]
+    rows += [("command", i, c.command, json.dumps({"runs": c.runs, "failures": c.failures}))
+             for i, c in enumerate(session.commands)]
+    rows += [("error", i, e.text, json.dumps({"tool": e.tool})) for i, e in enumerate(session.errors)]
+    return rows
+
+
+def _read_outcomes(session, rows) -> None:
+    from obsidian_memory.model import Command, Commit, Todo, ToolError
+
+    for kind, text, detail in rows:
+        extra = _loads(detail)
+        if kind == "todo":
+            session.todos.append(Todo(text, str(extra.get("status") or "pending")))
+        elif kind == "plan":
+            session.plan = text
+        elif kind == "commit":
+            session.commits.append(Commit(text, extra.get("hash")))
+        elif kind == "pull_request":
+            session.pull_requests.append(text)
+        elif kind == "command":
+            session.commands.append(Command(text, int(extra.get("runs") or 1), int(extra.get("failures") or 0)))
+        elif kind == "error":
+            session.errors.append(ToolError(str(extra.get("tool") or "tool"), text))
 
 
 def _loads(text: str | None) -> dict:

@@ -175,7 +175,7 @@ DESCRIPTIONS = {
                "backlinks) and the line around each link.",
     "similar": "Notes most like a given note, from shared rare terms, shared tags and links in common.",
     "search_sessions": "Regex search over the archive of past Claude Code sessions (titles, prompts, "
-                       "compaction summaries), newest first, with the matching field and a snippet.",
+                       "answers, compaction summaries, commits, commands, errors), newest first, with the matching field and a snippet.",
     "status": "Where the vault, the local index and the session archive are, how big and how fresh, and "
               "whether Omnisearch answers.",
 }

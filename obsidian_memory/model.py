@@ -12,6 +12,32 @@ class Prompt:
     text: str                      # what the person typed; slash commands as "/name args"
     timestamp: str | None = None
     uuid: str | None = None
+    answer: str | None = None      # the assistant's last text before the next typed prompt
+
+
+@dataclass
+class Todo:
+    text: str                      # the todo's content, or the task's subject
+    status: str = "pending"        # pending | in_progress | completed
+
+
+@dataclass
+class Commit:
+    message: str                   # the whole message when the command shows it, else the subject
+    hash: str | None = None        # abbreviated, as git printed it
+
+
+@dataclass
+class Command:
+    command: str                   # as shown: its first line (a heredoc's start), shortened
+    runs: int = 1
+    failures: int = 0              # runs whose result was an error (non-zero exit, timeout, ...)
+
+
+@dataclass
+class ToolError:
+    tool: str
+    text: str                      # the first telling line of the failed tool result
 
 
 @dataclass
@@ -48,6 +74,14 @@ class Session:
     prompts: list[Prompt] = field(default_factory=list)
     compact_summaries: list[CompactSummary] = field(default_factory=list)
     last_assistant_message: str | None = None
+    # what the session did (issue 15): the final task list, the approved plan, commits, pull
+    # requests, distinct shell commands and the errors met, all from the main conversation
+    todos: list[Todo] = field(default_factory=list)
+    plan: str | None = None
+    commits: list[Commit] = field(default_factory=list)
+    pull_requests: list[str] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
     tools: dict[str, int] = field(default_factory=dict)      # tool name -> uses
     files_touched: list[str] = field(default_factory=list)   # in first-touch order
     subagents: list[Subagent] = field(default_factory=list)
@@ -67,6 +101,8 @@ class Session:
         data["prompts"] = [Prompt(**p) for p in data.get("prompts") or []]
         data["compact_summaries"] = [CompactSummary(**c) for c in data.get("compact_summaries") or []]
         data["subagents"] = [Subagent(**s) for s in data.get("subagents") or []]
+        for name, kind in (("todos", Todo), ("commits", Commit), ("commands", Command), ("errors", ToolError)):
+            data[name] = [kind(**item) for item in data.get(name) or []]
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 

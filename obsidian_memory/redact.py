@@ -100,7 +100,7 @@ def redact_session(session):
     paths are locators, not content, and are kept as they are."""
     import copy
 
-    from .model import CompactSummary, Prompt, Subagent
+    from .model import Command, Commit, CompactSummary, Prompt, Subagent, Todo, ToolError
 
     redacted = copy.copy(session)
     redacted.title = redact_text(session.title or "")
@@ -108,7 +108,7 @@ def redact_session(session):
     redacted.cwds = [redact_text(c) for c in session.cwds]
     redacted.repo_root = _maybe(session.repo_root)
     redacted.git_branch = _maybe(session.git_branch)
-    redacted.prompts = [Prompt(text=redact_text(p.text), timestamp=p.timestamp, uuid=p.uuid)
+    redacted.prompts = [Prompt(text=redact_text(p.text), timestamp=p.timestamp, uuid=p.uuid, answer=_maybe(p.answer))
                         for p in session.prompts]
     redacted.compact_summaries = [
         CompactSummary(text=redact_text(c.text), timestamp=c.timestamp, trigger=c.trigger, origin=c.origin)
@@ -117,6 +117,12 @@ def redact_session(session):
     redacted.files_touched = [redact_text(f) for f in session.files_touched]
     redacted.subagents = [Subagent(agent_id=s.agent_id, path=s.path, entry_count=s.entry_count,
                                    first_prompt=_maybe(s.first_prompt)) for s in session.subagents]
+    redacted.todos = [Todo(redact_text(t.text), t.status) for t in session.todos]
+    redacted.plan = _maybe(session.plan)
+    redacted.commits = [Commit(redact_text(c.message), c.hash) for c in session.commits]
+    redacted.pull_requests = [redact_text(url) for url in session.pull_requests]
+    redacted.commands = [Command(redact_text(c.command), c.runs, c.failures) for c in session.commands]
+    redacted.errors = [ToolError(e.tool, redact_text(e.text)) for e in session.errors]
     redacted.tools = dict(session.tools)
     redacted.models = list(session.models)
     return redacted

@@ -165,9 +165,9 @@ def _shown(pattern: str, limit: int = 80) -> str:
 
 def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None, since: str | None = None,
                   limit: int | None = None, deadline: float = DEADLINE_SECONDS) -> list[dict]:
-    """Sessions whose title, prompts or compaction summaries match `pattern` (Python syntax,
-    case-insensitive), newest first, each with its first matching field and a snippet. A missing
-    archive has none. Raises UserError for a bad pattern or date, PatternTooSlow past `deadline`."""
+    """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
+    commits, pull requests, commands, errors) match `pattern` (Python syntax, case-insensitive),
+    newest first, each with its first matching field and a snippet. A missing archive has none. Raises UserError for a bad pattern or date, PatternTooSlow past `deadline`."""
     from obsidian_memory import clock
 
     matcher = compile_pattern(pattern)

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from . import gitinfo
 from .model import CompactSummary, Prompt, Session, Subagent
+from .outcomes import OutcomeTracker
 from .textclean import shorten, strip_control
 
 TITLE_LENGTH = 80
@@ -110,6 +111,9 @@ class _Reader:
         self.models: dict[str, None] = {}
         self.last_text_message_id: str | None = None
         self.last_text_parts: list[str] = []
+        self.answering: Prompt | None = None      # the prompt the assistant's texts now answer
+        self.answers: dict[int, list[str]] = {}   # id(prompt) -> its last text message's parts
+        self.outcomes = OutcomeTracker()
 
     # -- reading ---------------------------------------------------------------------------
     def read_file(self, path: str) -> None:
@@ -175,6 +179,13 @@ class _Reader:
                     trigger=self.pending_trigger, origin="transcript"))
             self.pending_trigger = None
             return
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self.outcomes.tool_result(block, entry.get("toolUseResult"))
+            return
+        if "planContent" in entry:
+            self.outcomes.plan_content(entry.get("planContent"))
         if entry.get("isMeta") or entry.get("isVisibleInTranscriptOnly"):
             return
         text = prompt_text(content)
@@ -182,6 +193,15 @@ class _Reader:
             self._delivered(text)
             self.prompts.append(Prompt(text=text, timestamp=_str_or_none(entry.get("timestamp")),
                                        uuid=_str_or_none(entry.get("uuid"))))
+            self._answering(self.prompts[-1])
+        elif _plain_text(content).strip():
+            # text Claude Code wrote while the assistant was idle (a background task's notification,
+            # an interrupt, a command's output): what the assistant says next answers no prompt
+            self.answering = None
+
+    def _answering(self, prompt: Prompt) -> None:
+        self.answering = prompt
+        self.last_text_message_id = None   # the next text, even of the same message, answers it
 
     def _queue_operation(self, entry: dict) -> None:
         """A prompt typed while Claude works is queued. It then either arrives as a user entry
@@ -204,6 +224,7 @@ class _Reader:
         if any(p.text == text for _, p in self.queued):
             return   # a replayed queue entry, or the attachment of a queued prompt already seen
         self.queued.append((len(self.prompts), Prompt(text=text, timestamp=_str_or_none(timestamp))))
+        self._answering(self.queued[-1][1])   # typed while Claude worked: what follows answers it
 
     def _delivered(self, text: str) -> None:
         for index, (_, prompt) in enumerate(self.queued):
@@ -212,6 +233,9 @@ class _Reader:
                 return
 
     def _all_prompts(self) -> list[Prompt]:
+        for prompt in [*self.prompts, *(queued for _, queued in self.queued)]:
+            parts = self.answers.get(id(prompt))
+            prompt.answer = strip_control("\n\n".join(parts)) if parts else None
         prompts = list(self.prompts)
         for offset, (position, prompt) in enumerate(self.queued):
             prompts.insert(position + offset, prompt)
@@ -252,6 +276,7 @@ class _Reader:
         if not isinstance(name, str) or not name:
             return
         self.tools[name] = self.tools.get(name, 0) + 1
+        self.outcomes.tool_use(block)
         key = FILE_TOOLS.get(name)
         tool_input = block.get("input")
         if key and isinstance(tool_input, dict):
@@ -265,6 +290,8 @@ class _Reader:
         if message_id != self.last_text_message_id:
             self.last_text_message_id = message_id
             self.last_text_parts = []
+            if self.answering is not None:
+                self.answers[id(self.answering)] = self.last_text_parts   # one list, filled for both
         if text not in self.last_text_parts:
             self.last_text_parts.append(text)
 
@@ -283,6 +310,9 @@ class _Reader:
         title = entry.get("aiTitle")
         if isinstance(title, str) and title.strip():
             self.ai_title = title
+
+    def _pr_link(self, entry: dict) -> None:
+        self.outcomes.pr_link(entry)
 
     def _custom_title(self, entry: dict) -> None:
         title = entry.get("customTitle")
@@ -312,6 +342,7 @@ class _Reader:
             prompts=self._all_prompts(),
             compact_summaries=self.compact_summaries,
             last_assistant_message=strip_control("\n\n".join(self.last_text_parts)) if self.last_text_parts else None,
+            **self.outcomes.as_fields(),
             tools=self.tools,
             files_touched=list(self.files),
             models=list(self.models),
@@ -358,6 +389,7 @@ _HANDLERS = {
     "custom-title": _Reader._custom_title,
     "queue-operation": _Reader._queue_operation,
     "attachment": _Reader._attachment,
+    "pr-link": _Reader._pr_link,
 }
 
 

@@ -2,8 +2,8 @@
 
 `search "<query>" [...]` takes the same options as `search_vault.py` (`--mode` too) and calls the
 same function (no subprocess). `search "<regex>" --sessions [--project NAME] [--since YYYY-MM-DD]
-[--timeout S] [-n N] [--json]` searches titles, prompts and compaction summaries in the archive,
-newest first, in bounded time (session_search).
+[--timeout S] [-n N] [--json]` searches titles, prompts, answers, compaction summaries and
+outcomes in the archive, newest first, in bounded time (session_search).
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def build_parser():
                           "(Python syntax, case-insensitive) over archived sessions.")
     group = parser.add_argument_group("archived sessions")
     group.add_argument("--sessions", action="store_true",
-                       help="regex search over titles, prompts and compaction summaries of archived sessions")
+                       help="regex search over archived sessions: titles, prompts, answers, compaction summaries, "
+                            "todos, plans, commits, pull requests, commands and errors")
     group.add_argument("--project", default=None, metavar="NAME",
                        help="with --sessions: only this project or repository (its worktrees too); globs like 'web*'")
     group.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="with --sessions: started on or after")

@@ -1,0 +1,99 @@
+"""The archive keeps what a session did (issue 15): answers and outcome rows survive a round trip,
+`search --sessions` finds them, and migration 4 brings an older archive to re-archive its sessions."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from testkit import FIXTURES
+
+from obsidian_memory import archive as archive_module
+from obsidian_memory import redact, session_search, transcript
+from obsidian_memory.archive import open_archive
+
+CRAFTED = FIXTURES / "transcripts" / "outcomes.jsonl"
+OUTCOME_FIELDS = ("todos", "plan", "commits", "pull_requests", "commands", "errors")
+
+
+@pytest.fixture
+def db(tmp_path):
+    with open_archive(str(tmp_path / "archive.db")) as archive:
+        yield archive
+
+
+@pytest.fixture(scope="module")
+def crafted():
+    return redact.redact_session(transcript.parse(str(CRAFTED)))
+
+
+def test_answers_and_the_outcome_come_back_as_they_went_in(db, crafted):
+    db.upsert_session(crafted)
+    back = db.get_session(crafted.session_id)
+    assert [(p.text, p.answer) for p in back.prompts] == [(p.text, p.answer) for p in crafted.prompts]
+    for name in OUTCOME_FIELDS:
+        assert getattr(back, name) == getattr(crafted, name), name
+    assert back.plan and back.commits and back.todos and back.errors   # the fixture has each part
+
+
+def test_archiving_again_replaces_the_outcome(db, crafted):
+    db.upsert_session(crafted)
+    import copy
+    fewer = copy.copy(crafted)
+    fewer.commands, fewer.plan, fewer.todos = fewer.commands[:1], None, []
+    db.upsert_session(fewer)
+    back = db.get_session(crafted.session_id)
+    assert back.commands == crafted.commands[:1] and back.plan is None and back.todos == []
+
+
+def test_secrets_in_commands_are_redacted_before_the_archive(crafted):
+    curl = next(c.command for c in crafted.commands if c.command.startswith("curl"))
+    assert "sk-ant-api03" not in curl and "[REDACTED" in curl
+
+
+@pytest.mark.parametrize("pattern, field", [
+    ("quoted fields now", "answer"),
+    ("skipinitialspace", "commit"),
+    (r"gh pr create", "command"),
+    ("Could not resolve host", "error"),
+    ("Test quoted and empty", "todo"),
+    ("Parse rows with the csv module", "plan"),
+    ("acme/importer/pull/42", "answer"),
+])
+def test_search_sessions_covers_answers_commits_commands_errors_todos_plan(db, crafted, pattern, field):
+    db.upsert_session(crafted)
+    [hit] = session_search.grep_sessions(db.path, pattern)
+    assert hit["session_id"] == crafted.session_id and hit["field"] == field
+
+
+def _version_3_archive(path: str, transcript_path: str) -> None:
+    """What obsidian-memory wrote before migration 4: one session with a note, its transcript
+    fingerprinted as archived, another session whose transcript is gone."""
+    raw = sqlite3.connect(path, isolation_level=None)
+    for migration in archive_module.MIGRATIONS[:3]:
+        migration(raw)
+    raw.execute("PRAGMA user_version = 3")
+    for sid, note in (("s-alive", "Meta/claude-sessions/2026-05/a.md"), ("s-gone", "Meta/claude-sessions/2026-05/b.md")):
+        raw.execute("INSERT INTO sessions (session_id, started_at, note_path, prompt_count, revision, note_revision, "
+                    "first_archived_at, archived_at) VALUES (?, '2026-05-11T10:00:00.000Z', ?, 1, 1, 1, 'x', 'x')",
+                    (sid, note))
+        raw.execute("INSERT INTO prompts (session_id, position, text) VALUES (?, 0, 'a prompt')", (sid,))
+    raw.execute("INSERT INTO transcripts (path, session_id, size, mtime, status, seen_at) "
+                "VALUES (?, 's-alive', 100, 1700000000.0, 'archived', 'x')", (transcript_path,))
+    raw.execute("UPDATE counters SET value = 3 WHERE name IN ('history_changes', 'history_rendered')")
+    raw.close()
+
+
+def test_migration_4_makes_every_transcript_and_note_due_again(tmp_path):
+    path = str(tmp_path / "v3.db")
+    _version_3_archive(path, "/t/alive.jsonl")
+    with open_archive(path) as archive:
+        assert archive.schema_version() == archive_module.SCHEMA_VERSION >= 4
+        assert archive.fingerprint("/t/alive.jsonl") != (100, 1700000000.0)   # parsed again by import/sweep
+        assert sorted(s for s, _ in archive.sessions_needing_note()) == ["s-alive", "s-gone"]
+        assert archive.history_outdated()
+        session = archive.get_session("s-gone")   # no outcome yet: empty parts, no error
+        assert [p.answer for p in session.prompts] == [None] and session.commits == [] and session.plan is None
+
+
+def test_a_new_archive_needs_nothing_rendered(db):
+    assert not db.history_outdated() and db.sessions_needing_note() == []
