@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"{PROG}: error: unknown command {name!r} (see {PROG} --help)\n")
         return 2
     module_name, description = COMMANDS[name]
+    if name not in ("hook", "doctor"):  # a hook logs setting problems instead, doctor lists them
+        from obsidian_memory import settings
+        settings.warn_on(sys.stderr)
     try:
         module = _import_command(module_name)
     except ImportError as exc:

@@ -67,7 +67,7 @@ def log_unexpected(prog: str, exc: BaseException) -> None:
     try:
         from obsidian_memory import logs, settings
 
-        logs.log_for(settings.load(), f"{prog}: unexpected error", exc)
+        logs.log(settings.log_path(), f"{prog}: unexpected error", exc)
     except Exception:
         pass
 

@@ -50,6 +50,17 @@ def session_start_output(payload: dict, settings) -> str | None:
     return hook_json(text) if text else None
 
 
+def config_broken_output(payload: dict, problems) -> str | None:
+    """The hook's stdout when the settings cannot be used: nothing from a vault or an archive
+    (which ones is exactly what is unknown), one line saying that memory is off and why."""
+    if not _is_session_start(payload):
+        return None
+    why = "; ".join(p.short for p in problems if p.stops)
+    return hook_json(f"obsidian-memory (the user's session memory) is off: {why}. Nothing from the vault is "
+                     "loaded and no session is archived until this is fixed; `obsidian_memory.py doctor` "
+                     "says how.\n")
+
+
 def _is_session_start(payload) -> bool:
     return bool(payload) and payload.get("hook_event_name") in (None, "SessionStart")
 

@@ -26,24 +26,29 @@ class Check:
 
 
 def run_checks(settings=None) -> list[Check]:
-    settings = settings or settings_module.load()
-    layout = install.Layout(settings.config_dir)
+    broken = None
+    if settings is None:
+        try:
+            settings = settings_module.load()
+        except settings_module.ConfigError as exc:
+            broken = exc
+    layout = install.Layout(settings.config_dir if settings else broken.config_dir)
     settings_obj, settings_problem = _read_settings(layout)
     plugin = _enabled_plugin(settings_obj or {})
-    checks = [
-        check_python(layout),
-        check_package(),
-        check_config(settings),
-        check_vault(settings),
-        check_archive(settings),
+    checks = [check_python(layout), check_package(layout), *check_config(settings, broken)]
+    if settings:
+        checks += [check_vault(settings), check_archive(settings)]
+    checks += [
         check_hooks(layout, settings_obj, settings_problem, plugin),
         check_skill(layout, plugin),
         check_permissions(layout, settings_obj, settings_problem, plugin),
         check_claude_md(layout, plugin),
-        check_omnisearch(settings),
-        check_semantic(settings),
-        check_transcripts(settings),
     ]
+    if settings:
+        checks += [check_omnisearch(settings), check_semantic(settings), check_transcripts(settings)]
+    else:
+        checks.append(Check("others", INFO, "vault, archive, Omnisearch, semantic search and transcripts are "
+                                            "checked once the settings above are fixed"))
     return checks
 
 
@@ -76,47 +81,82 @@ def check_python(layout) -> Check:
     return Check("python", OK, detail)
 
 
-def check_package() -> Check:
-    from importlib import metadata
+# the packages the hooks and commands import: (module, distribution)
+DEPENDENCIES = (("yaml", "PyYAML"), ("jinja2", "Jinja2"), ("tqdm", "tqdm"))
+IMPORT_PROBE = """
+import importlib, json, sys
+from importlib import metadata
+found = {}
+for module, distribution in json.loads(sys.argv[1]):
+    try:
+        version = metadata.version(distribution)
+    except Exception:
+        version = None
+    try:
+        importlib.import_module(module)
+        found[module] = [version, None]
+    except Exception as exc:
+        found[module] = [version, f"{type(exc).__name__}: {exc}"]
+print(json.dumps(found))
+"""
 
+
+def check_package(layout) -> Check:
+    """Each dependency imported for real, by the interpreter the hooks run (the venv's, when there
+    is one): package metadata outlives a package folder that was deleted."""
     import obsidian_memory
 
-    found, missing = [], []
-    for distribution in ("PyYAML", "Jinja2", "tqdm"):
-        try:
-            found.append(f"{distribution} {metadata.version(distribution)}")
-        except metadata.PackageNotFoundError:
-            missing.append(distribution)
+    python = layout.python if os.path.isfile(layout.python) else sys.executable
+    wanted = list(DEPENDENCIES)
+    if not _same_file(python, sys.executable):
+        wanted.append(("obsidian_memory", "obsidian-memory"))
+    found, problem = _import_probe(python, wanted)
+    if problem:
+        return Check("package", FAIL, f"cannot check the packages of {python}: {problem} ({RUN_INSTALL})")
+    broken = []
+    for module, distribution in wanted:
+        version, error = found.get(module, (None, "not checked"))
+        if error and version:
+            broken.append(f"{distribution} {version} is registered but `import {module}` fails ({error})")
+        elif error:
+            broken.append(f"{distribution} is not installed")
+    if broken:
+        return Check("package", FAIL, f"{python}: {'; '.join(broken)}: {RUN_INSTALL}")
     where = os.path.dirname(os.path.abspath(obsidian_memory.__file__))
-    if missing:
-        return Check("package", FAIL, f"obsidian-memory {obsidian_memory.__version__} lacks "
-                                      f"{', '.join(missing)}: {RUN_INSTALL}")
-    return Check("package", OK, f"obsidian-memory {obsidian_memory.__version__} ({where}); {', '.join(found)}")
+    versions = ", ".join(f"{distribution} {found[module][0]}" for module, distribution in DEPENDENCIES)
+    return Check("package", OK, f"obsidian-memory {obsidian_memory.__version__} ({where}); {versions}")
 
 
-def check_config(settings) -> Check:
+def _import_probe(python: str, wanted) -> tuple[dict, str | None]:
+    """{module: [version or None, import error or None]} as `python` sees them (isolated mode:
+    neither the current folder nor PYTHON* variables change what it finds)."""
+    import subprocess
+
+    try:
+        done = subprocess.run([python, "-I", "-c", IMPORT_PROBE, json.dumps(wanted)], capture_output=True,
+                              timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {}, f"{type(exc).__name__}: {exc}"
+    try:
+        return json.loads(done.stdout.decode("utf-8", "replace").strip().splitlines()[-1]), None
+    except (ValueError, IndexError):
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        return {}, tail[0]
+
+
+def check_config(settings, broken) -> list[Check]:
+    """The settings in use, then one line per value that was not used (or why none can be)."""
+    if broken:
+        return [Check("config", problem.level, problem.text) for problem in broken.problems]
     path = settings.config_path
-    if not os.path.exists(path):
-        return Check("config", WARN, f"{path} not found: defaults in use ({RUN_INSTALL} to write it)")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        return Check("config", FAIL, f"{path} cannot be read: {exc}")
-    try:
-        settings_module.parse_flat_yaml(text)
-    except Exception:
-        try:
-            import yaml
-            data = yaml.safe_load(text)
-        except Exception as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            return Check("config", FAIL, f"{path} is not valid YAML ({first}): fix it or delete it and re-install")
-        if data is not None and not isinstance(data, dict):
-            return Check("config", FAIL, f"{path} does not hold `key: value` settings")
-    return Check("config", OK, f"{path} (vault {settings.vault}, Omnisearch port {settings.omnisearch_port}, "
-                               f"context budget {settings.effective_context_budget} chars, "
-                               f"redaction {'on' if settings.redact else 'off'})")
+    if os.path.exists(path):
+        checks = [Check("config", INFO if settings.problems else OK,
+                        f"{path} (vault {settings.vault}, Omnisearch port {settings.omnisearch_port}, "
+                        f"context budget {settings.effective_context_budget} chars, "
+                        f"redaction {'on' if settings.redact else 'off'})")]
+    else:
+        checks = [Check("config", WARN, f"{path} not found: defaults in use ({RUN_INSTALL} to write it)")]
+    return checks + [Check("config", problem.level, problem.text) for problem in settings.problems]
 
 
 def check_vault(settings) -> Check:
@@ -134,6 +174,9 @@ def check_vault(settings) -> Check:
 
 def check_archive(settings) -> Check:
     path = settings.archive
+    denied = _permission_problem(path)
+    if denied:
+        return Check("archive", FAIL, denied)
     if not os.path.exists(path):
         return Check("archive", OK, f"{path} not created yet: the first archived session creates it")
     try:
@@ -280,6 +323,29 @@ def check_transcripts(settings) -> Check:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+def _permission_problem(path: str) -> str | None:
+    """Why this user cannot write the SQLite file `path` (its folder holds the -wal and -shm files
+    beside it), or None."""
+    folder = os.path.dirname(path)
+    while folder and not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)   # the first folder that exists is where it gets created
+    for target, needs, fix in ((folder, os.W_OK | os.X_OK, "u+rwx"), (path, os.R_OK | os.W_OK, "u+rw"),
+                               (path + "-wal", os.R_OK | os.W_OK, "u+rw"), (path + "-shm", os.R_OK | os.W_OK, "u+rw")):
+        if os.path.exists(target) and not os.access(target, needs):
+            kind = "folder" if os.path.isdir(target) else "file"
+            return (f"permission problem: the {kind} {target} is not {'writable' if kind == 'folder' else 'readable and writable'} "
+                    f"by this user ({_owner_and_mode(target)}), so sessions cannot be archived: "
+                    f"`chmod {fix} {target}` (or chown it to this user)")
+    return None
+
+
+def _owner_and_mode(path: str) -> str:
+    import stat
+
+    info = os.stat(path)
+    return f"owner uid {info.st_uid}, mode {stat.filemode(info.st_mode)}"
+
 
 def _read_settings(layout):
     try:

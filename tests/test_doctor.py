@@ -21,7 +21,10 @@ def installed(env, monkeypatch):
     install.apply(actions)
     layout = install.Layout(str(env.config_dir))
     os.makedirs(os.path.dirname(layout.python))
-    os.symlink(sys.executable, layout.python)
+    # a launcher, not a symlink: a symlink to a venv's python outside the venv is the bare base interpreter
+    with open(layout.python, "w", encoding="utf-8") as handle:
+        handle.write(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    os.chmod(layout.python, 0o755)
     return layout
 
 
@@ -173,3 +176,58 @@ def test_doctor_without_the_semantic_extra_says_so_and_still_passes(env, monkeyp
     (check,) = [c for c in report["checks"] if c["name"] == "semantic"]
     assert check["status"] == "info" and check["detail"].startswith("off: "), check
     assert "--semantic" in check["detail"] and "full text" in check["detail"]
+
+
+# -- issue 21.9: permissions are called permissions; packages are imported, not looked up -----------
+
+def test_a_read_only_config_folder_is_a_permission_problem_with_the_path_and_the_fix(env):
+    from testkit import without_root_powers
+    from obsidian_memory import archive
+    archive.open_archive(str(env.archive_db)).close()
+    os.chmod(env.config_dir, 0o555)
+    try:
+        result = subprocess.run([sys.executable, str(REPO / "scripts" / "obsidian_memory.py"), "doctor", "--json"],
+                                capture_output=True, env=env.environ(), timeout=120, cwd=str(env.root),
+                                preexec_fn=without_root_powers())
+    finally:
+        os.chmod(env.config_dir, 0o755)
+    check = by_name([doctor.Check(**c) for c in json.loads(result.stdout)["checks"]])["archive"]
+    assert check.status == doctor.FAIL
+    assert "integrity" not in check.detail and check.detail.startswith("permission problem:")
+    assert f"the folder {env.config_dir} is not writable by this user" in check.detail
+    assert f"chmod u+rwx {env.config_dir}" in check.detail
+
+
+def broken_venv(layout, missing: str) -> str:
+    """A real venv at the installation's place holding this interpreter's dependencies and our
+    package, but with the folder of `missing` deleted while its metadata (dist-info) stays."""
+    import shutil
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", layout.venv], check=True, timeout=120)
+    python = os.path.join(layout.venv, "bin", "python")
+    target = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    source = sysconfig.get_paths()["purelib"]
+    for name in os.listdir(source):
+        if name.lower().startswith(("yaml", "_yaml", "pyyaml", "jinja2", "markupsafe", "tqdm")) and name != missing:
+            copy = shutil.copytree if os.path.isdir(os.path.join(source, name)) else shutil.copy2
+            copy(os.path.join(source, name), os.path.join(target, name))
+    with open(os.path.join(target, "obsidian_memory_checkout.pth"), "w", encoding="utf-8") as handle:
+        handle.write(str(REPO) + "\n")
+    return python
+
+
+@pytest.mark.parametrize("missing, module, distribution", [("yaml", "yaml", "PyYAML"),
+                                                            ("jinja2", "jinja2", "Jinja2")])
+def test_a_package_folder_gone_with_its_metadata_left_fails_the_package_check(env, missing, module, distribution):
+    layout = install.Layout(str(env.config_dir))
+    venv_python = broken_venv(layout, missing)
+    cli = str(REPO / "scripts" / "obsidian_memory.py")
+    for python in (sys.executable, venv_python):  # doctor run from elsewhere, and by the venv's own python
+        result = subprocess.run([python, cli, "doctor", "--json"], capture_output=True, env=env.environ(),
+                                timeout=120, cwd=str(env.root))
+        check = by_name([doctor.Check(**c) for c in json.loads(result.stdout)["checks"]])["package"]
+        assert check.status == doctor.FAIL, (python, check.detail)
+        assert f"{distribution} " in check.detail and f"is registered but `import {module}` fails" in check.detail
+        assert venv_python in check.detail and "install.sh" in check.detail

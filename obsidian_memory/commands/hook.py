@@ -24,9 +24,12 @@ def main(argv: list[str]) -> int:
     settings = payload = None
     try:
         payload = _read_payload()
-        from obsidian_memory import settings as settings_module
-        settings = settings_module.load()
-        if event == "session-start":
+        settings, problems = _settings()
+        if problems:
+            if event == "session-start":
+                from obsidian_memory.context import config_broken_output
+                output = config_broken_output(payload, problems)
+        elif event == "session-start":
             from obsidian_memory.context import session_start_output
             output = session_start_output(payload, settings)
         elif event == "archive":
@@ -48,6 +51,19 @@ def main(argv: list[str]) -> int:
     if event == "session-start" and settings is not None:
         _after_session_start(payload, settings)
     return 0
+
+
+def _settings():
+    """(the settings, None), or (None, the problems) when they cannot be used: then nothing is
+    written anywhere but the log. Each problem is logged once, not on every hook run."""
+    from obsidian_memory import logs, settings as settings_module
+    try:
+        settings = settings_module.load()
+    except settings_module.ConfigError as exc:
+        logs.log_once(settings_module.log_path(exc.config_dir or None), [f"hook: {p}" for p in exc.problems])
+        return None, exc.problems
+    logs.log_once(settings.log_path, [f"hook: {p}" for p in settings.problems])
+    return settings, None
 
 
 def _after_session_start(payload, settings) -> None:
@@ -81,11 +97,8 @@ def _read_payload() -> dict:
 
 
 def _log(settings, message: str, exc: BaseException | None = None) -> None:
-    from obsidian_memory import logs
+    from obsidian_memory import logs, settings as settings_module
     try:
-        if settings is None:
-            from obsidian_memory import settings as settings_module
-            settings = settings_module.load()
-        logs.log_for(settings, message, exc)
+        logs.log(settings.log_path if settings is not None else settings_module.log_path(), message, exc)
     except Exception:
         pass

@@ -72,6 +72,7 @@ def run_search(args) -> int:
     from obsidian_memory import settings as settings_module
     from obsidian_memory.search import output, search
 
+    settings_module.warn_on(sys.stderr)
     settings = settings_module.load(vault=args.vault, port=args.port)
     tags, not_tags = split_exclusions(args.tag)
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)

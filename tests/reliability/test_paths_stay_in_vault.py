@@ -129,7 +129,10 @@ def test_a_sessions_folder_setting_leaving_the_vault_writes_nothing_outside(env,
     config = env.config_dir / "obsidian-memory" / "config.yaml"
     config.parent.mkdir(parents=True)
     config.write_text('sessions_folder: "../escaped"\n', encoding="utf-8")
-    sid = _archive_one(env, 4)
+    _archive_one(env, 4)
     assert not (env.root / "escaped").exists()
-    assert archive_counts(env.archive_db)["notes"] == {sid: None}
+    # not a vault-relative folder: a setting that says where notes go stops the writers when it is
+    # not valid (issue 21.5), so nothing at all is written, and the log says why
+    assert not env.archive_db.exists()
+    assert "`sessions_folder` is '../escaped'" in env.log_file.read_text(encoding="utf-8")
     assert os.listdir(env.vault) in ([], ["Meta"])
