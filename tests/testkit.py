@@ -19,14 +19,20 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CLI = REPO / "scripts" / "obsidian_memory.py"
 SEARCH_CLI = REPO / "scripts" / "search_vault.py"
 
-requires_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside this checkout")
+# Said in the words of someone who cloned the repository: what is missing, where it would be, and
+# that its absence is normal for a plain clone (the project's own tests do not need it).
+SHARED_MISSING = ("needs the project's shared evaluation data (real Claude Code transcripts, a real Obsidian "
+                  "vault) in ../shared next to the repository; a plain clone does not have it")
+requires_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=SHARED_MISSING)
 
 
 def shared_path(*parts: str) -> Path:
     """A path under ../shared; skips the calling test cleanly when it is absent."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is not available (../shared is absent)")
+        what = "/".join(parts)
+        pytest.skip(SHARED_MISSING.replace("in ../shared", f"({what}) in ../shared", 1) if not SHARED.is_dir()
+                    else f"needs {what} in the shared evaluation data (../shared), which does not hold it")
     return path
 
 

@@ -24,7 +24,9 @@ def claude_binary(request):
     try:
         return version, claude_code.install(version)
     except claude_code.Unavailable as exc:
-        pytest.skip(f"Claude Code {version} cannot be had here: {exc}")
+        pytest.skip(f"the end-to-end tests need the real Claude Code client {version}, installed with npm "
+                    f"into {claude_code.cache_root()}, and it cannot be had here: {exc} "
+                    "(`-m \"not e2e\"` leaves these tests out)")
 
 
 @pytest.fixture(scope="session")
