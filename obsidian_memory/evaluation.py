@@ -4,15 +4,21 @@ Definitions (issue 4): gain 1.0 for a relevant note, 0.5 for a partial one; DCG 
 gain / log2(i + 2) over the top k (i from 0); the ideal list is all relevant then all partial
 notes, cut at k; MRR and Hit@k count relevant notes only; Recall@k is the share of the relevant
 notes found in the top k. Each query's values are rounded to 3 decimals, then averaged.
+
+A set may be split into a `dev` half (tune on it) and a `test` half (report it), each entry saying
+which in its "split"; `assign_splits` draws the halves once, by a fixed seed, and the files keep them.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
 METRICS = ("ndcg@5", "ndcg@10", "mrr", "hit@1", "hit@3", "hit@5", "recall@10")
 RELEVANT_GAIN = 1.0
 PARTIAL_GAIN = 0.5
+SPLITS = ("dev", "test")
+SPLIT_SEED = "issue-14"
 
 
 def gain(path: str, relevant: set[str], partial: set[str]) -> float:
@@ -87,9 +93,49 @@ def summarise(results: list[dict]) -> dict:
     }
 
 
+def summarise_splits(results: list[dict]) -> dict:
+    """{"dev": summarise(...), "test": summarise(...)} over the entries of each half that has any."""
+    halves = {name: [r for r in results if r.get("split") == name] for name in SPLITS}
+    return {name: summarise(rows) for name, rows in halves.items() if rows}
+
+
+def judged_ranking(ranked: list[str], item: dict) -> list[str]:
+    """The ranking the entry is judged on: without the notes it says to ignore (e.g. the note an
+    anchor-context query was cut from, which holds the query word for word)."""
+    ignore = set(item.get("ignore_paths") or ())
+    return [path for path in ranked if path not in ignore] if ignore else ranked
+
+
+def assign_splits(entries: list[dict], seed: str = SPLIT_SEED, inherited: dict[str, str] | None = None) -> list[dict]:
+    """Give every entry without a "split" one, keeping those it has. An entry whose "source" is in
+    `inherited` (source id -> split) takes its source's half; the others are taken per category in
+    the order of a hash of the seed and their id, each going to the half that has fewer entries of
+    that category so far (dev on a tie). The draw depends on neither the file's order nor Python's
+    random module, and entries added later keep the halves balanced without moving older ones."""
+    inherited = inherited or {}
+    out = [dict(e) for e in entries]
+    for entry in out:
+        if "split" not in entry and entry.get("source") in inherited:
+            entry["split"] = inherited[entry["source"]]
+    by_category: dict[str, list[dict]] = {}
+    for entry in out:
+        by_category.setdefault(str(entry.get("category") or "uncategorised"), []).append(entry)
+    for rows in by_category.values():
+        taken = {name: sum(1 for e in rows if e.get("split") == name) for name in SPLITS}
+        for entry in sorted((e for e in rows if "split" not in e), key=lambda e: _draw(seed, str(e["id"]))):
+            entry["split"] = "dev" if taken["dev"] <= taken["test"] else "test"
+            taken[entry["split"]] += 1
+    return out
+
+
+def _draw(seed: str, entry_id: str) -> str:
+    return hashlib.sha256(f"{seed}:{entry_id}".encode("utf-8")).hexdigest()
+
+
 def load_golden(path: str) -> list[dict]:
     """Read and check a golden set: a JSON list of {id, query, relevant_paths, partial_paths, category},
-    each entry optionally with "queries": alternative phrasings of the query (for fan-out)."""
+    each entry optionally with "queries": alternative phrasings of the query (for fan-out), "split":
+    "dev" or "test", and "ignore_paths": notes left out of its ranking before it is judged."""
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
     if not isinstance(data, list):
@@ -110,8 +156,23 @@ def load_golden(path: str) -> list[dict]:
             if not isinstance(alternatives, list) or not all(isinstance(q, str) and q.strip() for q in alternatives):
                 raise ValueError(f"entry {n}: 'queries' is a list of non-empty phrasings")
             item["queries"] = list(alternatives)
+        split = entry.get("split")
+        if split is not None:
+            if split not in SPLITS:
+                raise ValueError(f"entry {n}: 'split' is one of {', '.join(SPLITS)}")
+            item["split"] = split
+        ignore = entry.get("ignore_paths")
+        if ignore is not None:
+            if not isinstance(ignore, list) or not all(isinstance(p, str) for p in ignore):
+                raise ValueError(f"entry {n}: 'ignore_paths' is a list of paths")
+            item["ignore_paths"] = list(ignore)
         items.append(item)
     return items
+
+
+def dump_golden(entries: list[dict]) -> str:
+    """A golden set as its file holds it: a JSON list, one entry per line (small diffs when it grows)."""
+    return "[\n" + ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in entries) + "\n]\n"
 
 
 def phrasings(item: dict, fan_out: bool) -> list[str]:

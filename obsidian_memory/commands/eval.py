@@ -1,5 +1,9 @@
-"""`obsidian_memory.py eval --golden FILE [--vault V] [--source S] [--mode M ...] [--fan-out] [-k 10] [--json]`:
+"""`obsidian_memory.py eval --golden FILE [--vault V] [--source S] [--mode M ...] [--fan-out] [--split H] [-k 10] [--json]`:
 search quality on a judged query set (nDCG@5/10, MRR, Hit@1/3/5, Recall@10), overall and per category.
+
+A set split into dev and test halves (each entry's "split") is reported half by half, side by side
+with the whole; `--split dev` measures only the half you tune on. Notes an entry says to ignore
+("ignore_paths") are left out of its ranking before it is judged.
 
 `--mode` is repeatable: each mode is measured on the same queries and the reports are printed side
 by side (with `--json`: one report object for one mode, else {"reports": [...]}, one per mode).
@@ -15,6 +19,7 @@ import time
 
 from obsidian_memory.cliutil import bounded_number
 from obsidian_memory.errors import UserError
+from obsidian_memory.evaluation import SPLITS
 from obsidian_memory.search.hybrid import MODES
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
@@ -31,6 +36,8 @@ def add_arguments(parser) -> None:
                              "vault's default, hybrid when embeddings exist, else fulltext)")
     parser.add_argument("--fan-out", action="store_true",
                         help="search each query with its alternative phrasings (the entry's \"queries\"), fused")
+    parser.add_argument("--split", default="all", choices=("all",) + SPLITS,
+                        help="measure only this half of a split set (default: all, halves side by side)")
     parser.add_argument("-k", type=bounded_number(1, 10_000), default=10, help="results fetched per query (default: 10)")
     parser.add_argument("--json", action="store_true", help="print figures and per-query results as JSON")
 
@@ -39,6 +46,10 @@ def run(args) -> int:
     from obsidian_memory import settings as settings_module
 
     golden = _load(args.golden)
+    if args.split != "all":
+        golden = [item for item in golden if item.get("split") == args.split]
+        if not golden:
+            raise UserError(f"{args.golden}: no queries in the {args.split} half (entries have no \"split\")")
     if args.k < 1:
         raise UserError("-k must be at least 1")
     settings = settings_module.load(vault=args.vault)
@@ -46,6 +57,7 @@ def run(args) -> int:
     reports = [measure(golden, settings, args.source, mode, args.k, args.fan_out) for mode in modes]
     for report in reports:
         report["golden"] = os.path.abspath(args.golden)
+        report["split"] = args.split
     if args.json:
         data = reports[0] if len(reports) == 1 else {"golden": os.path.abspath(args.golden), "reports": reports}
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
@@ -61,7 +73,8 @@ def measure(golden: list[dict], settings, source: str, mode: str | None, k: int,
     results, engines, answered, started = [], [], [], time.perf_counter()
     for item in golden:
         queries = evaluation.phrasings(item, fan_out)
-        ranked, engine, used = _ranked(queries, settings, source, mode, k)
+        ranked, engine, used = _ranked(queries, settings, source, mode, k + len(item.get("ignore_paths") or ()))
+        ranked = evaluation.judged_ranking(ranked, item)[:k]
         engines += [e for e in engine.split("+") if e not in engines]
         answered += [m for m in used.split("+") if m not in answered]
         results.append({**item, "searched": queries, "ranked": ranked,
@@ -69,7 +82,7 @@ def measure(golden: list[dict], settings, source: str, mode: str | None, k: int,
     return {"vault": settings.vault, "source": source, "mode": mode or DEFAULT, "answered_modes": answered,
             "fan_out": fan_out, "fanned_out": sum(1 for r in results if len(r["searched"]) > 1),
             "engines": engines, "k": k, "seconds": round(time.perf_counter() - started, 3),
-            **evaluation.summarise(results), "queries": results}
+            **evaluation.summarise(results), "splits": evaluation.summarise_splits(results), "queries": results}
 
 
 def _load(path: str) -> list[dict]:
@@ -100,36 +113,65 @@ def _heading(report: dict) -> str:
             f"{', '.join(report['answered_modes']) or '-'}), k={report['k']}{fan}, {report['seconds']:.1f}s")
 
 
-def format_report(report: dict) -> str:
-    from obsidian_memory.evaluation import METRICS
+HALF_METRICS = ("ndcg@5", "mrr", "hit@1", "hit@5")
 
-    lines = [_heading(report), ""]
-    header = f"{'':<14}{'n':>4}" + "".join(f"{m:>11}" for m in METRICS)
-    lines.append(header)
-    rows = [("overall", report["overall"])] + list(report["categories"].items())
-    for name, figures in rows:
-        lines.append(f"{name:<14}{figures['queries']:>4}" + "".join(f"{figures[m]:>11.3f}" for m in METRICS))
-    return "\n".join(lines + _misses(report)) + "\n"
+
+def format_report(report: dict) -> str:
+    return format_side_by_side([report])
 
 
 def format_side_by_side(reports: list[dict]) -> str:
-    """One table: each category, then one row per mode."""
+    """One table: each category, then one row per mode; a split set shows dev, test and all for
+    the main metrics, an unsplit one (or one half) every metric."""
+    lines = [_heading(r) for r in reports] + [""]
+    halved = any(len(r.get("splits") or {}) > 1 for r in reports)
+    lines += _halves_table(reports) if halved else _metrics_table(reports)
+    for report in reports:
+        lines += _misses(report, f" in mode {report['mode']}" if len(reports) > 1 else "")
+    return "\n".join(lines) + "\n"
+
+
+def _categories(reports: list[dict]) -> list[str]:
+    return ["overall"] + sorted({c for r in reports for c in r["categories"]})
+
+
+def _figures(summary: dict | None, category: str) -> dict | None:
+    if summary is None:
+        return None
+    return summary["overall"] if category == "overall" else summary["categories"].get(category)
+
+
+def _metrics_table(reports: list[dict]) -> list[str]:
     from obsidian_memory.evaluation import METRICS
 
-    lines = [_heading(r) for r in reports] + [""]
-    lines.append(f"{'':<14}{'mode':<10}{'n':>4}" + "".join(f"{m:>11}" for m in METRICS))
-    categories = ["overall"] + sorted({c for r in reports for c in r["categories"]})
-    for category in categories:
+    lines = [f"{'':<14}{'mode':<10}{'n':>4}" + "".join(f"{m:>11}" for m in METRICS)]
+    for category in _categories(reports):
         for number, report in enumerate(reports):
-            figures = report["overall"] if category == "overall" else report["categories"].get(category)
+            figures = _figures(report, category)
             if figures is None:
                 continue
             label = category if number == 0 else ""
             lines.append(f"{label:<14}{report['mode']:<10}{figures['queries']:>4}"
                          + "".join(f"{figures[m]:>11.3f}" for m in METRICS))
-    for report in reports:
-        lines += _misses(report, f" in mode {report['mode']}")
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _halves_table(reports: list[dict]) -> list[str]:
+    halves = ("dev", "test", "all")
+    lines = [f"{'':<14}{'':<10}{'n dev/test':>11}" + "".join(f"{m:>21}" for m in HALF_METRICS),
+             f"{'':<14}{'mode':<10}{'':>11}" + "".join(f"{h:>7}" for _ in HALF_METRICS for h in halves)]
+    for category in _categories(reports):
+        for number, report in enumerate(reports):
+            figures = {"all": _figures(report, category),
+                       **{h: _figures(report["splits"].get(h), category) for h in ("dev", "test")}}
+            if figures["all"] is None:
+                continue
+            counts = "/".join(str(figures[h]["queries"]) if figures[h] else "0" for h in ("dev", "test"))
+            label = category if number == 0 else ""
+            lines.append(f"{label:<14}{report['mode']:<10}{counts:>11}"
+                         + "".join(f"{figures[h][m]:>7.3f}" if figures[h] else f"{'-':>7}"
+                                   for m in HALF_METRICS for h in halves))
+    return lines
 
 
 def _misses(report: dict, where: str = "") -> list[str]:
@@ -137,5 +179,5 @@ def _misses(report: dict, where: str = "") -> list[str]:
     if not misses:
         return []
     lines = ["", f"no relevant note in the top 5{where} ({len(misses)}):"]
-    return lines + [f"  [{q['category']}] {q['query']!r} -> {', '.join(q['ranked'][:3]) or 'no results'}"
-                    for q in misses]
+    return lines + [f"  [{q['category']}{'/' + q['split'] if q.get('split') else ''}] {q['query']!r} -> "
+                    f"{', '.join(q['ranked'][:3]) or 'no results'}" for q in misses]

@@ -84,6 +84,30 @@ def test_eval_prints_figures_overall_and_per_category(env):
     assert "ndcg@5" in text and "conceptual" in text and "'unicorn'" in text
 
 
+def test_eval_prints_the_dev_and_test_halves_side_by_side_and_measures_one_half_alone(env):
+    _notes(env)
+    golden = _golden(env, [
+        {"id": "1", "query": "zebra stripes", "relevant_paths": ["Animals/Zebra.md"], "category": "keyword",
+         "split": "dev"},
+        {"id": "2", "query": "unicorn", "relevant_paths": ["Plants.md"], "category": "keyword", "split": "test"},
+        {"id": "3", "query": "grass", "relevant_paths": ["Plants.md"], "ignore_paths": ["Animals/Zebra.md"],
+         "category": "anchor", "split": "test"},
+    ])
+    report = json.loads(env.run("eval", "--golden", golden, "--source", "index", "--json").stdout)
+    assert report["splits"]["dev"]["overall"]["mrr"] == 1.0 and report["splits"]["test"]["overall"]["queries"] == 2
+    assert report["splits"]["test"]["categories"]["anchor"]["hit@1"] == 1.0     # Zebra.md ignored, Plants.md first
+    assert all("Animals/Zebra.md" not in q["ranked"] for q in report["queries"] if q["id"] == "3")
+    text = env.run("eval", "--golden", golden, "--source", "index").stdout.decode()
+    header = next(line for line in text.splitlines() if line.split().count("test") == 4)
+    assert header.split().count("dev") == 4 and "n dev/test" in text and " 1/2 " in text
+    assert "[keyword/test] 'unicorn'" in text
+    dev_only = json.loads(env.run("eval", "--golden", golden, "--source", "index", "--split", "dev", "--json").stdout)
+    assert dev_only["overall"]["queries"] == 1 and dev_only["split"] == "dev" and list(dev_only["splits"]) == ["dev"]
+    unsplit = _golden(env, [{"id": "1", "query": "zebra", "relevant_paths": ["Animals/Zebra.md"]}])
+    result = env.run("eval", "--golden", unsplit, "--split", "test")
+    assert result.returncode == 2 and b"no queries in the test half" in result.stderr
+
+
 def test_eval_with_a_bad_golden_file_is_one_clear_error(env):
     bad = env.root / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
