@@ -22,6 +22,7 @@ ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
     "archived", "unchanged", "skipped", "excluded", "missing", "failed")
 VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
+SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -41,6 +42,7 @@ class ImportSummary:
     unchanged: int = 0
     skipped: int = 0                    # no prompt, excluded project, still being written (sweep)
     failed: int = 0
+    stopped: int = 0                    # transcripts left for later at the deadline (sweep)
     would_archive: list[str] = field(default_factory=list)   # dry run
     results: list[ArchiveResult] = field(default_factory=list)
 
@@ -59,32 +61,40 @@ class ImportSummary:
         text = f"archived {self.archived} / unchanged {self.unchanged} / failed {self.failed}"
         if self.skipped:
             text += f" (skipped {self.skipped}: no prompt, excluded or still active)"
+        if self.stopped:
+            text += f"; stopped at the deadline with {self.stopped} to go"
         return text
 
 
 # -- one transcript ------------------------------------------------------------------------------
 
 def archive_transcript(path: str, settings, *, compact_summary: str | None = None,
-                       trigger: str | None = None, force: bool = True) -> ArchiveResult:
+                       trigger: str | None = None, force: bool = True,
+                       session_id: str | None = None) -> ArchiveResult:
     """Archive one transcript into the archive and the vault. `force=False` skips a transcript
-    whose (size, mtime) is the one recorded at its last archive."""
+    whose (size, mtime) is the one recorded at its last archive; `session_id` (a hook's payload)
+    is the session the file must hold."""
     from obsidian_memory.archive import open_archive
 
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
-                              force=force)
+                              force=force, session_id=session_id)
         if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
             _rebuild_history(settings, archive)
     return result
 
 
 def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None, force=True,
-                 known_fingerprint=None) -> ArchiveResult:
+                 known_fingerprint=None, session_id=None) -> ArchiveResult:
+    import stat as stat_module
+
     path = os.path.abspath(path)
     try:
         stat = os.stat(path)   # before parsing: a file that grows meanwhile stays "changed"
     except OSError as exc:
         return ArchiveResult(MISSING, path, reason=f"cannot read the transcript: {exc}")
+    if not stat_module.S_ISREG(stat.st_mode):
+        return ArchiveResult(FAILED, path, reason="not a regular file")
     fingerprint = (stat.st_size, stat.st_mtime)
     if not force and not compact_summary:
         recorded = known_fingerprint if known_fingerprint is not None else archive.fingerprint(path)
@@ -97,6 +107,12 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
     if session.oversized_lines:
         logs.log_for(settings, f"archive: {path}: {session.oversized_lines} line(s) over "
                                f"{transcript.LINE_LIMIT // 2**20} MiB skipped unread (tool results)")
+    claimed = session_id or _uuid_stem(path)
+    if claimed and session.session_id != claimed:
+        archive.record_transcript(path, *fingerprint, status=SKIPPED)
+        reason = f"its entries belong to session {session.session_id}, not to {claimed}: not archived"
+        logs.log_for(settings, f"archive: skipped {path}: {reason}")
+        return ArchiveResult(SKIPPED, path, claimed, reason=reason)
     if is_excluded(session, settings):
         archive.record_transcript(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
         return ArchiveResult(EXCLUDED, path, session.session_id, reason=f"project {session.project!r} is excluded")
@@ -115,6 +131,16 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
     result = ArchiveResult(ARCHIVED, path, session.session_id)
     _write_note(settings, archive, session.session_id, result)
     return result
+
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _uuid_stem(path: str) -> str | None:
+    """The session id a transcript's name claims (Claude Code names it `<session-id>.jsonl`):
+    a file whose entries belong to another session never stands in for that one."""
+    stem = os.path.basename(path)[:-len(".jsonl")] if path.endswith(".jsonl") else ""
+    return stem if _UUID.match(stem) else None
 
 
 def is_empty(session) -> bool:
@@ -204,21 +230,53 @@ def _handle_hook(payload: dict, settings) -> None:
     path = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
     summary = payload.get("compact_summary") if isinstance(payload.get("compact_summary"), str) else None
     trigger = payload.get("trigger") if isinstance(payload.get("trigger"), str) else None
+    if session_id is not None and not _SESSION_ID.match(session_id):
+        logs.log_for(settings, f"hook archive: refused the payload: {session_id!r} is not a session id")
+        return
     if path:
-        path = os.path.expanduser(path)
-    if (not path or not os.path.isfile(path)) and session_id:
-        path = find_transcript(settings, session_id) or path
-    if path and os.path.isfile(path) and os.path.getsize(path) > 0:
+        path = os.path.abspath(os.path.expanduser(path))
+        refused = transcript_problem(settings, path, session_id)
+        if refused:
+            if os.path.lexists(path) or not session_id:   # (a transcript not written yet is no news)
+                logs.log_for(settings, f"hook archive: transcript_path {path!r} refused: {refused}")
+            path = None
+    if not path and session_id:
+        path = find_transcript(settings, session_id)
+    if path and os.path.getsize(path) > 0:
         # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
-        result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False)
+        result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False,
+                                    session_id=session_id)
         if result.status == FAILED:
             logs.log_for(settings, f"hook archive: {path}: {result.reason}")
         return
-    if summary and session_id and _SESSION_ID.match(session_id):
+    if summary and session_id:
         _archive_summary_only(settings, session_id, summary, trigger)
         return
     if path or session_id:
         logs.log_for(settings, f"hook archive: no transcript to archive for session {session_id!r} ({path!r})")
+
+
+def transcript_problem(settings, path: str, session_id: str | None = None) -> str:
+    """Why `path` may not be read as a transcript Claude Code keeps ("" when it may): it must be a
+    regular file (not a FIFO, a device, a folder) inside `$CLAUDE_CONFIG_DIR/projects/`, named
+    after `session_id` when that is known. Nothing is opened to find out."""
+    import stat
+
+    root = os.path.realpath(settings.projects_dir)
+    real = os.path.realpath(path)
+    if not real.startswith(root + os.sep):
+        return f"not inside {settings.projects_dir}"
+    if not path.endswith(".jsonl"):
+        return "not a .jsonl file"
+    if session_id is not None and os.path.basename(path)[:-len(".jsonl")] != session_id:
+        return f"not the transcript of session {session_id} (its name says otherwise)"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    return ""
 
 
 def _archive_summary_only(settings, session_id, summary, trigger) -> None:
@@ -236,8 +294,8 @@ def find_transcript(settings, session_id: str) -> str | None:
     if not _SESSION_ID.match(session_id or ""):
         return None
     pattern = os.path.join(glob.escape(settings.projects_dir), "*", glob.escape(session_id) + ".jsonl")
-    matches = sorted(glob.glob(pattern), key=lambda p: os.path.getmtime(p), reverse=True)
-    return matches[0] if matches else None
+    matches = [p for p in glob.glob(pattern) if not transcript_problem(settings, p, session_id)]
+    return max(matches, key=os.path.getmtime) if matches else None
 
 
 def _is_busy(exc: BaseException) -> bool:
@@ -256,7 +314,8 @@ def _describe(exc: BaseException) -> str:
 def transcript_paths(settings) -> list[str]:
     """Every main transcript Claude Code keeps: `projects/*/*.jsonl`. Subagent sidechains are not
     sessions: newer versions keep them deeper (`<session>/subagents/agent-*.jsonl`, never
-    matched), older ones beside the sessions as `agent-*.jsonl` (left out by name)."""
+    matched), older ones beside the sessions as `agent-*.jsonl` (left out by name). Each is
+    checked (transcript_problem) before it is read."""
     paths = glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl"))
     return sorted(p for p in paths if not is_subagent_transcript(p))
 
@@ -277,10 +336,12 @@ def import_transcripts(settings, *, since: str | None = None, project: str | Non
     return _archive_many(settings, paths, project=project, dry_run=dry_run, progress=progress)
 
 
-def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300) -> ImportSummary:
+def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
+          deadline_seconds: float = SWEEP_DEADLINE_SECONDS) -> ImportSummary:
     """Archive the transcripts that are new or changed since their last archive and have been
     quiet for `quiet_seconds` (sessions whose end hooks never fired). One sweep at a time: a
-    second one returns at once with an empty summary."""
+    second one returns at once with an empty summary. A sweep stops starting new transcripts
+    after `deadline_seconds` (the next one goes on): it runs unattended, holding its lock."""
     summary = ImportSummary()
     try:
         with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
@@ -295,12 +356,18 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300) -> Im
                     continue
                 if session_id not in excluded and quiet:
                     paths.append(path)
-            return _archive_many(settings, paths, progress=False)
+            summary = _archive_many(settings, paths, progress=False,
+                                    deadline=time.monotonic() + deadline_seconds)
+            if summary.stopped:
+                logs.log_for(settings, f"sweep: stopped after {deadline_seconds:g} s with {summary.stopped} "
+                                       "transcript(s) to go; the next sweep goes on")
+            return summary
     except LockBusy:
         return summary
 
 
-def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False) -> ImportSummary:
+def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False,
+                  deadline: float | None = None) -> ImportSummary:
     from obsidian_memory.archive import open_archive
 
     summary = ImportSummary()
@@ -319,7 +386,11 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
     with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
         from obsidian_memory.progress import track
 
-        for path in track(paths, None if progress else False, desc="import", unit="transcript", leave=False):
+        for index, path in enumerate(track(paths, None if progress else False, desc="import", unit="transcript",
+                                           leave=False)):
+            if deadline is not None and time.monotonic() >= deadline:
+                summary.stopped = len(paths) - index
+                break
             try:
                 result = _archive_path(path, settings, archive, known, project)
             except Exception as exc:
@@ -374,6 +445,15 @@ def _remove_stale_temp_files(settings) -> None:
 
 def _archive_path(path, settings, archive, known, project) -> ArchiveResult:
     absolute = os.path.abspath(path)
+    problem = transcript_problem(settings, absolute)
+    if problem:   # a FIFO would block a reader forever, a link to /dev/zero feed it forever
+        fingerprint = _stat_fingerprint(absolute)
+        if fingerprint is not None and known.get(absolute) == fingerprint:
+            return ArchiveResult(UNCHANGED, absolute)
+        if fingerprint is not None:   # not tried again until it changes
+            archive.record_transcript(absolute, *fingerprint, status=FAILED)
+        logs.log_for(settings, f"archive: {absolute}: not read: {problem}")
+        return ArchiveResult(FAILED, absolute, reason=f"not read: {problem}")
     if project is not None:
         fingerprint = _stat_fingerprint(absolute)
         if known.get(absolute) == fingerprint:

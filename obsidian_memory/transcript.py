@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from datetime import datetime, timezone
 
 from . import gitinfo
@@ -25,6 +26,9 @@ SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's own stand-in messages ("No resp
 # A line longer than this is a tool result or pasted blob, not worth holding in memory (a 50 MB
 # line would cost several times its size as bytes, str and parsed objects): it is skipped.
 LINE_LIMIT = 8 * 1024 * 1024
+# No transcript is this long (the largest real ones are a few MB): reading stops here, so that a
+# file that never ends (a sparse file, a growing log) cannot hold an import or a sweep forever.
+FILE_LIMIT = 2 * 1024 ** 3
 OVERSIZED = object()
 
 # User text that Claude Code wrote, not the person: whole entries starting with one of these.
@@ -43,22 +47,45 @@ _BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>", re.S)
 def parse(path: str, *, include_subagents: bool = True) -> Session:
     """The session recorded in the transcript at `path` (raises OSError if it cannot be read)."""
     path = os.path.abspath(path)
-    stat = os.stat(path)
+    info = os.stat(path)
     reader = _Reader()
     reader.read_file(path)
     session = reader.session(path)
-    session.transcript_size = stat.st_size
-    session.transcript_mtime = stat.st_mtime
+    session.transcript_size = info.st_size
+    session.transcript_mtime = info.st_mtime
     if include_subagents:
         session.subagents = find_subagents(path, session.session_id)
     return session
 
 
+class NotARegularFile(OSError):
+    """A FIFO, a device, a folder: never read as a transcript."""
+
+
+def open_regular(path: str):
+    """`path` opened for reading in binary, only if it is a regular file. Opened without
+    blocking (a FIFO would wait for a writer forever) and checked on the open descriptor, so
+    that nothing swapped in between the check and the open is read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(f"{path} is not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def iter_entries(path: str):
     """Each line of `path` as a dict, None for a line that is not a JSON object, or OVERSIZED for
-    a line longer than LINE_LIMIT (a huge tool result: read and dropped in pieces, never held)."""
-    with open(path, "rb") as handle:
+    a line longer than LINE_LIMIT (a huge tool result: read and dropped in pieces, never held)
+    and for the rest of a file longer than FILE_LIMIT (not read)."""
+    with open_regular(path) as handle:
         while True:
+            if handle.tell() >= FILE_LIMIT:
+                yield OVERSIZED
+                return
             raw = handle.readline(LINE_LIMIT + 1)
             if not raw:
                 return

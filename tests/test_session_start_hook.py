@@ -103,49 +103,34 @@ def test_the_hook_imports_nothing_heavy(env, repo):
 
 
 def test_the_sweep_runs_detached_and_the_hook_does_not_wait_for_it(env, repo):
-    """The sweep is made to block on a FIFO that looks like a quiet transcript: the hook must
-    return at once (its stdout closed), and the sweep must go on to archive it once fed."""
-    if not hasattr(os, "mkfifo"):
-        pytest.skip("needs a FIFO")
+    """The sweep is held up half-way (the vault lock is taken here, so it archives the missed
+    session and then waits to write its note): the hook must have returned by then, and the
+    sweep must go on to write the note once the lock is free. (A FIFO held it up before: since
+    issue 21.3 a FIFO is never read, so it cannot stall a sweep any more.)"""
+    from obsidian_memory.locks import FileLock
+
     current = "00000000-0000-4000-8000-000000000001"
     folder = env.config_dir / "projects" / "-work-demo"
     folder.mkdir(parents=True)
     write_transcript(folder / f"{current}.jsonl", current, ["the running session"])
-    fed = "ffffffff-0000-4000-8000-000000000002"
-    fifo = folder / f"{fed}.jsonl"
-    os.mkfifo(fifo)
+    missed = "ffffffff-0000-4000-8000-000000000002"
+    write_transcript(folder / f"{missed}.jsonl", missed, ["a missed session"])
     old = time.time() - 3600
     for path in folder.iterdir():
         os.utime(path, (old, old))
-    content = write_transcript(env.root / "content.jsonl", fed, ["a missed session"]).read_bytes()
 
-    try:
+    with FileLock(str(env.config_dir / "obsidian-memory" / "locks" / "vault.lock"), timeout=5):
         result = env.hook(["session-start"], payload("session_start_v2.1.332_startup.json", cwd=str(repo),
                                                      session_id=current), timeout=30)
         assert result.returncode == 0 and result.stdout == b""  # nothing worth saying yet
-        writer = _open_when_read(fifo, deadline=time.monotonic() + 60)  # the sweep is waiting on it
-        with os.fdopen(writer, "wb") as handle:
-            handle.write(content)
-    finally:  # never leave a sweep blocked on the FIFO: an opened and closed writer ends its read
-        try:
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:
-            pass
-    assert _wait_for_session(env.archive_db, fed, deadline=time.monotonic() + 60)
+        assert _wait_for_session(env.archive_db, missed, deadline=time.monotonic() + 60)   # the sweep runs
+        assert not list(env.vault.rglob(f"*_{missed[:8]}.md"))   # ... and waits for the lock
+    deadline = time.monotonic() + 60
+    while not list(env.vault.rglob(f"*_{missed[:8]}.md")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(env.vault.rglob(f"*_{missed[:8]}.md")), "the sweep did not go on once the lock was free"
     with open_archive(str(env.archive_db), readonly=True) as archive:
         assert archive.find_sessions(current) == []  # the running session is left alone
-
-
-def _open_when_read(fifo, deadline: float) -> int:
-    while True:
-        try:
-            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until someone reads it
-            os.set_blocking(fd, True)
-            return fd
-        except OSError:
-            if time.monotonic() > deadline:
-                raise AssertionError("no sweep is reading the transcripts")
-            time.sleep(0.05)
 
 
 def _wait_for_session(db, sid: str, deadline: float) -> bool:

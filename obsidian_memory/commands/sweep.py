@@ -17,13 +17,17 @@ def add_arguments(parser) -> None:
                         help="only transcripts unmodified for N seconds (default 300)")
     parser.add_argument("--exclude-session", action="append", default=[], metavar="ID",
                         help="a session to leave alone (the one running now); repeatable")
+    parser.add_argument("--deadline", type=bounded_number(0, 24 * 3600, float), default=None, metavar="SECONDS",
+                        help="start no new transcript after this long (default 300)")
 
 
 def run(args) -> int:
     from obsidian_memory import archiver, settings as settings_module
 
     settings = settings_module.load()
-    summary = archiver.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds)
+    deadline = archiver.SWEEP_DEADLINE_SECONDS if args.deadline is None else args.deadline
+    summary = archiver.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds,
+                             deadline_seconds=deadline)
     print(summary.line())
     return 0
 
