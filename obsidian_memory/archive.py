@@ -245,21 +245,37 @@ class Archive:
         return _Transaction(self.db)
 
     # -- writing ------------------------------------------------------------------------
-    def upsert_session(self, session, *, note_path: str | None = None) -> None:
-        """Insert or replace one session (idempotent).
+    def upsert_session(self, session, *, note_path: str | None = None) -> str:
+        """Insert or update one session (idempotent); returns why the archived record was kept or
+        merged instead of taking the transcript's as it is ("" when it was simply taken).
 
-        Prompts and transcript summaries are replaced; summaries stored from PostCompact payloads
-        that the transcript does not contain are kept. An older parse of the same transcript
-        (a smaller file than the one archived) never overwrites a newer one. A `note_path` given
-        here is taken as a note that shows this very revision.
+        A transcript that holds less than the archived record never shrinks it (session_merge):
+        the record is kept, or both are merged. Summaries stored from PostCompact payloads that
+        the transcript does not contain are kept. A `note_path` given here is taken as a note
+        that shows this very revision.
         """
+        from obsidian_memory.session_merge import KEEP_ARCHIVED, TAKE_TRANSCRIPT, merge
+
         now = _utc_now()
         with self._write():
             existing = self.db.execute(
                 "SELECT transcript_path, transcript_size, note_path FROM sessions WHERE session_id = ?",
                 (session.session_id,)).fetchone()
-            if existing and _is_older_parse(existing, session):
-                return
+            parsed_path, parsed_size, parsed_mtime = session.transcript_path, session.transcript_size, \
+                session.transcript_mtime or 0.0
+            session, decision, why = merge(self.get_session(session.session_id) if existing else None, session)
+            if existing and _is_older_parse(existing, parsed_path, parsed_size):
+                why = ""   # no news
+            if decision == KEEP_ARCHIVED:
+                if parsed_path and parsed_size is not None:
+                    self._record_transcript(parsed_path, session.session_id, parsed_size,
+                                            parsed_mtime, "kept-richer-record", now)
+                return why
+            if decision != TAKE_TRANSCRIPT:   # both files are in the record now: neither is read again unchanged
+                if parsed_path and parsed_path != session.transcript_path and parsed_size is not None:
+                    self._record_transcript(parsed_path, session.session_id, parsed_size, parsed_mtime, "merged", now)
+                self.db.execute("UPDATE transcripts SET status = 'merged' WHERE path = ? AND path IS NOT ?",
+                                (existing[0], session.transcript_path))
             values = _session_values(session)
             if existing:
                 assignments = ", ".join(f"{c} = ?" for c in _SESSION_COLUMNS[1:])
@@ -289,6 +305,7 @@ class Archive:
             if session.transcript_path and session.transcript_size is not None:
                 self._record_transcript(session.transcript_path, session.session_id, session.transcript_size,
                                         session.transcript_mtime or 0.0, "archived", now)
+        return why
 
     def _replace_summaries(self, session) -> None:
         stored_extra = [
@@ -424,13 +441,20 @@ class Archive:
             "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id",
             (escaped + "%",))]
 
+    # A transcript recorded as its session's source while the session now names another file was
+    # replaced by a shorter copy before records were merged (issue 13.3): it is read again, so
+    # that the merge restores what the copy lost.
+    _KNOWN_TRANSCRIPTS = ("SELECT t.path, t.size, t.mtime FROM transcripts t "
+                          "LEFT JOIN sessions s ON s.session_id = t.session_id "
+                          "WHERE NOT (t.status = 'archived' AND s.transcript_path IS NOT NULL "
+                          "AND s.transcript_path != t.path)")
+
     def fingerprint(self, transcript_path: str) -> tuple[int, float] | None:
-        row = self.db.execute("SELECT size, mtime FROM transcripts WHERE path = ?", (transcript_path,)).fetchone()
-        return (int(row[0]), float(row[1])) if row else None
+        row = self.db.execute(self._KNOWN_TRANSCRIPTS + " AND t.path = ?", (transcript_path,)).fetchone()
+        return (int(row[1]), float(row[2])) if row else None
 
     def fingerprints(self) -> dict[str, tuple[int, float]]:
-        return {path: (int(size), float(mtime))
-                for path, size, mtime in self.db.execute("SELECT path, size, mtime FROM transcripts")}
+        return {path: (int(size), float(mtime)) for path, size, mtime in self.db.execute(self._KNOWN_TRANSCRIPTS)}
 
     def count_sessions(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
@@ -644,10 +668,18 @@ def _loads(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _is_older_parse(existing_row, session) -> bool:
+def _is_older_parse(existing_row, parsed_path, parsed_size) -> bool:
+    """Two hooks parsed the same growing file and the one that read less writes last (the file
+    itself is still as long as the archived parse: it was not cut short)."""
     stored_path, stored_size, _ = existing_row
-    return (stored_path is not None and stored_path == session.transcript_path and stored_size is not None
-            and session.transcript_size is not None and session.transcript_size < stored_size)
+    if not (stored_path is not None and stored_path == parsed_path and stored_size is not None
+            and parsed_size is not None and parsed_size < stored_size):
+        return False
+    try:
+        return os.stat(parsed_path).st_size >= stored_size
+    except OSError:
+        return False
+
 
 
 def _basename(path: str) -> str:

@@ -34,6 +34,7 @@ class ArchiveResult:
     note_path: str | None = None       # vault-relative, when the note was written
     reason: str = ""                   # why it was skipped or failed
     note_error: str = ""               # the vault problem, when the row was kept but not the note
+    kept: str = ""                     # why the archived record was kept or merged (it holds more)
 
 
 @dataclass
@@ -125,10 +126,12 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         from obsidian_memory.redact import redact_session
         session = redact_session(session)
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
-    archive.upsert_session(session)
+    kept = archive.upsert_session(session)
+    if kept:
+        logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
     if compact_summary:
         _store_compact_summary(archive, settings, session.session_id, compact_summary, trigger)
-    result = ArchiveResult(ARCHIVED, path, session.session_id)
+    result = ArchiveResult(ARCHIVED, path, session.session_id, kept=kept)
     _write_note(settings, archive, session.session_id, result)
     return result
 

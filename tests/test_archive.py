@@ -101,10 +101,13 @@ def test_a_real_parsed_transcript_round_trips(db):
 
 def test_upserting_again_replaces_prompts_and_keeps_one_row(db):
     db.upsert_session(make_session(1))
-    db.upsert_session(make_session(1, prompts=[Prompt("only prompt")], transcript_size=2000))
+    grown = [Prompt("first prompt, redacted now", "2026-03-04T09:00:01.000Z", "u1"), Prompt("second prompt", None, None),
+             Prompt("third prompt", "2026-03-04T09:50:00.000Z", "u3")]
+    db.upsert_session(make_session(1, prompts=grown, transcript_size=2000))
     assert db.count_sessions() == 1
-    assert [p.text for p in db.get_session(session_id(1)).prompts] == ["only prompt"]
-    assert db.db.execute("SELECT COUNT(*) FROM prompts").fetchone()[0] == 1
+    assert [p.text for p in db.get_session(session_id(1)).prompts] == [
+        "first prompt, redacted now", "second prompt", "third prompt"]   # (a prompt that shrank away: session_merge)
+    assert db.db.execute("SELECT COUNT(*) FROM prompts").fetchone()[0] == 3
 
 
 def test_upsert_without_note_path_keeps_the_recorded_note_path(db):

@@ -1,4 +1,4 @@
-"""`obsidian_memory.py archive --transcript PATH`: archive one transcript file now."""
+"""`obsidian_memory.py archive PATH` (or `--transcript PATH`): archive one transcript file now."""
 from __future__ import annotations
 
 import os
@@ -7,14 +7,17 @@ from obsidian_memory.errors import UserError
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--transcript", required=True, metavar="PATH", help="the session's JSONL transcript")
+    parser.add_argument("path", nargs="?", metavar="PATH", help="the session's JSONL transcript")
+    parser.add_argument("--transcript", metavar="PATH", help="the same, as an option (what the hooks once used)")
     parser.add_argument("--vault", default=None, help="the Obsidian vault (default: $OBSIDIAN_VAULT or ~/Vault)")
 
 
 def run(args) -> int:
     from obsidian_memory import archiver, settings as settings_module
 
-    path = os.path.abspath(os.path.expanduser(args.transcript))
+    if (args.path is None) == (args.transcript is None):
+        raise UserError("give the transcript once: archive PATH (or --transcript PATH)")
+    path = os.path.abspath(os.path.expanduser(args.path or args.transcript))
     if not os.path.isfile(path):
         raise UserError(f"no transcript file at {path}")
     settings = settings_module.load(vault=args.vault)
@@ -22,6 +25,8 @@ def run(args) -> int:
     if result.status == archiver.ARCHIVED:
         where = result.note_path or f"no note ({result.note_error or 'vault not written'})"
         print(f"archived {result.session_id}: {where}")
+        if result.kept:
+            print(f"kept {result.session_id}: {result.kept}")
         return 0
     if result.status in (archiver.SKIPPED, archiver.EXCLUDED):
         print(f"not archived: {result.reason}")

@@ -27,5 +27,7 @@ def run(args) -> int:
             print(f"failed {result.transcript_path}: {result.reason}")
         elif result.status == archiver.ARCHIVED and result.note_error:
             print(f"archived {result.session_id} without a note: {result.note_error}")
+        if result.kept:
+            print(f"kept {result.session_id}: {result.kept}")
     print(summary.line())
     return 1 if summary.failed else 0
