@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long archiving the largest fixture transcript takes, against SessionEnd's 1.5 s budget.
 
-usage: python benchmarks/archive_speed.py [--runs 5] [--transcript PATH]
+usage: python benchmarks/archive_speed.py [--runs 5] [--transcript PATH] [--baseline DIR]
 
 In a temporary CLAUDE_CONFIG_DIR and vault, for the largest transcript under ../shared (or the
 one given), prints the median of:
@@ -11,9 +11,11 @@ one given), prints the median of:
     archive of the session (a fresh archive each run), and again when the transcript is
     unchanged (a Stop after nothing new: the fingerprint check skips the parse);
   - `python -c pass` of the same interpreter, for scale;
-each also as a ratio of the 1.5 s budget; and the archive queries of the SessionStart hook and
-of `search --sessions` on an archive of 10,000 sessions. The machine is shared: compare ratios of
-one run.
+each also as a ratio of the 1.5 s budget; the size of the note each transcript under ../shared
+gets; and the archive queries of the SessionStart hook and of `search --sessions` on an archive of
+10,000 sessions. `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package
+and `scripts/`) times that version's `hook archive` too, alternating with this one's run by run,
+and prints new/old. The machine is shared: compare ratios of one run.
 """
 from __future__ import annotations
 
@@ -48,18 +50,22 @@ def largest_transcript() -> Path:
 def fresh_user(root: Path, transcript: Path) -> tuple[dict, Path]:
     if root.exists():
         shutil.rmtree(root)
-    config, vault = root / "claude", root / "vault"
-    target = config / "projects" / transcript.parent.name / transcript.name
+    env, target = user_paths(root, transcript)
     target.parent.mkdir(parents=True)
-    vault.mkdir()
+    (root / "vault").mkdir()
     shutil.copy2(transcript, target)
     side = transcript.with_suffix("")
     if side.is_dir():
         shutil.copytree(side, target.with_suffix(""))
+    return env, target
+
+
+def user_paths(root: Path, transcript: Path) -> tuple[dict, Path]:
+    config, vault = root / "claude", root / "vault"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
     env.update({"CLAUDE_CONFIG_DIR": str(config), "OBSIDIAN_VAULT": str(vault), "HOME": str(root),
                 "OMNISEARCH_PORT": "9"})
-    return env, target
+    return env, config / "projects" / transcript.parent.name / transcript.name
 
 
 def timed(function) -> float:
@@ -88,26 +94,54 @@ def in_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
             "  of which redact": statistics.median(redactions)}
 
 
-def whole_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
-    first, unchanged, bare = [], [], []
+def whole_process(root: Path, transcript: Path, runs: int, baseline: Path | None = None) -> dict[str, float]:
+    first, unchanged, bare, old = [], [], [], []
     for _ in range(runs):
-        env, target = fresh_user(root, transcript)
-        payload = json.dumps({"session_id": target.stem, "transcript_path": str(target),
-                              "hook_event_name": "SessionEnd", "reason": "other", "cwd": str(root)}).encode()
-
-        def hook():
-            done = subprocess.run([sys.executable, str(CLI), "hook", "archive"], input=payload, env=env,
-                                  capture_output=True, timeout=60)
-            if done.returncode != 0 or done.stdout:
-                sys.exit(f"the hook misbehaved: exit {done.returncode}, stdout {done.stdout[:200]!r}")
-        first.append(timed(hook))
-        unchanged.append(timed(hook))
+        first.append(hook_archive(root, transcript, CLI))
+        unchanged.append(timed(lambda: _hook(root, transcript, CLI)))
         if not list((root / "vault").rglob("*.md")):
             sys.exit("the hook wrote no note: see " + str(root / "claude" / "obsidian-memory" / "obsidian-memory.log"))
+        if baseline:
+            old.append(hook_archive(root, transcript, baseline / "scripts" / "obsidian_memory.py"))
         bare.append(timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
-    return {"hook archive (first archive)": statistics.median(first),
-            "hook archive (unchanged transcript)": statistics.median(unchanged),
-            "python -c pass": statistics.median(bare)}
+    figures = {"hook archive (first archive)": statistics.median(first),
+               "hook archive (unchanged transcript)": statistics.median(unchanged),
+               "python -c pass": statistics.median(bare)}
+    if baseline:
+        figures["hook archive (first), baseline"] = statistics.median(old)
+    return figures
+
+
+def hook_archive(root: Path, transcript: Path, cli: Path) -> float:
+    """The first `hook archive` of the transcript, in a fresh user (archive and vault)."""
+    fresh_user(root, transcript)
+    return timed(lambda: _hook(root, transcript, cli))
+
+
+def _hook(root: Path, transcript: Path, cli: Path) -> None:
+    env, target = user_paths(root, transcript)
+    payload = json.dumps({"session_id": target.stem, "transcript_path": str(target),
+                          "hook_event_name": "SessionEnd", "reason": "other", "cwd": str(root)}).encode()
+    done = subprocess.run([sys.executable, str(cli), "hook", "archive"], input=payload, env=env,
+                          capture_output=True, timeout=60)
+    if done.returncode != 0 or done.stdout:
+        sys.exit(f"the hook misbehaved: exit {done.returncode}, stdout {done.stdout[:200]!r}")
+
+
+def note_sizes(root: Path) -> dict[str, int]:
+    """Bytes of the note of each transcript under ../shared (and of our own recorded fixtures)."""
+    from obsidian_memory import archiver, settings
+
+    paths = sorted(SHARED.glob("projects/*/*.jsonl")) + sorted(SHARED.glob("small/*.jsonl"))
+    paths += sorted((REPO / "tests" / "fixtures" / "transcripts").glob("*/*.jsonl"))
+    sizes = {}
+    for path in paths:
+        env, target = fresh_user(root, path)
+        os.environ.update(env)
+        result = archiver.archive_transcript(str(target), settings.load())
+        if result.note_path:
+            sizes[path.name] = (root / "vault" / result.note_path).stat().st_size
+    return sizes
 
 
 def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
@@ -203,17 +237,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--transcript", type=Path, default=None)
+    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="also time the hook of the obsidian_memory under DIR, and print new/old")
     args = parser.parse_args()
     transcript = (args.transcript or largest_transcript()).resolve()
     size = transcript.stat().st_size
     lines = sum(1 for _ in open(transcript, "rb"))
     print(f"transcript: {transcript.name} ({size / 1e6:.1f} MB, {lines:,} lines), {args.runs} runs, median")
     with tempfile.TemporaryDirectory(prefix="om-archive-bench-") as tmp:
-        figures = whole_process(Path(tmp) / "user", transcript, args.runs)
+        figures = whole_process(Path(tmp) / "user", transcript, args.runs, args.baseline)
         figures.update(in_process(Path(tmp) / "user", transcript, args.runs))
+        sizes = note_sizes(Path(tmp) / "notes")
         queries = big_archive_queries(Path(tmp) / "big")
     for name, seconds in figures.items():
         print(f"  {name:<38} {seconds * 1000:8.1f} ms   {seconds / BUDGET:6.3f} x the {BUDGET} s budget")
+    if args.baseline:
+        ratio = figures["hook archive (first archive)"] / figures["hook archive (first), baseline"]
+        print(f"  hook archive (first), new/old: {ratio:.2f}")
+    print("  note size per session:")
+    for name, size in sizes.items():
+        print(f"    {name:<60} {size / 1000:7.1f} KB")
     for name, seconds in queries.items():
         print(f"  {name:<50} {seconds * 1000:8.3f} ms")
     return 0

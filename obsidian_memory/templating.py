@@ -51,4 +51,22 @@ def environment(settings=None, filters: dict | None = None):
 
 
 def render(name: str, settings=None, *, filters: dict | None = None, **context) -> str:
-    return environment(settings, filters).get_template(name).render(**context)
+    """The template `name` rendered. A user's override that fails (a syntax error, a name this
+    version no longer gives, a filter misused) costs a log line, not the note: the packaged
+    template renders instead."""
+    try:
+        return environment(settings, filters).get_template(name).render(**context)
+    except Exception as exc:
+        override = _user_override(name, settings)
+        if override is None:
+            raise
+        failure = f"{type(exc).__name__}: {exc}"
+    from obsidian_memory import logs
+    logs.log_for(settings, f"template {override} failed ({failure}); the packaged template was used instead")
+    return environment(None, filters).get_template(name).render(**context)
+
+
+def _user_override(name: str, settings) -> str | None:
+    folder = settings.user_templates_dir if settings is not None else None
+    path = os.path.join(folder, name) if folder else None
+    return path if path and os.path.isfile(path) else None

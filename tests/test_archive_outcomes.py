@@ -97,3 +97,58 @@ def test_migration_4_makes_every_transcript_and_note_due_again(tmp_path):
 
 def test_a_new_archive_needs_nothing_rendered(db):
     assert not db.history_outdated() and db.sessions_needing_note() == []
+
+
+OLD_NOTE = """---
+title: "Plan and build the CSV importer in importer.py"
+started: "2026-05-11T10:00:00"
+tags: [claude-session]
+---
+# Plan and build the CSV importer in importer.py
+
+## Prompts
+
+```text
+Plan and build the CSV importer in importer.py
+```
+
+## My notes
+
+The importer must also read TSV. (mine)
+"""
+
+
+def test_import_after_the_upgrade_fills_the_new_parts_and_keeps_the_users_sections(env):
+    """An archive and notes written before migration 4; `import` re-archives the session whose
+    transcript still exists (its outcome appears) and renders again the one whose transcript is
+    gone (typed properties); both notes keep what the user wrote."""
+    transcript_path = env.config_dir / "projects" / "-home-dev-importer" / CRAFTED.name
+    transcript_path.parent.mkdir(parents=True)
+    transcript_path.write_bytes(CRAFTED.read_bytes())
+    stat = transcript_path.stat()
+    _version_3_archive(str(env.archive_db), str(transcript_path))
+    raw = sqlite3.connect(env.archive_db, isolation_level=None)
+    crafted_id = transcript.parse(str(CRAFTED)).session_id
+    raw.execute("UPDATE sessions SET session_id = ? WHERE session_id = 's-alive'", (crafted_id,))
+    raw.execute("UPDATE prompts SET session_id = ? WHERE session_id = 's-alive'", (crafted_id,))
+    raw.execute("UPDATE transcripts SET session_id = ?, size = ?, mtime = ?", (crafted_id, stat.st_size, stat.st_mtime))
+    raw.close()
+    for name in ("a.md", "b.md"):
+        note = env.vault / "Meta" / "claude-sessions" / "2026-05" / name
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(OLD_NOTE, encoding="utf-8")
+
+    done = env.run("import")
+    assert done.returncode == 0, done.stderr
+
+    alive = (env.vault / "Meta" / "claude-sessions" / "2026-05" / "a.md").read_text(encoding="utf-8")
+    gone = (env.vault / "Meta" / "claude-sessions" / "2026-05" / "b.md").read_text(encoding="utf-8")
+    for text in (alive, gone):
+        assert text.endswith("## My notes\n\nThe importer must also read TSV. (mine)\n")
+        assert "\nstarted: 2026-05-11T10:00:00\n" in text   # typed now
+    assert "## Outcome" in alive and "`1a2b3c4` Import CSV files with quoted fields" in alive
+    assert "**Answer:**\n\n```text\nBecause csv.reader kept the space" in alive
+    with open_archive(str(env.archive_db), readonly=True) as archive:
+        assert archive.get_session(crafted_id).commits[0].hash == "1a2b3c4"
+        assert archive.get_session("s-gone").commits == []
+    assert b"archived 1 " in done.stdout and b"archived 0 " in env.run("import").stdout   # once is enough

@@ -14,13 +14,13 @@ import re
 import shlex
 
 from obsidian_memory import clock, fsutil
+from obsidian_memory.notes import session_view
 from obsidian_memory.textclean import strip_control
 
 TEMPLATE = "session.md.j2"
 MY_NOTES_HEADING = "## My notes"
 MY_NOTES_HINT = ("<!-- Write your own notes below this heading: obsidian-memory keeps everything from "
                  "the heading to the end of the file when it archives this session again. -->")
-PROMPT_NOTE_LIMIT = 4000   # characters of one prompt shown in the note (the archive keeps it all)
 
 
 class VaultUnavailable(OSError):
@@ -63,6 +63,9 @@ def render_note(session, settings=None, *, user_section: str | None = None) -> s
 
 def _context(session) -> dict:
     start, end = clock.to_local(session.started_at), clock.to_local(session.ended_at)
+    shown = session_view.view(session)
+    prompts = shown.pop("prompt_views")
+    summary_texts = shown.pop("summary_texts")
     return {
         "session": session,
         "title": session.title or session.session_id,
@@ -72,11 +75,12 @@ def _context(session) -> dict:
         "ended_human": _human(end, same_day_as=start),
         "duration": _duration(session.duration_seconds),
         "resume_command": _resume_command(session),
-        "summaries": [{"text": s.text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp))}
-                      for s in session.compact_summaries],
-        "prompts": [{"text": shortened(p.text), "when": _human(clock.to_local(p.timestamp), time_only=True)}
-                    for p in session.prompts],
+        "summaries": [{"text": text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp))}
+                      for s, text in zip(session.compact_summaries, summary_texts)],
+        "prompts": [{**part, "when": _human(clock.to_local(p.timestamp), time_only=True)}
+                    for p, part in zip(session.prompts, prompts)],
         "tools": sorted(session.tools.items(), key=lambda item: (-item[1], item[0])),
+        **shown,
     }
 
 
@@ -104,16 +108,12 @@ def _resume_command(session) -> str:
     return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
 
 
-def shortened(text: str, limit: int = PROMPT_NOTE_LIMIT) -> str:
-    """`text`, or its start and a visible mark saying how long it really was."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit].rstrip()}\n… [shortened, {len(text):,} chars]"
-
-
 # -- filters: how transcript text enters Markdown ------------------------------------------
 
-_INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>#|%~=$^])")
+# Markdown's specials, but an underscore inside a word (`test_importer`) and a single `=` are
+# left alone: they cannot start emphasis or a highlight, and escaping them would break a plain
+# search for the identifier
+_INLINE_SPECIALS = re.compile(r"([\\`*\[\]<>#|%~$^]|(?<![^\W_])_|_(?![^\W_])|=(?==)|(?<==)=)")
 _BACKTICK_RUN = re.compile(r"`+")
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff]")
 
@@ -153,7 +153,15 @@ def fenced(value, info: str = "text") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-FILTERS = {"yaml": yaml_scalar, "inline": inline, "code": code_span, "fenced": fenced}
+_DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+
+
+def yaml_datetime(value) -> str:
+    """A date & time property as Obsidian reads it (`2026-03-04T09:00:00`, unquoted), or null."""
+    return value if isinstance(value, str) and _DATETIME.fullmatch(value) else "null"
+
+
+FILTERS = {"yaml": yaml_scalar, "inline": inline, "code": code_span, "fenced": fenced, "datetime": yaml_datetime}
 
 
 # -- the user's section ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """One note per session: path, frontmatter, sections, hostile text, the user's section."""
 from __future__ import annotations
 
+import datetime
 import re
 import time
 
@@ -62,7 +63,9 @@ def test_frontmatter_has_the_fields_and_reads_back_hostile_values(settings):
     assert data["cwd"] == "/w/it's: #here"
     assert (data["session_id"], data["project"], data["branch"], data["prompts"], data["tags"]) == (
         "0123abcd-1111-4222-8333-444455556666", "demo", "main", 2, ["claude-session"])
-    assert data["started"] == "2026-03-04T09:00:00" and data["ended"] == "2026-03-04T10:30:00"
+    # typed as Obsidian reads them (issue 15): date & time unquoted, numbers as numbers
+    assert data["started"] == datetime.datetime(2026, 3, 4, 9, 0) and data["ended"] == datetime.datetime(2026, 3, 4, 10, 30)
+    assert (data["duration"], data["commits"]) == (90, 0)
 
 
 def test_body_has_title_project_resume_summaries_prompts_files_tools_subagents(settings):
