@@ -7,9 +7,10 @@ new part) must never shrink it. Pure functions on `Session`s, no I/O.
 - The transcript holds everything archived (the usual case: it grew): it is taken as it is.
 - It holds nothing the record lacks: the record is kept as it is ("richer").
 - Each has something the other lacks: merged. Prompts by entry uuid (the text of a prompt is
-  the transcript's, which is redacted the way the settings say now), summaries by text; the
-  span of time, the tools, files, models and subagents of both; the rest from the record that
-  ends later.
+  the transcript's, which is redacted the way the settings say now; each keeps its answer),
+  summaries by text; the span of time, the tools, files, models and subagents of both; the
+  commits, pull requests, commands and errors of both; the rest (the todo list, the plan unless
+  only the other has one, the last answer) from the record that ends later.
 """
 from __future__ import annotations
 
@@ -74,9 +75,27 @@ def _union(stored, parsed):
     agents = {a.agent_id: a for a in [*other.subagents, *later.subagents]}
     merged.subagents = list(agents.values())
     merged.entry_count = max(stored.entry_count or 0, parsed.entry_count or 0)
+    merged.plan = later.plan or other.plan
+    merged.commits = list({(c.hash, c.message): c for c in [*other.commits, *later.commits]}.values())
+    merged.pull_requests = list(dict.fromkeys([*other.pull_requests, *later.pull_requests]))
+    merged.errors = list({(e.tool, e.text): e for e in [*other.errors, *later.errors]}.values())
+    merged.commands = _commands_of_both(other.commands, later.commands)
     if stored.title_source in ("custom-title", "ai-title") and parsed.title_source not in ("custom-title", "ai-title"):
         merged.title, merged.title_source = stored.title, stored.title_source
     return merged
+
+
+def _commands_of_both(first: list, second: list) -> list:
+    """Each command once, in the order first seen, with the larger counts of the two (the two
+    records may overlap, so counts are not added)."""
+    import dataclasses
+
+    by_command = {}
+    for command in [*first, *second]:
+        known = by_command.get(command.command)
+        by_command[command.command] = command if known is None else dataclasses.replace(
+            known, runs=max(known.runs, command.runs), failures=max(known.failures, command.failures))
+    return list(by_command.values())
 
 
 def _what_it_lacks(stored, parsed) -> str:

@@ -230,3 +230,27 @@ def test_odd_shapes_never_raise(use, result, tool_use_result):
     tracker.pr_link({"prUrl": {"x": 1}})
     tracker.plan_content(["x"])
     assert isinstance(tracker.as_fields(), dict)
+
+
+def test_a_merged_record_keeps_the_outcome_of_both_parts():
+    """A resumed session's new file holds only the new part: the archived part's commits,
+    commands and errors stay, the later part's todo list is the session's (issue 13.3 + 15)."""
+    from obsidian_memory import session_merge
+    from obsidian_memory.model import Prompt, Session
+
+    before = Session("s", prompts=[Prompt("one", "2026-01-01T10:00:00Z", "u1", answer="done one")],
+                     started_at="2026-01-01T10:00:00Z", ended_at="2026-01-01T11:00:00Z", plan="the plan",
+                     commits=[Commit("first", "aaaaaaa")], commands=[Command("make", 3, 1)],
+                     errors=[ToolError("Bash", "exit 2: boom")], todos=[Todo("old", "pending")],
+                     pull_requests=["https://x.example/o/r/pull/1"])
+    after = Session("s", prompts=[Prompt("two", "2026-01-02T10:00:00Z", "u2", answer="done two")],
+                    started_at="2026-01-02T10:00:00Z", ended_at="2026-01-02T11:00:00Z",
+                    commits=[Commit("second", "bbbbbbb")], commands=[Command("make", 1, 0), Command("ls")],
+                    todos=[Todo("new", "completed")], last_assistant_message="done two")
+    merged, decision, _ = session_merge.merge(before, after)
+    assert decision == session_merge.MERGED
+    assert [(p.text, p.answer) for p in merged.prompts] == [("one", "done one"), ("two", "done two")]
+    assert [c.hash for c in merged.commits] == ["aaaaaaa", "bbbbbbb"]
+    assert merged.commands == [Command("make", 3, 1), Command("ls")]
+    assert merged.errors == [ToolError("Bash", "exit 2: boom")] and merged.plan == "the plan"
+    assert merged.todos == [Todo("new", "completed")] and merged.pull_requests == ["https://x.example/o/r/pull/1"]
