@@ -274,17 +274,20 @@ def check_claude_md(layout, plugin) -> Check:
 
 
 def check_omnisearch(settings) -> Check:
+    """Information only: whether Omnisearch answers on the port in use, and if not, what to do."""
     import urllib.error
     import urllib.request
+
+    from obsidian_memory import omnisearch_plugin
 
     url = f"http://127.0.0.1:{settings.omnisearch_port}/search?q=obsidian-memory-doctor"
     try:
         with urllib.request.urlopen(url, timeout=0.8) as response:
             json.loads(response.read().decode("utf-8", "replace") or "null")
+        answering = True
     except (OSError, ValueError, urllib.error.URLError):
-        return Check("omnisearch", INFO, f"not answering on port {settings.omnisearch_port} (Obsidian closed, or "
-                                         "Omnisearch's HTTP server off): searches use the local index")
-    return Check("omnisearch", INFO, f"answering on port {settings.omnisearch_port}")
+        answering = False
+    return Check("omnisearch", INFO, omnisearch_plugin.describe(settings.vault, settings.omnisearch_port, answering))
 
 
 def check_semantic(settings) -> Check:

@@ -16,13 +16,16 @@ def atomic_write_text(path: str, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: str, data: bytes) -> None:
+def atomic_write_bytes(path: str, data: bytes, mode: int | None = None) -> None:
+    """As atomic_write_text; `mode` (e.g. the replaced file's, which may be 0600) for the new file."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -120,6 +123,32 @@ def read_text(path: str) -> str | None:
             return handle.read().decode("utf-8", errors="replace")
     except OSError:
         return None
+
+
+# -- file names that every system the vault syncs to accepts ----------------------------------
+
+# Obsidian refuses these in a file name (Windows and Android forbid most of them, macOS `:`), and
+# `#^[]|` break a wikilink to the note.
+FORBIDDEN_IN_NAME = frozenset('*"\\/<>:|?#^[]')
+_RESERVED_ON_WINDOWS = frozenset(["CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+                                  *(f"LPT{i}" for i in range(1, 10))])
+MAX_NAME_BYTES = 255
+
+
+def safe_file_name(name: str, replacement: str = "-") -> str:
+    """`name` as one file name that Windows, macOS, Linux, Android and Obsidian all accept, and that
+    a wikilink can point at: forbidden and control characters replaced, no leading dot (a hidden
+    file, which Obsidian ignores), no trailing dot or space, not a name Windows reserves (`CON`,
+    `aux.md`, ...), at most 255 bytes of UTF-8 (cut at a character). A valid name comes back as it is."""
+    text = "".join(replacement if (c in FORBIDDEN_IN_NAME or ord(c) < 32 or ord(c) == 127
+                                   or 0xD800 <= ord(c) <= 0xDFFF) else c for c in name)
+    text = text.lstrip(".").rstrip(". ")
+    if text.split(".")[0].upper().rstrip(" ") in _RESERVED_ON_WINDOWS:
+        text = "_" + text
+    encoded = text.encode("utf-8")
+    if len(encoded) > MAX_NAME_BYTES:
+        text = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore").rstrip(". ")
+    return text or replacement
 
 
 class OutsideVault(ValueError):

@@ -1,7 +1,8 @@
 """Where things live and how the user configured them.
 
 Precedence for every value: a command-line flag beats the environment, which beats
-`config.yaml`, which beats the default. Every value a user gives is checked against its
+`config.yaml`, which beats the default; for the Omnisearch port, the vault's own Omnisearch
+settings come between config.yaml and the default (omnisearch_plugin.py). Every value a user gives is checked against its
 setting's definition (the `setting(...)` lines of `Settings`), and a value that is not valid is
 never used. It becomes a Problem (`doctor` fails with it, a command prints it as a warning, a
 hook logs it once) and then:
@@ -389,7 +390,8 @@ def load(vault=None, port=None, config_dir=None) -> Settings:
     problems: list[Problem] = []
     values = {}
     for definition in SETTINGS:
-        values[definition.name] = _resolve(definition, flags.get(definition.name), found, path, problems, cdir)
+        values[definition.name] = _resolve(definition, flags.get(definition.name), found, path, problems, cdir,
+                                           _fallback(definition, values))
     extra = {key: value for key, value in found.items() if key not in BY_NAME}
     problems += [_unknown(key, path) for key in list(extra)[:MAX_UNKNOWN_REPORTED]]
     if any(p.stops for p in problems):
@@ -398,7 +400,19 @@ def load(vault=None, port=None, config_dir=None) -> Settings:
     return Settings(cdir, extra, problems, **values)
 
 
-def _resolve(definition: Setting, flag, found: dict, path: str, problems: list, cdir: str):
+def _fallback(definition: Setting, resolved: dict):
+    """What a setting is when no source gives a valid value: its default, except the Omnisearch
+    port, which the vault's own Omnisearch settings give first (the vault is resolved before it)."""
+    if definition.name != "omnisearch_port":
+        return definition.default_value
+
+    def port() -> int:
+        from obsidian_memory import omnisearch_plugin
+        return omnisearch_plugin.discovered_port(resolved["vault"]) or definition.default_value()
+    return port
+
+
+def _resolve(definition: Setting, flag, found: dict, path: str, problems: list, cdir: str, fallback):
     sources = []
     if flag is not None:
         sources.append((definition.flag or definition.name, flag))
@@ -416,7 +430,7 @@ def _resolve(definition: Setting, flag, found: dict, path: str, problems: list, 
                                   stops=True)
                 raise ConfigError([problem], cdir) from None
             rejected.append((where, value, not accepted))  # would it have been the value used?
-    resolved = accepted[0] if accepted else definition.default_value()
+    resolved = accepted[0] if accepted else fallback()
     problems.extend(_invalid(definition, where, value, resolved, in_use)
                     for where, value, in_use in rejected)
     return resolved

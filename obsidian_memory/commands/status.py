@@ -32,7 +32,7 @@ def collect(settings) -> dict:
         "vault_exists": os.path.isdir(settings.vault),
         "index": index.status(settings),
         "semantic": semantic_status(settings),
-        "engines": {"index": True, "scan": True, "omnisearch": probe_omnisearch(settings.omnisearch_port)},
+        "engines": {"index": True, "scan": True, "omnisearch": omnisearch_status(settings)},
         "archive": archive_status(settings.archive),
     }
 
@@ -46,6 +46,15 @@ def semantic_status(settings) -> dict:
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"
         return {"available": False, "reason": reason, "on": False, "off_reason": reason, "default_mode": "fulltext"}
+
+
+def omnisearch_status(settings) -> dict:
+    """probe_omnisearch, plus what the vault's Omnisearch plugin settings say about it (`advice`)."""
+    from obsidian_memory import omnisearch_plugin
+
+    probe = probe_omnisearch(settings.omnisearch_port)
+    probe["advice"] = omnisearch_plugin.describe(settings.vault, settings.omnisearch_port, probe["answers"])
+    return probe
 
 
 def probe_omnisearch(port: int) -> dict:
@@ -100,8 +109,7 @@ def format_text(report: dict) -> str:
         lines.append(f"            {idx['error']}")
     lines.append(_semantic_line(report["semantic"]))
     omni = report["engines"]["omnisearch"]
-    lines.append(f"omnisearch: {'answers' if omni['answers'] else 'not answering'} on port {omni['port']}"
-                 f" ({omni['detail']})")
+    lines.append(f"omnisearch: {omni['advice']}" + ("" if omni["answers"] else f" [{omni['detail']}]"))
     lines.append("local:      index and scan available")
     archive = report["archive"]
     if archive["exists"]:

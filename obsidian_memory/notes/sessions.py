@@ -30,10 +30,12 @@ class VaultUnavailable(OSError):
 # -- paths ---------------------------------------------------------------------------------
 
 def note_relative_path(session, settings) -> str:
-    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start."""
+    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start. Nothing
+    else of the session (its project, folder or title) goes into the path, and the id's part is made
+    a valid name on every system the vault syncs to."""
     day = _local_start(session).strftime("%Y-%m-%d")
     folder = settings.sessions_folder.strip("/")
-    return f"{folder}/{day[:7]}/{day}_{session.session_id[:8]}.md"
+    return f"{folder}/{day[:7]}/{day}_{fsutil.safe_file_name(session.session_id[:8])}.md"
 
 
 def note_name(note_path: str) -> str:
