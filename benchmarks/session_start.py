@@ -8,8 +8,11 @@ benchmark's git repository, the rest spread over 200 other repositories, a third
 compaction summary), and a vault with a working-state note and 300 learnings. Then, interleaved
 so that machine noise hits both alike:
   - `python -c pass` of this interpreter (same environment),
-  - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the form
-    install.sh registers), and `python -m obsidian_memory hook session-start` (the plugin's form),
+  - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the launcher
+    of a checkout), `python -m obsidian_memory hook session-start` (the plugin's form), and the form
+    install.py registers: the Python the venv is made from running bin/obsidian_memory.py, which puts
+    the venv's site-packages first in the same process (here a venv whose site-packages point at
+    this checkout through a .pth file),
 with the sweep's stamp fresh (the steady state: the sweep starts at most once per 10 minutes),
 and once more with the stamp removed before each run (a sweep spawned every time; each run
 waits half a second first, so that no run competes with the previous one's sweep).
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -83,6 +87,19 @@ def baseline_hook(baseline: str) -> list[str]:
     code = (f"import sys; sys.path.insert(0, {str(Path(baseline))!r}); sys.argv[0] = {str(script)!r}; "
             "from obsidian_memory.cli import main; sys.exit(main(sys.argv[1:]))")
     return [sys.executable, "-c", code, "hook", "session-start"]
+
+
+def installed_hook(home: Path) -> list[str]:
+    """The hook as settings.json runs it after install.py: base Python + bin/ launcher + the venv."""
+    ours = home / ".claude" / "obsidian-memory"
+    (ours / "bin").mkdir(parents=True)
+    for name in ("obsidian_memory.py", "_launcher.py"):
+        shutil.copy2(REPO / "scripts" / name, ours / "bin" / name)
+    base = os.path.realpath(sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(ours / "venv")], check=True)
+    (site,) = (ours / "venv").glob("lib/python*/site-packages")
+    (site / "obsidian_memory.pth").write_text(str(REPO) + "\n", encoding="utf-8")
+    return [base, "-S", str(ours / "bin" / "obsidian_memory.py"), "hook", "session-start"]
 
 
 def timed(command: list[str], env: dict, stdin: bytes | None, cwd: Path) -> float:
@@ -162,6 +179,7 @@ def main() -> int:
             "bare": [sys.executable, "-c", "pass"],
             "hook (launcher script)": [sys.executable, str(CLI), "hook", "session-start"],
             "hook (-m obsidian_memory)": [sys.executable, "-m", "obsidian_memory", "hook", "session-start"],
+            "hook (as installed)": installed_hook(root / "home"),
         }
         if args.baseline:
             commands["hook (baseline)"] = baseline_hook(os.path.abspath(args.baseline))

@@ -12,8 +12,14 @@ fills the placeholders in). Once ready:
 - session-start: replaced by `<venv>/python -I -m obsidian_memory hook session-start` (exec);
 - archive: SessionEnd is handed to a detached process (plugin hook timeouts do not raise
   Claude Code's 1.5 s SessionEnd budget); PreCompact/PostCompact run inline.
-When install.sh has wired obsidian-memory into settings.json, the plugin stands aside (no
+When install.py has wired obsidian-memory into settings.json, the plugin stands aside (no
 double archiving, no double context).
+
+The vault: the plugin's `vault` option (plugin.json `userConfig`, asked when the plugin is enabled,
+or `claude plugin install ... --config vault=PATH`), which Claude Code hands to hooks as
+CLAUDE_PLUGIN_OPTION_VAULT. It becomes OBSIDIAN_VAULT for the hooks, and for the session's Bash
+commands (the vault-search skill) through the CLAUDE_ENV_FILE that SessionStart hooks may append to.
+Unset: OBSIDIAN_VAULT, config.yaml, ~/Vault as everywhere else.
 """
 import json
 import os
@@ -35,6 +41,7 @@ def main(argv):
     data = plugin_data()
     if not data or installed_by_install_sh():
         return 0
+    use_vault_option(event)
     python = venv_python(data)
     if not is_ready(data):
         start_bootstrap(data)
@@ -100,6 +107,21 @@ def is_ready(data):
 def is_usable(data):
     """An earlier bootstrap finished (during an update the previous version still serves)."""
     return os.path.isfile(stamp_path(data)) and os.path.isfile(venv_python(data))
+
+
+def use_vault_option(event):
+    vault = os.environ.get("CLAUDE_PLUGIN_OPTION_VAULT", "").strip()
+    if not vault:
+        return
+    vault = os.path.abspath(os.path.expanduser(vault))
+    os.environ["OBSIDIAN_VAULT"] = vault
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if event == "session-start" and env_file:
+        try:
+            with open(env_file, "a", encoding="utf-8") as handle:
+                handle.write("export OBSIDIAN_VAULT='" + vault.replace("'", "'\\''") + "'\n")
+        except OSError as exc:
+            _say(plugin_data(), f"cannot pass the vault option on: {exc}")
 
 
 def _event_name(payload):

@@ -57,6 +57,29 @@ def guarded(prog: str, action) -> int:
         return 1
 
 
+def refuse_another_vault_for_the_agent(vault: str | None, port: int | None) -> None:
+    """Inside Claude Code (it sets CLAUDECODE=1 in the agent's shell) the vault search is pre-approved,
+    so it reads the configured vault only: a `--vault` or `--port` that points elsewhere would let
+    the agent read any folder's Markdown (and build a cache for it) without asking. The user keeps
+    other vaults at hand: outside Claude Code, or with OBSIDIAN_VAULT=PATH in front of the command,
+    which the pre-approval does not cover (Claude Code asks first)."""
+    import os
+
+    if os.environ.get("CLAUDECODE") != "1" or (vault is None and port is None):
+        return
+    from obsidian_memory import settings as settings_module
+
+    configured = settings_module.load()
+    if vault is not None and os.path.realpath(os.path.expanduser(vault)) != os.path.realpath(configured.vault):
+        raise UserError(f"--vault is refused inside Claude Code, where this search is pre-approved and reads only "
+                        f"the configured vault ({configured.vault}); to search another vault, run it outside "
+                        f"Claude Code, or with OBSIDIAN_VAULT=PATH in front (Claude Code asks first)")
+    if port is not None and port != configured.omnisearch_port:
+        raise UserError(f"--port is refused inside Claude Code, where this search is pre-approved and asks only "
+                        f"the configured Omnisearch (port {configured.omnisearch_port}); run it outside Claude Code, "
+                        f"or with OMNISEARCH_PORT=N in front (Claude Code asks first)")
+
+
 def one_line(text: str) -> str:
     from obsidian_memory.search._text import one_line as flatten
 

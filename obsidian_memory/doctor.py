@@ -8,13 +8,12 @@ from __future__ import annotations
 import glob
 import json
 import os
-import shlex
 import sys
 
 from obsidian_memory import install, settings as settings_module
 
 OK, FAIL, WARN, INFO = "ok", "fail", "warn", "info"
-RUN_INSTALL = "run ./install.sh from the obsidian-memory checkout"
+RUN_INSTALL = "run `python3 install.py` (or ./install.sh; Windows: `py -3 install.py`) in the obsidian-memory checkout"
 
 
 class Check:
@@ -76,8 +75,8 @@ def check_python(layout) -> Check:
     if sys.version_info < (3, 10):
         return Check("python", FAIL, f"{sys.executable} is Python {version}; 3.10 or newer is needed")
     detail = f"Python {version} at {sys.executable}"
-    if os.path.exists(layout.python) and not _same_file(layout.python, sys.executable):
-        detail += f" (the hooks use {layout.python})"
+    if os.path.exists(layout.state_path) and not _same_file(layout.launcher_python, sys.executable):
+        detail += f" (the hooks start with {layout.launcher_python})"
     return Check("python", OK, detail)
 
 
@@ -207,7 +206,7 @@ def check_hooks(layout, settings_obj, problem, plugin) -> Check:
             continue
         found.append(event)
         for handler in ours:
-            problem = _command_problem(str(handler.get("command", "")))
+            problem = _command_problem(handler)
             if problem:
                 broken.append(f"{event}: {problem}")
     if not found and plugin:
@@ -219,13 +218,13 @@ def check_hooks(layout, settings_obj, problem, plugin) -> Check:
     return Check("hooks", OK, f"{', '.join(found)} registered; interpreter and launcher present")
 
 
-def _command_problem(command: str) -> str | None:
+def _command_problem(handler: dict) -> str | None:
     try:
-        argv = shlex.split(command)
+        argv = [part for part in install.hook_argv(handler) if not part.startswith("-")]
     except ValueError:
-        return f"cannot parse the command {command!r}"
+        return f"cannot parse the command {handler.get('command')!r}"
     if len(argv) < 2:
-        return f"unexpected command {command!r}"
+        return f"unexpected command {install.describe_handler(handler)!r}"
     interpreter, script = argv[0], argv[1]
     if not os.path.isfile(interpreter) or not os.access(interpreter, os.X_OK):
         return f"interpreter {interpreter} is missing or not executable"
@@ -243,7 +242,7 @@ def check_skill(layout, plugin) -> Check:
     wanted = install.search_prefixes(layout)
     if not all(prefix in text for prefix in wanted):
         return Check("skill", FAIL, f"{layout.skill_md} does not name this installation's commands ({RUN_INSTALL})")
-    missing = [p for p in (layout.python, *map(layout.launcher, install.LAUNCHERS)) if not os.path.isfile(p)]
+    missing = [p for p in (layout.launcher_python, *map(layout.launcher, install.LAUNCHERS)) if not os.path.isfile(p)]
     if missing:
         return Check("skill", FAIL, f"the commands in {layout.skill_md} need missing files: {', '.join(missing)}")
     return Check("skill", OK, f"{layout.skill_md} (commands match this installation)")
@@ -298,7 +297,7 @@ def check_semantic(settings) -> Check:
     except Exception as exc:
         return Check("semantic", INFO, f"status unknown ({type(exc).__name__}: {exc}); searches use full text")
     if not info["available"]:
-        hint = "" if "--semantic" in info["reason"] else " (optional: ./install.sh --semantic adds it)"
+        hint = "" if "--semantic" in info["reason"] else " (optional: install.py --semantic adds it)"
         return Check("semantic", INFO, f"off: {info['reason']}{hint}; searches use full text")
     embedded = (f"{info['embedded']} of {info['notes']} indexed notes embedded" if info["notes"] >= info["embedded"] > 0
                 else f"{info['embedded']} note(s) embedded")  # the index may lag behind, or not exist yet

@@ -5,11 +5,16 @@ of actions, each changing one thing), then prints it (`--dry-run`) or carries it
 holds only real changes, so a second install plans nothing and writes nothing.
 
 What an install adds, and what an uninstall takes away again:
-- `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the two launcher scripts;
+- `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the launcher scripts (scripts/);
 - `config.yaml` there (kept on re-install and on uninstall; `--purge` removes it);
 - in `settings.json`: four hook handlers and two `permissions.allow` rules, recognised by the
-  `obsidian-memory/bin/` path in their command, and the rule `Skill(vault-search)` unless the user
-  already had it (`install-state.json` remembers that we added it: it names no path of ours);
+  `obsidian-memory/bin/` path in their command or arguments, and the rule `Skill(vault-search)`
+  unless the user already had it (`install-state.json` remembers that we added it: it names no
+  path of ours). A hook runs the launcher with the Python the installer ran with (the one the venv
+  is made from), not the venv's: with the venv or the package gone, the hook still starts, logs why
+  and exits 0. It is written in exec form (`command` + `args`, no shell: Claude Code >= 2.1.139,
+  and the only form that survives Windows quoting), or as a shell command line when an older
+  `claude` is found on PATH;
 - `skills/vault-search/SKILL.md`, rendered from `templates/vault-search.SKILL.md.j2` with the real
   absolute paths;
 - one block in `CLAUDE.md` between `<!-- obsidian-memory:begin -->` and `<!-- obsidian-memory:end -->`;
@@ -18,7 +23,13 @@ What an install adds, and what an uninstall takes away again:
 To give settings.json and CLAUDE.md back byte for byte, `install-state.json` remembers each file
 as it was without us ("pristine") and the digest of what we wrote. On uninstall, a file we
 wrote and nobody touched since is replaced by its pristine bytes (or removed if it did not
-exist); a file the user edited in between keeps their edits and loses only our entries.
+exist); a file the user edited in between keeps their edits and loses only our entries. A file
+that is a symbolic link (dotfiles kept in a repository) is written through: its target changes,
+the link stays a link; and a file keeps its permissions (settings.json may hold secrets in `env`).
+
+Uninstall also removes what only we use (the venv, bin/, cache/, locks/, sweep.stamp, and backups/,
+whose copies of settings.json may hold the user's secrets) and says what it keeps: config.yaml,
+the log, the session archive and the notes in the vault (`--purge` deletes all but the notes).
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 
 from obsidian_memory import fsutil, settings as settings_module
@@ -38,7 +50,8 @@ from obsidian_memory.errors import UserError
 BLOCK_BEGIN = "<!-- obsidian-memory:begin -->"
 BLOCK_END = "<!-- obsidian-memory:end -->"
 OWN_MARK = "obsidian-memory/bin/"          # in every command we write, and in nothing else
-LAUNCHERS = ("obsidian_memory.py", "search_vault.py")
+LAUNCHERS = ("obsidian_memory.py", "search_vault.py", "_launcher.py")
+EXECUTABLE_LAUNCHERS = ("obsidian_memory.py", "search_vault.py")
 SKILL_NAME = "vault-search"
 SKILL_TEMPLATE = ("templates", "vault-search.SKILL.md.j2")
 PLUGIN_SKILL = ("skills", SKILL_NAME, "SKILL.md")
@@ -46,15 +59,16 @@ PLUGIN_SKILL = ("skills", SKILL_NAME, "SKILL.md")
 # Code asks (or, in `-p` mode, denies) before a skill with `allowed-tools` runs, unless allowed.
 SHARED_RULES = (f"Skill({SKILL_NAME})",)
 STATE_VERSION = 1
+EXEC_FORM_SINCE = (2, 1, 139)   # Claude Code runs `command` + `args` without a shell from this version
 
 # event -> (matcher or None, `hook` argument, timeout in seconds)
 HOOKS = {
-    "SessionStart": ("startup|resume|clear|compact", "session-start", 10),
+    "SessionStart": ("startup|resume|clear|compact|fork", "session-start", 10),
     "SessionEnd": (None, "archive", 30),     # a settings-file timeout also raises the 1.5 s end budget
     "PreCompact": (None, "archive", 30),
     "PostCompact": (None, "archive", 30),
 }
-NEW_CONFIG_KEYS = ("vault", "omnisearch_port", "context_budget", "excluded_projects", "redact")
+NEW_CONFIG_KEYS = ("vault", "context_budget", "excluded_projects", "redact")
 
 
 # -- where everything lives ------------------------------------------------------------------
@@ -64,10 +78,13 @@ def slashes(path: str) -> str:
 
 
 class Layout:
-    """Absolute paths of everything the installer touches, for one Claude config dir."""
+    """Absolute paths of everything the installer touches, for one Claude config dir, and the
+    Python the hooks and search commands run the launchers with (`launcher_python`: given, else
+    the one the last install recorded, else the one the venv is made from)."""
 
-    def __init__(self, config_dir: str):
+    def __init__(self, config_dir: str, launcher_python: str | None = None):
         self.config_dir = os.path.abspath(config_dir)
+        self._launcher_python = launcher_python
         self.home = os.path.join(self.config_dir, "obsidian-memory")
         self.venv = os.path.join(self.home, "venv")
         self.bin_dir = os.path.join(self.home, "bin")
@@ -89,13 +106,34 @@ class Layout:
     def launcher(self, name: str) -> str:
         return os.path.join(self.bin_dir, name)
 
+    @property
+    def launcher_python(self) -> str:
+        if not self._launcher_python:
+            recorded = load_state(self).get("python")
+            self._launcher_python = recorded if isinstance(recorded, str) and recorded else base_python()
+        return self._launcher_python
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.home, "obsidian-memory.log")
+
+
+def base_python() -> str:
+    """The Python this one is made from when it runs in a venv, else this one."""
+    return os.path.abspath(getattr(sys, "_base_executable", None) or sys.executable)
+
 
 # -- the command strings -----------------------------------------------------------------------
-# Hooks run through `sh -c`: their paths are always double-quoted. The search commands are typed
-# by the model and must match the permission rules character for character, so they are quoted
-# only when a path needs it (the usual path has no space and then reads like any command).
+# A hook in exec form is an argument list (no shell, no quoting: native paths). A hook in shell form
+# (older clients) runs through `sh -c`: its paths are always double-quoted. The search commands are
+# typed by the model into its shell and must match the permission rules character for character,
+# so they use forward slashes and are quoted only when a path needs it (the usual path has no
+# space and then reads like any command).
 
 _SAFE = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
+# The launchers run without `site` (-S): the system Python's own site-packages and .pth files (which
+# may import anything, at a cost) stay out, and the launcher adds the venv's: the venv's environment.
+NO_SITE = "-S"
 
 
 def quote_if_needed(path: str) -> str:
@@ -106,8 +144,26 @@ def double_quote(path: str) -> str:
     return f'"{path}"' if not re.search(r'["$`\\]', path) else shlex.quote(path)
 
 
-def hook_command(layout: Layout, argument: str) -> str:
-    return cli_command(layout, "hook", argument)
+def hook_handler(layout: Layout, argument: str, timeout: int, form: str = "exec") -> dict:
+    """The settings.json handler that runs `obsidian_memory.py hook <argument>`."""
+    if form == "exec":
+        return {"type": "command", "command": os.path.abspath(layout.launcher_python),
+                "args": [NO_SITE, layout.launcher("obsidian_memory.py"), "hook", argument], "timeout": timeout}
+    return {"type": "command", "command": cli_command(layout, "hook", argument), "timeout": timeout}
+
+
+def hook_argv(handler: dict) -> list[str]:
+    """What a handler of ours runs, as an argument list (exec form, or the shell form split)."""
+    if isinstance(handler.get("args"), list):
+        return [str(handler.get("command", "")), *map(str, handler["args"])]
+    return shlex.split(str(handler.get("command", "")))
+
+
+def describe_handler(handler: dict) -> str:
+    """A handler as one line for people: the exec form's command and arguments, quoted as needed."""
+    if isinstance(handler.get("args"), list):
+        return " ".join(quote_if_needed(part) for part in hook_argv(handler))
+    return str(handler.get("command", ""))
 
 
 def mcp_command(layout: Layout) -> str:
@@ -115,8 +171,27 @@ def mcp_command(layout: Layout) -> str:
 
 
 def cli_command(layout: Layout, *arguments: str) -> str:
-    python, script = slashes(layout.python), slashes(layout.launcher("obsidian_memory.py"))
-    return " ".join([double_quote(python), double_quote(script), *arguments])
+    python, script = slashes(layout.launcher_python), slashes(layout.launcher("obsidian_memory.py"))
+    return " ".join([double_quote(python), NO_SITE, double_quote(script), *arguments])
+
+
+def claude_version() -> tuple[int, ...] | None:
+    """The version of the `claude` on PATH (`claude --version` prints e.g. "2.1.332 (Claude Code)")."""
+    claude = shutil.which("claude")
+    if not claude:
+        return None
+    try:
+        done = subprocess.run([claude, "--version"], capture_output=True, text=True, timeout=20,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", done.stdout or "")
+    return tuple(int(part) for part in found.groups()) if found else None
+
+
+def hook_form(version: tuple[int, ...] | None) -> str:
+    """Exec form, unless the client found is older than the exec form (unknown: the current client)."""
+    return "shell" if version is not None and version < EXEC_FORM_SINCE else "exec"
 
 
 def installed_extras(options: "Options", state: dict) -> list[str]:
@@ -126,7 +201,7 @@ def installed_extras(options: "Options", state: dict) -> list[str]:
 
 
 def search_prefixes(layout: Layout) -> tuple[str, str]:
-    python = quote_if_needed(slashes(layout.python))
+    python = f"{quote_if_needed(slashes(layout.launcher_python))} {NO_SITE}"
     return (f"{python} {quote_if_needed(slashes(layout.launcher('search_vault.py')))}",
             f"{python} {quote_if_needed(slashes(layout.launcher('obsidian_memory.py')))} search")
 
@@ -137,7 +212,7 @@ def permission_rules(layout: Layout) -> list[str]:
 
 def template_values(layout: Layout, vault: str) -> dict:
     return {
-        "python": quote_if_needed(slashes(layout.python)),
+        "python": f"{quote_if_needed(slashes(layout.launcher_python))} {NO_SITE}",
         "search_vault": quote_if_needed(slashes(layout.launcher("search_vault.py"))),
         "obsidian_memory": quote_if_needed(slashes(layout.launcher("obsidian_memory.py"))),
         "vault": slashes(vault),
@@ -170,10 +245,14 @@ class Action:
 
 
 class WriteFile(Action):
+    """Write `data` to `path`, atomically. A symbolic link is written through (its target changes,
+    the link stays), and the file keeps its permissions unless `mode` says otherwise."""
+
     def __init__(self, path: str, data: bytes, before: bytes | None, what: str, mode: int | None = None,
                  backup_to: str | None = None):
         self.path, self.data, self.before, self.mode, self.backup_to = path, data, before, mode, backup_to
-        self.summary = f"{'create' if before is None else 'update'} {path} ({what})"
+        link = " (through the link to its target)" if os.path.islink(path) else ""
+        self.summary = f"{'create' if before is None else 'update'} {path}{link} ({what})"
 
     def details(self) -> str:
         if self.before is None or not self.path.endswith((".json", ".md", ".yaml")):
@@ -184,21 +263,27 @@ class WriteFile(Action):
 
     def apply(self) -> None:
         if self.backup_to and self.before is not None:
-            fsutil.atomic_write_bytes(self.backup_to, self.before)
-            _private(self.backup_to)
-        fsutil.atomic_write_bytes(self.path, self.data)
-        if self.mode is not None:
-            os.chmod(self.path, self.mode)
+            fsutil.atomic_write_bytes(self.backup_to, self.before, mode=0o600)  # settings.json may hold API keys
+        target = os.path.realpath(self.path)
+        mode = self.mode
+        if mode is None:
+            try:
+                mode = os.stat(target).st_mode & 0o7777
+            except OSError:
+                mode = None
+        fsutil.atomic_write_bytes(target, self.data, mode=mode)
 
 
 class DeleteFile(Action):
+    """Remove `path`; for a symbolic link, the file it points at (the link stays, as it was)."""
+
     def __init__(self, path: str, what: str):
         self.path = path
         self.summary = f"remove {path} ({what})"
 
     def apply(self) -> None:
         try:
-            os.unlink(self.path)
+            os.unlink(os.path.realpath(self.path))
         except FileNotFoundError:
             pass
 
@@ -234,13 +319,6 @@ class RemoveTree(Action):
             shutil.rmtree(self.path, ignore_errors=True)
         elif os.path.lexists(self.path):
             os.unlink(self.path)
-
-
-def _private(path: str) -> None:
-    try:
-        os.chmod(path, 0o600)  # settings.json may hold API keys in `env`
-    except OSError:
-        pass
 
 
 # -- small file helpers --------------------------------------------------------------------------
@@ -305,18 +383,22 @@ def _short(exc: Exception) -> str:
 
 
 def is_ours(handler) -> bool:
-    return isinstance(handler, dict) and OWN_MARK in str(handler.get("command", "")).replace("\\", "/")
+    if not isinstance(handler, dict):
+        return False
+    args = handler.get("args") if isinstance(handler.get("args"), list) else []
+    text = " ".join([str(handler.get("command", "")), *map(str, args)])
+    return OWN_MARK in text.replace("\\", "/")
 
 
 def is_our_rule(rule) -> bool:
     return isinstance(rule, str) and OWN_MARK in rule.replace("\\", "/")
 
 
-def our_hook_groups(layout: Layout) -> dict:
+def our_hook_groups(layout: Layout, form: str = "exec") -> dict:
     groups = {}
     for event, (matcher, argument, timeout) in HOOKS.items():
         group = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": hook_command(layout, argument), "timeout": timeout}]
+        group["hooks"] = [hook_handler(layout, argument, timeout, form)]
         groups[event] = group
     return groups
 
@@ -337,11 +419,11 @@ def _without_our_handlers(groups: list) -> tuple[list, int | None]:
     return kept, first
 
 
-def merge_settings(obj: dict, layout: Layout) -> dict:
+def merge_settings(obj: dict, layout: Layout, form: str = "exec") -> dict:
     """`obj` with our hooks and permission rules in place; everything else as it was, in order."""
     result = json.loads(json.dumps(obj))
     hooks = result.setdefault("hooks", {})
-    for event, group in our_hook_groups(layout).items():
+    for event, group in our_hook_groups(layout, form).items():
         kept, first = _without_our_handlers(hooks.get(event, []))
         kept.insert(len(kept) if first is None else first, group)
         hooks[event] = kept
@@ -467,6 +549,12 @@ def remove_block(text: str) -> str:
 
 # -- config.yaml, the skill, the launchers ---------------------------------------------------
 
+def planned_vault(options: "Options") -> str:
+    """The vault an install with these options would use (flag, config.yaml, $OBSIDIAN_VAULT, ~/Vault)."""
+    config = Layout(options.config_dir).config_yaml
+    return choose_vault(options.vault, settings_module.read_config_file(config) if os.path.exists(config) else {})
+
+
 def choose_vault(vault_flag: str | None, existing: dict) -> str:
     if vault_flag:
         return os.path.abspath(os.path.expanduser(vault_flag))
@@ -488,8 +576,9 @@ def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_byt
     defaults = settings_module.Settings(layout.config_dir, vault=vault)
     values = {key: getattr(defaults, key) for key in NEW_CONFIG_KEYS}
     values["excluded_projects"] = list(values["excluded_projects"])
-    header = ("# obsidian-memory settings. Edit freely: install.sh keeps your values on re-install.\n"
-              "# The environment (OBSIDIAN_VAULT, OMNISEARCH_PORT) and command flags take precedence.\n")
+    header = ("# obsidian-memory settings. Edit freely: install.py keeps your values on re-install.\n"
+              "# The environment (OBSIDIAN_VAULT, OMNISEARCH_PORT) and command flags take precedence.\n"
+              "# The Omnisearch port comes from the vault's Omnisearch settings; set omnisearch_port to override.\n")
     return (header + settings_module.dump_flat_yaml(values)).encode("utf-8")
 
 
@@ -516,7 +605,7 @@ class CannotPreview(Action):
         self.summary = f"write {path} ({what}; rendered by the venv's jinja2 at install time)"
 
     def apply(self) -> None:
-        raise UserError("jinja2 is missing: run ./install.sh, which installs it into the venv", code=1)
+        raise UserError("jinja2 is missing: run install.py, which installs it into the venv", code=1)
 
 
 def source_file(source: str, *parts: str) -> str:
@@ -552,16 +641,21 @@ def pristine_of(name: str, current: bytes | None, state: dict, contains_ours, st
 # -- planning ---------------------------------------------------------------------------------
 
 class Options:
+    """`python`: the Python the hooks and search commands run the launchers with (default: the one
+    the last install recorded, else the one this venv is made from); `hook_form`: "exec" or "shell"."""
+
     def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
-                 semantic: bool = False, mcp: bool = False, purge: bool = False):
+                 semantic: bool = False, mcp: bool = False, purge: bool = False, python: str | None = None,
+                 hook_form: str = "exec"):
         self.config_dir, self.source, self.vault = config_dir, source, vault
         self.semantic, self.mcp, self.purge = semantic, mcp, purge
+        self.python, self.hook_form = python, hook_form
 
 
 def plan_install(options: Options) -> tuple[list[Action], dict]:
     """The actions an install would take, and facts for the summary (vault, commands)."""
-    layout = Layout(options.config_dir)
-    source = options.source or default_source()
+    layout = Layout(options.config_dir, options.python)
+    source = os.path.abspath(options.source or default_source())
     state = load_state(layout)
     actions: list[Action] = []
     created_dirs = list(state.get("created_dirs", []))
@@ -576,8 +670,9 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     for name in LAUNCHERS:
         data = read_bytes(source_file(source, "scripts", name))
         current = read_bytes(layout.launcher(name))
-        if current != data or not os.access(layout.launcher(name), os.X_OK):
-            actions.append(WriteFile(layout.launcher(name), data, current, "launcher", mode=0o755))
+        mode = 0o755 if name in EXECUTABLE_LAUNCHERS else 0o644
+        if current != data or (mode & 0o100 and not os.access(layout.launcher(name), os.X_OK)):
+            actions.append(WriteFile(layout.launcher(name), data, current, "launcher", mode=mode))
 
     config_before = read_bytes(layout.config_yaml)
     existing_config = settings_module.read_config_file(layout.config_yaml) if config_before is not None else {}
@@ -596,7 +691,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     files_state = {}
     settings_before = read_bytes(layout.settings_json)
     settings_obj = parse_settings(layout.settings_json, settings_before)
-    merged = merge_settings(settings_obj, layout)
+    merged = merge_settings(settings_obj, layout, options.hook_form)
     settings_after = (settings_before if merged == settings_obj and settings_before is not None
                       else dump_settings(merged, settings_before))
     owned_before = shared_rules_owned(state)
@@ -640,6 +735,9 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         "shared_rules": shared_rules_added(settings_obj, owned_before),
         "skill_files": [layout.skill_md],
         "extras": installed_extras(options, state),
+        "source": source,
+        "python": os.path.abspath(layout.launcher_python),
+        "hook_form": options.hook_form,
     }
     state_bytes = (json.dumps(new_state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     state_before = read_bytes(layout.state_path)
@@ -647,9 +745,16 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         actions.append(WriteFile(layout.state_path, state_bytes, state_before, "what uninstall restores",
                                  mode=0o600))
     facts = {"vault": vault, "layout": layout, "rules": permission_rules(layout),
-             "hooks": {event: hook_command(layout, arg) for event, (_m, arg, _t) in HOOKS.items()},
+             "hooks": {event: hook_handler(layout, arg, timeout, options.hook_form)
+                       for event, (_m, arg, timeout) in HOOKS.items()},
              "extras": new_state["extras"], "mcp_command": mcp_command(layout)}
     return actions, facts
+
+
+# What else in our folder only we use: uninstall removes it. backups/ holds copies of settings.json,
+# which may hold secrets from its `env`: never kept unasked.
+LEFTOVERS = (("cache", "search index caches"), ("locks", "lock files"), ("sweep.stamp", "when the last sweep ran"),
+             ("backups", "copies of settings.json and CLAUDE.md made at install; they may hold secrets"))
 
 
 def plan_uninstall(options: Options) -> list[Action]:
@@ -678,6 +783,9 @@ def plan_uninstall(options: Options) -> list[Action]:
         actions.append(RemoveTree(layout.bin_dir, "launchers"))
     if os.path.exists(layout.state_path):
         actions.append(DeleteFile(layout.state_path, "install state"))
+    for name, what in LEFTOVERS if not options.purge else ():
+        if os.path.lexists(os.path.join(layout.home, name)):
+            actions.append(RemoveTree(os.path.join(layout.home, name), what))
     if options.purge:
         for suffix in ("", "-wal", "-shm"):
             archive = settings_module.load(config_dir=layout.config_dir).archive + suffix
@@ -691,6 +799,19 @@ def plan_uninstall(options: Options) -> list[Action]:
         actions.append(RemoveTree(layout.venv, "virtual environment"))  # last: we may be running from it
     actions.append(RemoveDirIfEmpty(layout.home, "nothing of ours left"))
     return [a for a in actions if not (isinstance(a, RemoveDirIfEmpty) and not os.path.isdir(a.path))]
+
+
+def kept_after_uninstall(layout: Layout, archive_path: str) -> list[str]:
+    """What an uninstall (without --purge) leaves, in words: everything still in our folder, and the archive."""
+    kept = []
+    if os.path.exists(archive_path):
+        kept.append(f"the session archive {archive_path}")
+    names = sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []
+    known = {"config.yaml": "your settings", "obsidian-memory.log": "the log", "obsidian-memory.log.1": "the old log",
+             "templates": "your note templates"}
+    for name in names:
+        kept.append(f"{os.path.join(layout.home, name)} ({known.get(name, 'not made by the installer')})")
+    return kept
 
 
 def _restore(path: str, recorded: dict | None, current: bytes | None, strip) -> list[Action]:
@@ -733,7 +854,7 @@ def _restore_claude_md(layout: Layout, recorded: dict | None) -> list[Action]:
 
 
 def default_source() -> str:
-    """The checkout holding scripts/ and skills/ (install.sh passes it explicitly)."""
+    """The checkout holding scripts/ and skills/ (install.py passes it explicitly)."""
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -191,8 +191,9 @@ class Settings:
     """
     vault: str = setting(AbsolutePath(), _home_vault, "your vault", env="OBSIDIAN_VAULT", flag="--vault",
                          stops=True, shown="~/Vault")
-    omnisearch_port: int = setting(Number(1, 65535), DEFAULT_OMNISEARCH_PORT, "Omnisearch's HTTP server",
-                                   env="OMNISEARCH_PORT", flag="--port")
+    omnisearch_port: int = setting(Number(1, 65535), DEFAULT_OMNISEARCH_PORT,
+                                   "Omnisearch's HTTP server (unset: the port in the vault's Omnisearch settings, "
+                                   "before the default)", env="OMNISEARCH_PORT", flag="--port")
     context_budget: int = setting(
         Number(CONTEXT_BUDGET_MIN, CONTEXT_BUDGET_HARD_CAP, off=0, off_means="no context"), DEFAULT_CONTEXT_BUDGET,
         "characters the SessionStart hook may inject")

@@ -1,23 +1,15 @@
 #!/usr/bin/env python3
-"""Ranked search over the Obsidian vault (Omnisearch when Obsidian runs, the local index when not)."""
+"""Ranked search over the Obsidian vault (Omnisearch when Obsidian runs, the local index when not).
+Works from a checkout, from an install's bin/ (whichever Python runs it) and from an installed
+package; _launcher.py says how it finds the package."""
 import os
 import sys
 
-# This file is named like the package: keep its own folder off the import path.
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+_here = os.path.dirname(os.path.abspath(__file__))
+if sys.path and os.path.abspath(sys.path[0] or os.curdir) == _here:
     del sys.path[0]
-try:
-    import obsidian_memory  # noqa: F401  (installed into this interpreter)
-except ImportError:
-    # Run as a plain command (`#!/usr/bin/env python3`): the installed copy in
-    # $CLAUDE_CONFIG_DIR/obsidian-memory/bin/ hands over to the venv beside it, a checkout's copy
-    # uses the checkout.
-    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    venv_python = os.path.join(home, "venv", "bin", "python")
-    if os.path.isfile(venv_python) and os.path.abspath(sys.prefix) != os.path.join(home, "venv"):
-        os.execv(venv_python, [venv_python, os.path.abspath(__file__), *sys.argv[1:]])
-    sys.path.insert(0, home)
+sys.path.insert(0, _here)
+import _launcher  # noqa: E402
+del sys.path[0]
 
-from obsidian_memory.search.cli import main
-
-sys.exit(main())
+sys.exit(_launcher.run("obsidian_memory.search.cli", __file__))

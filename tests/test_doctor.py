@@ -14,10 +14,14 @@ from obsidian_memory import doctor, install, settings
 
 
 def installed(env, monkeypatch):
-    """A real install of this checkout into env's config dir; the venv's python is this interpreter."""
+    """A real install of this checkout into env's config dir; the venv's python and the Python the
+    hooks start with are (links to) this interpreter."""
     env.apply(monkeypatch)
+    hooks_python = env.root / "system-python" / "python3"
+    hooks_python.parent.mkdir()
+    hooks_python.symlink_to(sys.executable)
     actions, _facts = install.plan_install(install.Options(str(env.config_dir), source=str(REPO),
-                                                           vault=str(env.vault)))
+                                                           vault=str(env.vault), python=str(hooks_python)))
     install.apply(actions)
     layout = install.Layout(str(env.config_dir))
     os.makedirs(os.path.dirname(layout.python))
@@ -52,9 +56,9 @@ def test_doctor_fails_and_says_how_to_fix_when_nothing_is_installed(env, monkeyp
 
 def test_doctor_names_a_hook_whose_interpreter_is_gone(env, monkeypatch):
     layout = installed(env, monkeypatch)
-    os.unlink(layout.python)
+    os.unlink(layout.launcher_python)
     check = by_name(doctor.run_checks(settings.load()))["hooks"]
-    assert check.status == doctor.FAIL and layout.python.replace(os.sep, "/") in check.detail
+    assert check.status == doctor.FAIL and layout.launcher_python in check.detail
 
 
 def test_doctor_reports_invalid_settings_json(env, monkeypatch):

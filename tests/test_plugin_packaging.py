@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from archive_fixtures import write_transcript
 from testkit import REPO
 from obsidian_memory import __version__, install
 
@@ -47,25 +47,35 @@ def test_hooks_json_registers_the_installers_events_matchers_and_timeouts():
     assert registered == {event: (matcher, timeout) for event, (matcher, _arg, timeout) in install.HOOKS.items()}
 
 
-def test_hooks_json_commands_quote_the_plugin_root_and_point_at_files_that_exist():
+def test_hooks_json_runs_the_launcher_in_exec_form_with_files_that_exist():
+    """No shell between Claude Code and the launcher (exec form, 2.1.139+): a plugin root with spaces
+    or backslashes needs no quoting, and nothing depends on sh or Git Bash."""
     hooks = json.loads(HOOKS_JSON.read_text(encoding="utf-8"))
     for _event, _matcher, handler in handlers(hooks):
-        command = handler["command"]
-        assert '"${CLAUDE_PLUGIN_ROOT}/' in command
-        argv = shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)))
-        assert Path(argv[1]).is_file() and argv[2] in ("session-start", "archive")
+        assert handler["command"] == "python3"
+        script, event = handler["args"]
+        assert script == "${CLAUDE_PLUGIN_ROOT}/hooks/run_hook.py" and LAUNCHER.is_file()
+        assert event in ("session-start", "archive")
+
+
+def test_the_plugin_asks_for_the_vault_through_its_user_configuration():
+    option = json.loads(PLUGIN_JSON.read_text(encoding="utf-8"))["userConfig"]["vault"]
+    assert option["type"] == "directory" and option["title"] and option["description"]
+    assert option.get("required") is False   # (a required option left unset turns every plugin hook off)
 
 
 def launch(event: str, env: dict, payload: dict | None = None, root: Path = REPO) -> subprocess.CompletedProcess:
-    """Run a hooks.json command the way Claude Code does: through sh -c, the JSON on stdin."""
+    """Run a hooks.json handler the way Claude Code does: exec form, placeholders filled in as plain
+    strings, `python3` looked up on PATH, the JSON on stdin."""
     hooks = json.loads(HOOKS_JSON.read_text(encoding="utf-8"))
-    command = next(h["command"] for _e, _m, h in handlers(hooks) if h["command"].endswith(event))
+    handler = next(h for _e, _m, h in handlers(hooks) if h["args"][-1] == event)
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "PYTHON"))}
     full_env.update(env, CLAUDE_PLUGIN_ROOT=str(root))
     full_env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + full_env.get("PATH", "")
+    command = shutil.which(handler["command"], path=full_env["PATH"])
+    args = [arg.replace("${CLAUDE_PLUGIN_ROOT}", str(root)) for arg in handler["args"]]
     data = json.dumps(payload or {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"})
-    return subprocess.run(["sh", "-c", command], input=data.encode(), capture_output=True, env=full_env,
-                          timeout=60)
+    return subprocess.run([command, *args], input=data.encode(), capture_output=True, env=full_env, timeout=60)
 
 
 def test_launcher_exits_zero_and_prints_nothing_without_plugin_data(tmp_path):
@@ -118,9 +128,10 @@ def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_t
             root.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, root / name)
     data = config / "plugins" / "data" / "obsidian-memory-obsidian-memory"
-    vault = tmp_path / "vault"
+    vault = tmp_path / "my vault 'ü'"
     vault.mkdir()
-    env = {"HOME": str(home), "CLAUDE_PLUGIN_DATA": str(data), "OBSIDIAN_VAULT": str(vault),
+    # The vault as the plugin's user configuration gives it (no OBSIDIAN_VAULT, no config.yaml).
+    env = {"HOME": str(home), "CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_PLUGIN_OPTION_VAULT": str(vault),
            "OMNISEARCH_PORT": "9"}
 
     first = launch("session-start", env, root=root)
@@ -136,15 +147,22 @@ def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_t
     rules = [plugin_command(rule, root, data) for rule in yaml.safe_load(skill.split("---\n")[1])["allowed-tools"]]
     prefix = rules[0][len("Bash("):-len(" *)")]
     assert f"{prefix} " in plugin_command(skill, root, data)  # the body teaches the pre-approved command
-    search = subprocess.run(["sh", "-c", f'{prefix} "zebrafish"'], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, **env, "HOME": str(home)})
-    assert search.returncode == 0 and "Zebrafish.md" in search.stdout, search.stdout + search.stderr
 
-    second = launch("session-start", env, root=root)
+    env_file = tmp_path / "session-env" / "sessionstart-hook-0.sh"   # what Claude Code gives SessionStart hooks
+    env_file.parent.mkdir()
+    second = launch("session-start", {**env, "CLAUDE_ENV_FILE": str(env_file)}, root=root)
     assert second.returncode == 0
     if second.stdout.strip():
         assert json.loads(second.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    end = launch("archive", env, {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other",
-                                  "transcript_path": str(tmp_path / "missing.jsonl"), "cwd": str(tmp_path)},
-                 root=root)
+    # The session's Bash commands source that file: the skill's search finds the configured vault.
+    search = subprocess.run(["sh", "-c", f'. "{env_file}"; {prefix} "zebrafish"'], capture_output=True, text=True,
+                            timeout=120, env={k: v for k, v in {**os.environ, "HOME": str(home)}.items()
+                                              if not k.startswith(("OBSIDIAN", "CLAUDE"))})
+    assert search.returncode == 0 and "Zebrafish.md" in search.stdout, search.stdout + search.stderr
+
+    sid = "22222222-0000-4000-8000-000000000001"
+    transcript = write_transcript(config / "projects" / "-work" / f"{sid}.jsonl", sid, ["tune the okapi cache"])
+    end = launch("archive", env, {"session_id": sid, "hook_event_name": "SessionEnd", "reason": "other",
+                                  "transcript_path": str(transcript), "cwd": str(tmp_path)}, root=root)
     assert (end.returncode, end.stdout) == (0, b"")
+    assert wait_for(lambda: list(vault.rglob(f"*_{sid[:8]}.md")), 60), "SessionEnd did not archive into the vault option"

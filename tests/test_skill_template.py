@@ -18,13 +18,13 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "templates" / "vault-search.SKILL.md.j2"
 PLUGIN_SKILL = ROOT / "skills" / "vault-search" / "SKILL.md"
 
-PLAIN = {"python": "/home/dev/.claude/obsidian-memory/venv/bin/python",
+PLAIN = {"python": "/usr/bin/python3 -S",   # the Python the installer ran with, without site (as install.py writes it)
          "search_vault": "/home/dev/.claude/obsidian-memory/bin/search_vault.py",
          "obsidian_memory": "/home/dev/.claude/obsidian-memory/bin/obsidian_memory.py",
          "vault": "/home/dev/Vault"}
 # what the installer renders for paths that need shell quoting (spaces, an apostrophe, a #)
 ODD_HOME = "/Users/Jo O'Neil/Library/Application Support #2"
-ODD = {"python": shlex.quote(f"{ODD_HOME}/venv/bin/python"),
+ODD = {"python": shlex.quote(f"{ODD_HOME}/python/bin/python3") + " -S",
        "search_vault": shlex.quote(f"{ODD_HOME}/bin/search_vault.py"),
        "obsidian_memory": shlex.quote(f"{ODD_HOME}/bin/obsidian_memory.py"),
        "vault": "/Users/Jo O'Neil/My Vault: notes"}

@@ -1,6 +1,8 @@
-"""`obsidian_memory.py install`: the Python half of install.sh (which makes the venv first).
+"""`obsidian_memory.py install`: the part of install.py that edits Claude Code's files (install.py
+makes the venv first, and runs the preflight and the dry run of this very code from the checkout).
 
-    install [--vault PATH] [--no-import] [--dry-run] [--yes] [--semantic] [--mcp] [--source CHECKOUT]
+    install [--vault PATH] [--create-vault] [--no-import] [--dry-run] [--yes] [--semantic] [--mcp]
+            [--hook-form auto|exec|shell] [--python PATH] [--source CHECKOUT]
     install --uninstall [--purge] [--dry-run] [--yes]
 """
 from __future__ import annotations
@@ -14,46 +16,66 @@ from obsidian_memory.errors import UserError
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--vault", help="the Obsidian vault (default: config.yaml, $OBSIDIAN_VAULT, ~/Vault)")
-    parser.add_argument("--no-import", action="store_true", help="do not backfill existing transcripts")
+    parser.add_argument("--vault", help="your Obsidian vault (default: config.yaml, then $OBSIDIAN_VAULT, then ~/Vault)")
+    parser.add_argument("--create-vault", action="store_true",
+                        help="create the vault folder if it does not exist (otherwise the installer asks, "
+                             "or with --yes refuses)")
+    parser.add_argument("--no-import", action="store_true", help="do not backfill the transcripts Claude Code has")
     parser.add_argument("--dry-run", action="store_true", help="print what would change and change nothing")
     parser.add_argument("--uninstall", action="store_true", help="remove exactly what the installer added")
     parser.add_argument("--purge", action="store_true",
                         help="with --uninstall: also delete the session archive, config and logs "
-                             "(vault notes always stay)")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser.add_argument("--semantic", action="store_true", help="the [semantic] extra was installed")
-    parser.add_argument("--mcp", action="store_true", help="the [mcp] extra was installed")
-    parser.add_argument("--source", help="the checkout holding scripts/ and skills/ (install.sh passes it)")
+                             "(the notes in your vault always stay)")
+    parser.add_argument("--yes", "-y", action="store_true", help="never ask (also the behaviour without a terminal)")
+    parser.add_argument("--semantic", action="store_true", help="also install the optional semantic-search extra")
+    parser.add_argument("--mcp", action="store_true",
+                        help="also install the MCP SDK, for `obsidian_memory.py mcp` (any MCP client)")
+    parser.add_argument("--hook-form", choices=("auto", "exec", "shell"), default="auto",
+                        help="how settings.json runs the hooks: exec (no shell; Claude Code 2.1.139 or newer), "
+                             "shell (older clients), or auto: exec unless an older `claude` is on PATH")
+    parser.add_argument("--python", help="the Python the hooks run the launchers with (install.py passes its own)")
+    parser.add_argument("--source", help="the checkout holding scripts/ and skills/ (install.py passes it)")
     parser.add_argument("--preflight", action="store_true",
-                        help="only check that the install can proceed (install.sh runs this first)")
+                        help="only check that the install can proceed, and ask (install.py runs this first)")
 
 
 def run(args) -> int:
     if args.purge and not args.uninstall:
         raise UserError("--purge only goes with --uninstall")
-    options = install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
-                              semantic=args.semantic, mcp=args.mcp, purge=args.purge)
     if args.uninstall:
-        return _uninstall(options, args)
-    return _install(options, args)
+        return _uninstall(_options(args), args)
+    if args.hook_form == "auto":
+        args.hook_form = install.hook_form(install.claude_version())
+    return _install(_options(args), args)
+
+
+def _options(args) -> install.Options:
+    return install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
+                           semantic=args.semantic, mcp=args.mcp, purge=args.purge,
+                           python=args.python, hook_form=args.hook_form)
 
 
 def _interactive(args) -> bool:
     return not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _confirm(question: str) -> bool:
+def _confirm(question: str, default: bool) -> bool:
+    """Ask; Enter gives `default` (a question whose Yes destroys something defaults to No)."""
     try:
-        answer = input(f"{question} [Y/n] ").strip().lower()
+        answer = input(f"{question} {'[Y/n]' if default else '[y/N]'} ").strip().lower()
     except EOFError:
         return False
-    return answer in ("", "y", "yes")
+    return default if not answer else answer in ("y", "yes")
 
+
+# -- install -------------------------------------------------------------------------------------
 
 def _install(options, args) -> int:
+    code = _check_vault(options, args)
+    if code is not None:
+        return code
     actions, facts = install.plan_install(options)
-    if args.preflight:  # install.sh asks here, before it makes the venv, and then passes --yes
+    if args.preflight:  # install.py asks here, before it makes the venv, and then passes --yes
         return _confirm_plan(actions, facts["layout"]) if _interactive(args) else 0
     if args.dry_run:
         print("dry run: nothing will be changed. An install would:")
@@ -70,6 +92,30 @@ def _install(options, args) -> int:
     return _run_installed(layout, ["doctor"])
 
 
+def _check_vault(options, args) -> int | None:
+    """Before anything is planned or made: the vault must be a folder; a missing one is created
+    only when the user says so (asked, or --create-vault). None: go on; else the exit code."""
+    vault = install.planned_vault(options)
+    if os.path.exists(vault) and not os.path.isdir(vault):
+        raise UserError(f"the vault {vault} is a file, not a folder: pass --vault with your vault's folder "
+                        "— nothing was changed", code=2)
+    if not os.path.isdir(vault):
+        if args.create_vault or args.dry_run:
+            return None
+        if not _interactive(args):
+            raise UserError(f"the vault {vault} does not exist: pass --vault with your vault's folder, or add "
+                            "--create-vault to let the installer create it — nothing was changed", code=2)
+        if not _confirm(f"The vault {vault} does not exist. Create it?", default=False):
+            print("nothing was changed (pass --vault with your vault's folder)")
+            return 1
+        args.create_vault = True
+        return None
+    if not os.path.isdir(os.path.join(vault, ".obsidian")):
+        print(f"note: {vault} has no .obsidian/ folder, so it is probably not an Obsidian vault yet "
+              "(open it in Obsidian as a vault, or pass --vault with your vault's folder)")
+    return None
+
+
 def _confirm_plan(actions, layout) -> int:
     if not actions:
         return 0
@@ -77,7 +123,7 @@ def _confirm_plan(actions, layout) -> int:
     install.print_plan(actions, diffs=False)
     if not os.path.exists(layout.python):
         print(f"- create the virtual environment {layout.venv} and install obsidian-memory into it")
-    if _confirm("Proceed?"):
+    if _confirm("Proceed?", default=True):
         return 0
     print("nothing was changed")
     return 1
@@ -91,11 +137,11 @@ def _print_summary(actions, facts) -> None:
         if getattr(action, "backup_to", None) and getattr(action, "before", None) is not None:
             print(f"    (previous version saved as {action.backup_to})")
     print(f"  vault: {facts['vault']}")
-    print(f"  hook command: {facts['hooks']['SessionStart']}")
+    print(f"  hook command: {install.describe_handler(facts['hooks']['SessionStart'])}")
     print(f"  settings: {layout.config_yaml}")
     if "mcp" in facts.get("extras", ()):
         print(f"  MCP server (for any MCP client): {facts['mcp_command']}")
-    print("Start a new Claude Code session to use it; undo everything with ./install.sh --uninstall")
+    print("Start a new Claude Code session to use it; undo everything with `python3 install.py --uninstall`")
 
 
 def _run_installed(layout, argv: list[str]) -> int:
@@ -107,11 +153,14 @@ def _run_installed(layout, argv: list[str]) -> int:
         raise UserError(f"cannot run {python}: {exc.strerror}", code=1)
 
 
+# -- uninstall -----------------------------------------------------------------------------------
+
 def _uninstall(options, args) -> int:
     if args.purge and not args.yes and not args.dry_run:
         if not _interactive(args):
             raise UserError("--purge deletes the session archive for good: add --yes to confirm")
-        if not _confirm("--purge deletes the session archive, config and logs for good (vault notes stay). Sure?"):
+        if not _confirm("--purge deletes the session archive, config and logs for good (vault notes stay). Sure?",
+                        default=False):
             print("nothing was changed")
             return 1
     actions = install.plan_uninstall(options)
@@ -124,6 +173,10 @@ def _uninstall(options, args) -> int:
     for action in actions:
         print(f"  {action.describe()}")
     if not options.purge:
-        print("  kept: the session archive, config.yaml and the notes in your vault "
-              "(./install.sh --uninstall --purge deletes the archive and config; vault notes always stay)")
+        layout = install.Layout(options.config_dir)
+        archive = settings.load(config_dir=options.config_dir).archive
+        kept = install.kept_after_uninstall(layout, archive) + ["the notes in your vault"]
+        print("  kept: " + "; ".join(kept))
+        print("  (`python3 install.py --uninstall --purge` deletes all of these but the notes in your vault, "
+              "which always stay)")
     return 0

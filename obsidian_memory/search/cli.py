@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.cliutil import OneLineParser, bounded_number, guarded
+from obsidian_memory.cliutil import OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent
 from obsidian_memory.search.hybrid import MODES
 
 PROG = "search_vault.py"
@@ -73,6 +73,7 @@ def run_search(args) -> int:
     from obsidian_memory.search import output, search
 
     settings_module.warn_on(sys.stderr)
+    refuse_another_vault_for_the_agent(args.vault, args.port)
     settings = settings_module.load(vault=args.vault, port=args.port)
     tags, not_tags = split_exclusions(args.tag)
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)

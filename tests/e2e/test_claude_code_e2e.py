@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 import yaml
 
 from mock_messages_api import tool_use
 from obsidian_memory.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
-from world import FIRST_PROMPT, FIRST_TITLE, skill_search_command
+from world import FIRST_PROMPT, FIRST_TITLE, OWN_MARK, skill_search_command
 
 pytestmark = pytest.mark.e2e
 
@@ -165,6 +166,22 @@ def test_compact_on_a_resumed_session_stores_the_summary_in_its_one_note(install
     assert len(notes) == 1, world.evidence(f"expected exactly one note for {session_id}: {notes}")
     assert SUMMARY_MARK in notes[0].read_text(encoding="utf-8"), world.evidence("the note does not show the summary")
     assert len(_history_rows(world, notes[0].stem)) == 1
+
+
+def test_the_hooks_are_written_in_exec_form_and_the_client_runs_them_without_a_shell(installed):
+    """settings.json names an interpreter and an argument list (no shell between the client and us, the
+    form that survives Windows quoting); both pinned clients run it: SessionStart's context arrives, and
+    the session end runs our launcher with its arguments and sees it exit 0."""
+    world = installed
+    ours = [h for groups in world.user.settings()["hooks"].values() for group in groups for h in group["hooks"]
+            if OWN_MARK in json.dumps(h)]
+    assert len(ours) == 4 and all(isinstance(h.get("args"), list) and OWN_MARK in h["args"][1]
+                                  and Path(h["command"]).is_file() for h in ours), ours
+    run = world.session("Anything to remember?", ["Nothing new."])
+    assert run.result.ok, run.describe()
+    assert any("# Memory from the Obsidian vault" in c for c in run.hook_additional_context())
+    ends = [t for t in run.our_hook_timings() if t["event"] == "SessionEnd"]
+    assert ends and all(t["status"] == 0 and "hook archive" in t["command"] for t in ends), run.our_hook_timings()
 
 
 def test_uninstall_then_a_session_gets_no_context_no_note_and_the_users_settings_are_as_before(installed, first_session):

@@ -1,7 +1,8 @@
 """obsidian-memory as a Claude Code plugin in the real client (2.1.332 and 2.1.197), offline.
 
-A person with no install.sh adds the checkout as a marketplace (`claude plugin marketplace add DIR`,
-a local folder, which the client copies into its plugin cache) and installs the plugin. Their first
+A person with no install.py adds the checkout as a marketplace (`claude plugin marketplace add DIR`,
+a local folder, which the client copies into its plugin cache) and installs the plugin, giving the
+vault as the plugin's user configuration (`--config vault=DIR`; asked when enabled in a terminal). Their first
 session starts the detached bootstrap (a venv in ${CLAUDE_PLUGIN_DATA}); the next one is archived by
 the plugin's hooks; a third gets that session in its context, and the model calls the plugin's
 vault-search skill and then the search command exactly as the skill, placeholders filled in by the
@@ -46,9 +47,7 @@ class PluginWorld(World):
             else:
                 self.marketplace.mkdir(exist_ok=True)
                 shutil.copy2(source, self.marketplace / name)
-        # A plugin has no installer to ask for the vault: the user names it in our config file.
-        self.our_home.mkdir(parents=True, exist_ok=True)
-        (self.our_home / "config.yaml").write_text(f"vault: {self.user.vault}\n", encoding="utf-8")
+        # The vault comes from the plugin's user configuration (plugin.json `userConfig`), not a file.
 
     def claude(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.user.binary), *args], capture_output=True, text=True, timeout=timeout,
@@ -77,10 +76,14 @@ def plugin_world(claude_binary, tmp_path_factory):
 @pytest.fixture(scope="session")
 def plugin_installed(plugin_world):
     world = plugin_world
-    for command in (("plugin", "marketplace", "add", str(world.marketplace)), ("plugin", "install", PLUGIN)):
+    for command in (("plugin", "marketplace", "add", str(world.marketplace)),
+                    ("plugin", "install", PLUGIN, "--config", f"vault={world.user.vault}")):
         done = world.claude(*command)
         assert done.returncode == 0, f"claude {' '.join(command)}: {done.stdout}\n{done.stderr}"
-    assert world.user.settings().get("enabledPlugins", {}).get(PLUGIN) is True, world.user.settings()
+    settings = world.user.settings()
+    assert settings.get("enabledPlugins", {}).get(PLUGIN) is True, settings
+    assert settings["pluginConfigs"][PLUGIN]["options"]["vault"] == str(world.user.vault), settings
+    assert not (world.our_home / "config.yaml").exists()
     return world
 
 

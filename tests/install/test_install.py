@@ -1,12 +1,11 @@
-"""install.sh as a user runs it, in a temporary HOME holding their own settings.json and CLAUDE.md.
-
-One real install (venv + pip) is made per test session; each test gets a copy of that venv in
-its own CLAUDE_CONFIG_DIR, which install.sh recognises as current (its source digest matches)
-and reuses without pip. The fine-grained merge rules are tested in-process at the end.
+"""The installer as a user runs it (`python3 install.py`), in a temporary HOME holding their own
+settings.json and CLAUDE.md: what it adds, what a re-install and an uninstall do, the dry run and the
+refusals, and the merge rules (in-process, at the end). One real install (venv + pip) is made per test
+session (conftest.py); each test gets a copy of that venv in its own CLAUDE_CONFIG_DIR, which the
+installer recognises as current (its source digest matches) and reuses without pip.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
@@ -18,149 +17,38 @@ from pathlib import Path
 
 import pytest
 
+from install_kit import (INSTALL_SH, SKILL_RULE, TRANSCRIPT_ID, USER_CLAUDE_MD, USER_SETTINGS,
+                         USER_SETTINGS_BYTES, User, our_handlers, run_hook_as_written, skill_allowed_tools,
+                         snapshot)
 from testkit import REPO, mcp_exchange
 from obsidian_memory import install
-
-INSTALL_SH = REPO / "install.sh"
-
-USER_SETTINGS = {
-    "$schema": "https://json.schemastore.org/claude-code-settings.json",
-    "model": "opus",
-    "env": {"GREETING": "grüß dich — 你好"},
-    "hooks": {
-        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "other-tool context"}]}],
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}],
-    },
-    "permissions": {"allow": ["Bash(git status *)"], "deny": ["Read(./.env)"]},
-    "statusLine": {"type": "command", "command": "status.sh"},
-}
-USER_SETTINGS_BYTES = (json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-USER_CLAUDE_MD = "# My rules\n\nAnswer tersely. Prefer `uv` — ünïcödé ✓\n".encode("utf-8")
-SKILL_RULE = "Skill(vault-search)"
-
-# Tools that pip runs keep their own state under HOME (pip asks `rustc --version` for its user agent,
-# and rustup then writes ~/.rustup/settings.toml): pointed at the machine's real folders, so that the
-# fake HOME holds only what install.sh itself writes there, and every file of it is compared.
-_REAL_HOME = Path.home()
-TOOL_STATE = {
-    "RUSTUP_HOME": os.environ.get("RUSTUP_HOME") or str(_REAL_HOME / ".rustup"),
-    "CARGO_HOME": os.environ.get("CARGO_HOME") or str(_REAL_HOME / ".cargo"),
-    "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR")
-    or os.path.join(os.environ.get("XDG_CACHE_HOME") or str(_REAL_HOME / ".cache"), "pip"),
-}
-
-
-class User:
-    """A person with a HOME, a Claude config dir and a vault, who runs install.sh."""
-
-    def __init__(self, root: Path, config_dir: Path | None = None):
-        self.root = root
-        self.home = root / "home"
-        self.config_dir = config_dir or self.home / ".claude"
-        self.vault = root / "vault"
-        self.config_dir.mkdir(parents=True, exist_ok=True)
-        self.layout = install.Layout(str(self.config_dir))
-
-    @property
-    def settings_json(self) -> Path:
-        return self.config_dir / "settings.json"
-
-    @property
-    def claude_md(self) -> Path:
-        return self.config_dir / "CLAUDE.md"
-
-    @property
-    def skill_md(self) -> Path:
-        return self.config_dir / "skills" / "vault-search" / "SKILL.md"
-
-    def environ(self) -> dict:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH", "PYTHON", "VIRTUAL_ENV"))}
-        env.update(TOOL_STATE, HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.config_dir), OMNISEARCH_PORT="9",
-                   TZ="UTC")
-        return env
-
-    def install_sh(self, *args, check: bool = True, script: Path = INSTALL_SH) -> subprocess.CompletedProcess:
-        result = subprocess.run(["bash", str(script), *map(str, args)], capture_output=True,
-                                stdin=subprocess.DEVNULL, env=self.environ(), cwd=str(self.root), timeout=300)
-        if check:
-            assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
-        return result
-
-    def settings(self) -> dict:
-        return json.loads(self.settings_json.read_text(encoding="utf-8"))
-
-    def give_own_files(self) -> None:
-        self.settings_json.write_bytes(USER_SETTINGS_BYTES)
-        self.claude_md.write_bytes(USER_CLAUDE_MD)
-
-
-def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict:
-    """Every file and folder under root: content digest and mtime (folders: mtime)."""
-    state = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if any(rel == s or rel.startswith(s + "/") for s in skip):
-            continue
-        stat = path.lstat()
-        if path.is_file() and not path.is_symlink():
-            state[rel] = (hashlib.sha256(path.read_bytes()).hexdigest(), stat.st_mtime_ns)
-        else:
-            state[rel] = ("dir-or-link", stat.st_mtime_ns)
-    return state
-
-
-@pytest.fixture(scope="session")
-def built_venv(tmp_path_factory) -> Path:
-    """One real `./install.sh` (python -m venv + pip install of this checkout) per test session."""
-    user = User(tmp_path_factory.mktemp("first-install"))
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
-    return Path(user.layout.venv)
-
-
-@pytest.fixture
-def user(tmp_path, built_venv) -> User:
-    person = User(tmp_path)
-    shutil.copytree(built_venv, person.layout.venv, symlinks=True)
-    return person
-
-
-def skill_allowed_tools(skill: str) -> list[str]:
-    import yaml
-    front = yaml.safe_load(skill.split("---\n")[1])
-    tools = front["allowed-tools"]
-    return tools if isinstance(tools, list) else tools.split()
-
-
-def our_handlers(settings: dict, event: str) -> list[dict]:
-    return [h for g in settings.get("hooks", {}).get(event, []) for h in g["hooks"] if install.is_ours(h)]
 
 
 # -- what the first install does ------------------------------------------------------------------
 
 def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     settings = user.settings()
     assert list(settings)[: len(USER_SETTINGS)] == list(USER_SETTINGS)
     for key in ("$schema", "model", "env", "statusLine"):
         assert settings[key] == USER_SETTINGS[key]
     assert settings["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
     assert settings["hooks"]["SessionStart"][0] == USER_SETTINGS["hooks"]["SessionStart"][0]
-    python = install.slashes(user.layout.python)
+    python = install.slashes(user.python)   # the Python the installer ran with, not the venv's
     launcher = install.slashes(user.layout.launcher("obsidian_memory.py"))
     expected = {"SessionStart": ("session-start", 10), "SessionEnd": ("archive", 30),
                 "PreCompact": ("archive", 30), "PostCompact": ("archive", 30)}
     for event, (argument, timeout) in expected.items():
         (handler,) = our_handlers(settings, event)
-        assert handler == {"type": "command", "command": f'"{python}" "{launcher}" hook {argument}',
-                           "timeout": timeout}
-    assert settings["hooks"]["SessionStart"][1]["matcher"] == "startup|resume|clear|compact"
+        assert handler == {"type": "command", "command": user.python,
+                           "args": ["-S", user.layout.launcher("obsidian_memory.py"), "hook", argument], "timeout": timeout}
+    assert settings["hooks"]["SessionStart"][1]["matcher"] == "startup|resume|clear|compact|fork"
     assert settings["permissions"]["deny"] == ["Read(./.env)"]
     assert settings["permissions"]["allow"] == [
         "Bash(git status *)",
-        f"Bash({python} {install.slashes(user.layout.launcher('search_vault.py'))} *)",
-        f"Bash({python} {launcher} search *)",
+        f"Bash({python} -S {install.slashes(user.layout.launcher('search_vault.py'))} *)",
+        f"Bash({python} -S {launcher} search *)",
         SKILL_RULE,
     ]
     text = user.claude_md.read_bytes()
@@ -171,17 +59,18 @@ def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(u
 
 
 def test_install_creates_config_vault_folders_launchers_and_skill(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     from obsidian_memory import settings as settings_module
     config = settings_module.read_config_file(user.layout.config_yaml)
     assert config["vault"] == str(user.vault)
-    assert set(config) >= {"omnisearch_port", "context_budget", "excluded_projects", "redact"}
+    assert set(config) >= {"context_budget", "excluded_projects", "redact"}
+    assert "omnisearch_port" not in config   # found in the vault's Omnisearch settings, unless the user sets it
     assert (user.vault / "Meta" / "claude-sessions").is_dir()
     assert sorted(p.name for p in user.vault.rglob("*")) == ["Meta", "claude-sessions"]
     for name in install.LAUNCHERS:
         copied = Path(user.layout.launcher(name))
         assert copied.read_bytes() == (REPO / "scripts" / name).read_bytes()
-        assert os.access(copied, os.X_OK)
+        assert os.access(copied, os.X_OK) == (name in install.EXECUTABLE_LAUNCHERS)
     skill = user.skill_md.read_text(encoding="utf-8")
     assert "{{" not in skill
     assert skill_allowed_tools(skill) == install.permission_rules(user.layout)
@@ -192,7 +81,7 @@ def test_install_creates_config_vault_folders_launchers_and_skill(user):
 def test_the_launchers_run_as_plain_commands_through_a_python3_without_the_package(user, tmp_path):
     """`bin/` on PATH: `obsidian_memory.py sessions` runs with whatever `python3` env finds (here the
     bare base interpreter, which has no obsidian_memory) and hands over to our venv."""
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     bare = tmp_path / "bare-bin"
     bare.mkdir()
     (bare / "python3").symlink_to(os.path.realpath(sys.executable))
@@ -209,37 +98,37 @@ def test_the_launchers_run_as_plain_commands_through_a_python3_without_the_packa
 
 def test_second_install_is_byte_identical_and_writes_no_second_backup(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     venv = Path(user.layout.venv).relative_to(user.root).as_posix()  # reinstalled if the checkout changed
     before = snapshot(user.root, skip=(venv,))
-    result = user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    result = user.install_default()
     assert snapshot(user.root, skip=(venv,)) == before
     assert b"nothing changed" in result.stdout
     assert len(list(Path(user.layout.backups_dir).iterdir())) == 2  # settings.json and CLAUDE.md, once
 
 
 def test_reinstall_keeps_the_users_edited_config(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     config = Path(user.layout.config_yaml)
     config.write_text(config.read_text(encoding="utf-8").replace("context_budget: 6000", "context_budget: 3000")
                       + "# my note\n", encoding="utf-8")
     edited = config.read_bytes()
-    user.install_sh("--no-import", "--yes")
+    user.install("--no-import", "--yes")
     assert config.read_bytes() == edited
 
 
 def test_reinstall_replaces_an_older_entry_of_ours_instead_of_adding_a_copy(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     settings = user.settings()
     settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "python3 /old/place/obsidian-memory/bin/obsidian_memory.py hook archive"
     settings["permissions"]["allow"].append("Bash(python3 /old/place/obsidian-memory/bin/search_vault.py *)")
     user.settings_json.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    user.install_sh("--no-import", "--yes")
+    user.install("--no-import", "--yes")
     settings = user.settings()
     for event in install.HOOKS:
         assert len(our_handlers(settings, event)) == 1
-    assert install.slashes(user.layout.python) in our_handlers(settings, "SessionEnd")[0]["command"]
+    assert our_handlers(settings, "SessionEnd")[0]["command"] == user.python
     ours = [r for r in settings["permissions"]["allow"] if install.is_our_rule(r)]
     assert ours == install.permission_rules(user.layout)
 
@@ -250,19 +139,19 @@ def test_dry_run_changes_nothing_under_home_not_even_a_venv(tmp_path):
     person = User(tmp_path)
     person.give_own_files()
     before = snapshot(tmp_path)
-    result = person.install_sh("--vault", person.vault, "--dry-run")
+    result = person.install("--vault", person.vault, "--dry-run")
     assert snapshot(tmp_path) == before
     out = result.stdout.decode()
     assert "hooks and permission rules" in out and "create the virtual environment" in out
-    assert "+          \"command\": \"" in out or "hook session-start" in out
+    assert "+              \"session-start\"" in out  # the diff of settings.json: our SessionStart hook
 
 
 def test_dry_run_of_an_installed_setup_changes_nothing(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     before = snapshot(user.root)
     for args in (["--dry-run"], ["--uninstall", "--dry-run"], ["--uninstall", "--purge", "--dry-run"]):
-        result = user.install_sh(*args)
+        result = user.install(*args)
         assert snapshot(user.root) == before, args
     assert b"restored as it was before the install" in result.stdout
 
@@ -271,7 +160,7 @@ def test_invalid_settings_json_stops_the_install_with_one_line_and_the_file_unto
     person = User(tmp_path)
     broken = b'{\n  "model": "opus",\n}\n'
     person.settings_json.write_bytes(broken)
-    result = person.install_sh("--vault", person.vault, "--no-import", "--yes", check=False)
+    result = person.install("--vault", person.vault, "--create-vault", "--no-import", "--yes", check=False)
     assert result.returncode != 0
     message = result.stderr.decode().strip()
     assert len(message.splitlines()) == 1, message
@@ -282,8 +171,8 @@ def test_invalid_settings_json_stops_the_install_with_one_line_and_the_file_unto
 
 
 def test_purge_without_yes_and_without_a_terminal_refuses(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
-    result = user.install_sh("--uninstall", "--purge", check=False)
+    user.install_default()
+    result = user.install("--uninstall", "--purge", check=False)
     assert result.returncode != 0 and b"--yes" in result.stderr
     assert user.settings_json.exists() and our_handlers(user.settings(), "SessionStart")
 
@@ -292,8 +181,8 @@ def test_purge_without_yes_and_without_a_terminal_refuses(user):
 
 def test_uninstall_restores_settings_and_claude_md_byte_for_byte(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
-    user.install_sh("--uninstall", "--yes")
+    user.install_default()
+    user.install("--uninstall", "--yes")
     assert user.settings_json.read_bytes() == USER_SETTINGS_BYTES
     assert user.claude_md.read_bytes() == USER_CLAUDE_MD
     assert not (user.config_dir / "skills").exists()
@@ -303,21 +192,21 @@ def test_uninstall_restores_settings_and_claude_md_byte_for_byte(user):
 
 
 def test_missing_settings_json_and_claude_md_are_created_and_removed_again(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     assert our_handlers(user.settings(), "SessionStart") and user.claude_md.exists()
-    user.install_sh("--uninstall", "--yes")
+    user.install("--uninstall", "--yes")
     assert not user.settings_json.exists() and not user.claude_md.exists()
 
 
 def test_uninstall_keeps_what_the_user_changed_after_the_install(user):
     user.give_own_files()
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     settings = user.settings()
     settings["theme"] = "dark"
     settings["permissions"]["allow"].append("Bash(npm test *)")
     user.settings_json.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     user.claude_md.write_bytes(user.claude_md.read_bytes() + b"\nA line added later.\n")
-    user.install_sh("--uninstall", "--yes")
+    user.install("--uninstall", "--yes")
     settings = user.settings()
     assert settings["theme"] == "dark"
     assert settings["permissions"]["allow"] == ["Bash(git status *)", "Bash(npm test *)"]  # our skill rule went
@@ -331,86 +220,53 @@ def test_uninstall_keeps_what_the_user_changed_after_the_install(user):
 def test_a_skill_rule_the_user_already_had_is_neither_doubled_nor_taken_away(user):
     own = dict(USER_SETTINGS, permissions={"allow": [SKILL_RULE, "Bash(git status *)"]})
     user.settings_json.write_text(json.dumps(own, indent=2) + "\n", encoding="utf-8")
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     assert user.settings()["permissions"]["allow"].count(SKILL_RULE) == 1
-    user.install_sh("--no-import", "--yes")  # a re-install does not take it for ours either
+    user.install("--no-import", "--yes")  # a re-install does not take it for ours either
     settings = user.settings()
     settings["theme"] = "dark"  # edited since: uninstall strips ours instead of restoring the copy
     user.settings_json.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    user.install_sh("--uninstall", "--yes")
+    user.install("--uninstall", "--yes")
     assert user.settings()["permissions"]["allow"] == [SKILL_RULE, "Bash(git status *)"]
 
 
 def test_purge_deletes_the_archive_and_config_but_never_vault_notes(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     note = user.vault / "Meta" / "claude-sessions" / "2026-12-02 a session.md"
     note.write_text("# a session\n", encoding="utf-8")
     archive = user.config_dir / "session-archive.db"
     sqlite3.connect(archive).execute("CREATE TABLE t (x)").connection.close()
-    user.install_sh("--uninstall", "--purge", "--yes")
+    user.install("--uninstall", "--purge", "--yes")
     assert not archive.exists()
     assert not (user.config_dir / "obsidian-memory").exists()
     assert note.read_text(encoding="utf-8") == "# a session\n"
 
 
 def test_plain_uninstall_keeps_the_archive(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     archive = user.config_dir / "session-archive.db"
     sqlite3.connect(archive).execute("CREATE TABLE t (x)").connection.close()
-    user.install_sh("--uninstall", "--yes")
+    user.install("--uninstall", "--yes")
     assert archive.exists()
 
 
 # -- the commands written work as Claude Code runs them ----------------------------------------------
 
-TRANSCRIPT = [
-    {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "11111111-2222-3333-4444-555555555555",
-     "timestamp": "2026-12-02T10:00:00Z", "cwd": "/tmp", "version": "2.1.332", "gitBranch": "",
-     "message": {"role": "user", "content": "Why does the parser choke on ünïcode?"}},
-    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "11111111-2222-3333-4444-555555555555",
-     "timestamp": "2026-12-02T10:00:05Z", "cwd": "/tmp", "version": "2.1.332",
-     "message": {"id": "m1", "role": "assistant", "model": "claude", "content": [{"type": "text", "text": "A BOM."}]}},
-]
-
-
-def run_like_claude_code(command: str, payload: dict, user: User) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", "-c", command], input=json.dumps(payload).encode("utf-8"), capture_output=True,
-                          env=user.environ(), cwd=str(user.root), timeout=60)
-
-
-def test_hook_commands_taken_from_settings_json_run_under_sh_and_exit_zero(user):
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
-    transcript = user.config_dir / "projects" / "-tmp" / "11111111-2222-3333-4444-555555555555.jsonl"
-    transcript.parent.mkdir(parents=True)
-    transcript.write_text("".join(json.dumps(e) + "\n" for e in TRANSCRIPT), encoding="utf-8")
-    base = {"session_id": "11111111-2222-3333-4444-555555555555", "transcript_path": str(transcript),
-            "cwd": str(user.root)}
+def test_hook_commands_taken_from_settings_json_run_without_a_shell_and_exit_zero(user):
+    user.install_default()
+    transcript = user.transcript()
+    base = {"session_id": TRANSCRIPT_ID, "transcript_path": str(transcript), "cwd": str(user.root)}
     settings = user.settings()
-    start = run_like_claude_code(our_handlers(settings, "SessionStart")[0]["command"],
-                                 {**base, "hook_event_name": "SessionStart", "source": "startup"}, user)
+    environ = user.environ(PATH="/nonexistent")   # exec form: no shell, nothing looked up on PATH
+    start = run_hook_as_written(our_handlers(settings, "SessionStart")[0],
+                                {**base, "hook_event_name": "SessionStart", "source": "startup"}, environ, user.root)
     assert start.returncode == 0, start.stderr
     if start.stdout.strip():
         assert json.loads(start.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    end = run_like_claude_code(our_handlers(settings, "SessionEnd")[0]["command"],
-                               {**base, "hook_event_name": "SessionEnd", "reason": "other"}, user)
-    assert (end.returncode, end.stdout) == (0, b""), end.stderr
-
-
-def test_paths_with_spaces_are_quoted_so_hooks_run_and_rules_match_the_skill(tmp_path, built_venv):
-    person = User(tmp_path, config_dir=tmp_path / "home" / "my claude")
-    shutil.copytree(built_venv, person.layout.venv, symlinks=True)
-    person.install_sh("--vault", tmp_path / "my vault", "--no-import", "--yes")
-    settings = person.settings()
-    command = our_handlers(settings, "SessionStart")[0]["command"]
-    result = run_like_claude_code(command, {"session_id": "x", "hook_event_name": "SessionStart",
-                                            "source": "startup", "cwd": str(tmp_path)}, person)
-    assert result.returncode == 0, result.stderr
-    skill = person.skill_md.read_text(encoding="utf-8")
-    rules = [r for r in settings["permissions"]["allow"] if install.is_our_rule(r)]
-    assert skill_allowed_tools(skill) == rules
-    for rule in rules:
-        prefix = rule[len("Bash("):-len(" *)")]
-        assert prefix.startswith("'") and prefix + " " in skill
+    end = run_hook_as_written(our_handlers(settings, "SessionEnd")[0],
+                              {**base, "hook_event_name": "SessionEnd", "reason": "other"}, environ, user.root)
+    assert (end.returncode, end.stdout, end.stderr) == (0, b"", b"")
+    assert list((user.vault / "Meta" / "claude-sessions").rglob(f"*_{TRANSCRIPT_ID[:8]}.md"))
 
 
 # -- the merge rules, in-process ------------------------------------------------------------------
@@ -473,9 +329,9 @@ def test_claude_md_block_is_replaced_in_place_and_removed_cleanly(text):
 ], ids=["empty-containers-no-newline", "four-spaces-escaped-unicode", "odd-whitespace"])
 def test_uninstall_gives_back_any_settings_file_exactly(user, original):
     user.settings_json.write_bytes(original)
-    user.install_sh("--vault", user.vault, "--no-import", "--yes")
+    user.install_default()
     assert our_handlers(user.settings(), "SessionEnd")
-    user.install_sh("--uninstall", "--yes")
+    user.install("--uninstall", "--yes")
     assert user.settings_json.read_bytes() == original
 
 
@@ -488,13 +344,14 @@ def test_dry_run_on_a_bare_python_without_jinja2_still_changes_nothing(tmp_path)
     env = person.environ()
     env["OBSIDIAN_MEMORY_PYTHON"] = str(bare / "bin" / "python")
     result = subprocess.run(["bash", str(INSTALL_SH), "--dry-run"], capture_output=True, env=env,
-                            stdin=subprocess.DEVNULL, timeout=120)
+                            stdin=subprocess.DEVNULL, timeout=120)  # the wrapper runs install.py with that Python
     assert result.returncode == 0, result.stderr
     assert snapshot(person.root) == before
     assert b"rendered by the venv's jinja2 at install time" in result.stdout
 
 
-BUILD_INPUTS = ("install.sh", "pyproject.toml", "README.md", "obsidian_memory", "templates", "scripts", "skills")
+BUILD_INPUTS = ("install.py", "install.sh", "pyproject.toml", "README.md", "obsidian_memory", "templates", "scripts",
+                "skills")
 
 
 def test_two_installs_at_once_from_one_checkout_both_work_and_leave_it_untouched(tmp_path):
@@ -512,7 +369,8 @@ def test_two_installs_at_once_from_one_checkout_both_work_and_leave_it_untouched
     people = [User(tmp_path / name) for name in ("ann", "bob")]
     for person in people:
         (person.root / "tmp").mkdir()
-    running = [subprocess.Popen(["bash", str(checkout / "install.sh"), "--vault", str(p.vault), "--no-import", "--yes"],
+    running = [subprocess.Popen(["bash", str(checkout / "install.sh"), "--vault", str(p.vault), "--create-vault",
+                                 "--no-import", "--yes"],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env={**p.environ(), "TMPDIR": str(p.root / "tmp")}, cwd=str(p.root))
                for p in people]
@@ -527,7 +385,7 @@ def test_two_installs_at_once_from_one_checkout_both_work_and_leave_it_untouched
 def test_mcp_option_installs_the_sdk_and_the_printed_server_command_answers(user):
     """`--mcp` installs the extra into our venv, is remembered for later installs, and the command
     the summary prints starts a server that answers an MCP client."""
-    result = user.install_sh("--vault", user.vault, "--no-import", "--yes", "--mcp")
+    result = user.install_default("--mcp")
     lines = [line for line in result.stdout.decode().splitlines() if "MCP server" in line]
     assert len(lines) == 1, result.stdout.decode()
     command = lines[0].split(": ", 1)[1]
