@@ -188,13 +188,37 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
             session = archive.get_session(session_id)
             if session is None or (not session.started_at and not session.prompts):
                 return  # only a PostCompact summary so far: the note waits for the transcript
-            relative = notes.write_note(session, settings, note_path=archive.note_path(session_id))
+            relative = notes.write_note(session, settings, note_path=archive.note_path(session_id),
+                                        indexed=lambda sid: _indexed_note_paths(settings, sid))
             archive.record_note(session_id, relative, revision)
             result.note_path = relative
     except (OSError, ValueError) as exc:
         result.note_error = f"{type(exc).__name__}: {exc}"
         logs.log_for(settings, f"archive: session {session_id} kept in the archive, note not written: "
                                f"{result.note_error}")
+
+
+def _indexed_note_paths(settings, session_id: str) -> list[str]:
+    """The notes whose `session_id` property is this one, as the local index last saw the vault
+    (read-only, never brought up to date here: the caller checks each path). None known when
+    there is no usable index."""
+    import sqlite3
+
+    try:
+        from obsidian_memory.search.index import open_readonly
+        conn = open_readonly(settings)
+    except (ImportError, OSError, sqlite3.Error):
+        return []
+    if conn is None:
+        return []
+    try:
+        return [row[0] for row in conn.execute(
+            "SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id "
+            "WHERE p.key = 'session_id' AND p.value = ?", (session_id.lower(),))]
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
 
 
 def _rebuild_history(settings, archive) -> None:
@@ -408,7 +432,8 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
 def _write_pending_notes(settings, archive, summary) -> None:
     """Notes that are missing or behind the archive, because the vault was missing or unwritable
     when their session was archived, or the writer was killed in between: written once the vault
-    is back. A note the user deleted (or moved away) is not brought back."""
+    is back. A note the user moved is found by its session_id and updated where it is; one the
+    user deleted is not brought back (until its session changes again)."""
     from obsidian_memory.notes import sessions as notes
 
     if not os.path.isdir(settings.vault):
@@ -419,7 +444,10 @@ def _write_pending_notes(settings, archive, summary) -> None:
         if session_id in just_tried:
             continue   # its note failed a moment ago: logged already
         if recorded and not notes.note_exists(settings, recorded):
-            continue
+            moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid))
+            if moved is None:   # deleted: as good as written, until the session changes again
+                archive.record_note(session_id, recorded, archive.revision(session_id))
+                continue
         _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
 
 

@@ -116,6 +116,26 @@ def _windows_process_alive(pid: int) -> bool:  # pragma: no cover - Windows only
         return True
 
 
+class NotARegularFile(OSError):
+    """A FIFO, a device, a folder: never read as a file of ours."""
+
+
+def open_regular(path: str):
+    """`path` opened for reading in binary, only if it is a regular file. Opened without
+    blocking (a FIFO would wait for a writer forever) and checked on the open descriptor, so
+    that nothing swapped in between a check and the open is read."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(f"{path} is not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_text(path: str) -> str | None:
     """The file as text (UTF-8, invalid bytes replaced), or None when it cannot be read."""
     try:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from datetime import datetime, timezone
 
-from . import gitinfo
+from . import fsutil, gitinfo
 from .model import CompactSummary, Prompt, Session, Subagent
 from .outcomes import OutcomeTracker
 from .textclean import shorten, strip_control
@@ -58,30 +57,11 @@ def parse(path: str, *, include_subagents: bool = True) -> Session:
     return session
 
 
-class NotARegularFile(OSError):
-    """A FIFO, a device, a folder: never read as a transcript."""
-
-
-def open_regular(path: str):
-    """`path` opened for reading in binary, only if it is a regular file. Opened without
-    blocking (a FIFO would wait for a writer forever) and checked on the open descriptor, so
-    that nothing swapped in between the check and the open is read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotARegularFile(f"{path} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 def iter_entries(path: str):
     """Each line of `path` as a dict, None for a line that is not a JSON object, or OVERSIZED for
     a line longer than LINE_LIMIT (a huge tool result: read and dropped in pieces, never held)
     and for the rest of a file longer than FILE_LIMIT (not read)."""
-    with open_regular(path) as handle:
+    with fsutil.open_regular(path) as handle:
         while True:
             if handle.tell() >= FILE_LIMIT:
                 yield OVERSIZED

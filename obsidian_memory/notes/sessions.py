@@ -193,25 +193,184 @@ def split_user_section(text: str) -> str | None:
 
 # -- writing -----------------------------------------------------------------------------------
 
-def write_note(session, settings, *, note_path: str | None = None) -> str:
+def write_note(session, settings, *, note_path: str | None = None, indexed=None) -> str:
     """Render and write the session's note; returns its vault-relative path.
 
-    `note_path` (the path recorded in the archive) keeps a note where it is even if its date
-    would now come out differently. The vault itself is never created. Raises OSError (the
-    vault is missing or read-only, the path is a folder, ...) for the caller to log.
+    The note is found by its `session_id` property wherever the user moved it (locate_note: the
+    recorded `note_path` first, then `indexed(session_id)`'s candidates, then a bounded walk) and
+    updated in place, keeping the user's section and the properties and tags they added. A new
+    note goes to note_relative_path, with a longer name when a note of another session (the same
+    first 8 characters of its id) or a file of the user's is there. The vault itself is never
+    created. Raises OSError (the vault is missing or read-only, the path is a folder, ...).
     """
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
-    relative = note_path or note_relative_path(session, settings)
+    relative = locate_note(settings, session.session_id, note_path, indexed)
+    if relative is None:
+        relative = _free_note_path(session, settings, note_path)
     target = fsutil.resolve_inside(settings.vault, relative)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
     existing = fsutil.read_text(target) if os.path.exists(target) else None
     user_section = split_user_section(existing) if existing else None
     text = render_note(session, settings, user_section=user_section)
+    if existing:
+        text = keep_user_properties(text, existing)
     if text != existing:
         fsutil.atomic_write_text(target, text)
     return relative
+
+
+# -- finding a session's note ----------------------------------------------------------------------
+
+WALK_FILE_LIMIT = 50_000     # notes a fallback walk looks at, at most
+WALK_SECONDS = 3.0           # ... and for how long
+_HEAD_BYTES = 4096           # a note's frontmatter is read from its first bytes
+_SESSION_ID_LINE = re.compile(r"^session_id:[ \t]*(.*?)[ \t]*$", re.M)
+
+
+def note_session_id(text: str | None) -> str | None:
+    """The `session_id` property of a note's frontmatter, or None."""
+    if not text or not text.startswith("---"):
+        return None
+    end = text.find("\n---", 3)
+    match = _SESSION_ID_LINE.search(text[:end if end >= 0 else len(text)])
+    if not match:
+        return None
+    value = match.group(1)
+    if value[:1] in ('"', "'"):
+        try:
+            import yaml
+            value = yaml.safe_load(value)
+        except Exception:
+            value = value.strip("\"'")
+    return str(value) if value else None
+
+
+def is_note_of(settings, relative: str, session_id: str) -> bool:
+    try:
+        target = fsutil.resolve_inside(settings.vault, relative)
+    except ValueError:
+        return False
+    return os.path.isfile(target) and note_session_id(_head(target)) == session_id
+
+
+def locate_note(settings, session_id: str, recorded: str | None, indexed=None) -> str | None:
+    """Where the session's note is now (vault-relative), or None when no note in the vault says it
+    is this session's: the recorded path when it still is; else the candidates `indexed` gives
+    (the local index's idea of which notes carry this session_id: it may lag, so each is checked);
+    else a walk of the vault (sessions folder first) bounded in files and time. Only when the
+    recorded note is gone or not this session's is anything but that one file read."""
+    if recorded and is_note_of(settings, recorded, session_id):
+        return recorded
+    for candidate in (indexed(session_id) or []) if indexed else []:
+        if is_note_of(settings, candidate, session_id):
+            return candidate
+    return _walk_for_note(settings, session_id)
+
+
+def _walk_for_note(settings, session_id: str) -> str | None:
+    import time
+
+    deadline = time.monotonic() + WALK_SECONDS
+    seen = 0
+    vault = os.path.realpath(settings.vault)
+    needle = session_id.encode("utf-8")
+    first = os.path.join(vault, *settings.sessions_folder.strip("/").split("/"))
+    for top in dict.fromkeys([first, vault]):
+        for folder, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                                 and os.path.join(folder, d) != first)   # (walked first)
+            for name in sorted(filenames):
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                seen += 1
+                if seen > WALK_FILE_LIMIT or time.monotonic() > deadline:
+                    return None
+                path = os.path.join(folder, name)
+                head = _head_bytes(path)
+                if needle in head and note_session_id(head.decode("utf-8", "replace")) == session_id:
+                    return os.path.relpath(path, vault).replace(os.sep, "/")
+    return None
+
+
+def _head_bytes(path: str) -> bytes:
+    try:
+        with fsutil.open_regular(path) as handle:   # (a FIFO named x.md never blocks the walk)
+            return handle.read(_HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def _head(path: str) -> str:
+    return _head_bytes(path).decode("utf-8", "replace")
+
+
+def _free_note_path(session, settings, recorded: str | None) -> str:
+    """The path for a new note: the recorded one (a note the user deleted comes back where it
+    was) or the dated default, named with more of the session id while a note of another
+    session or a file of the user's holds the name."""
+    if recorded and not note_exists(settings, recorded):
+        return recorded
+    default = note_relative_path(session, settings)
+    folder, name = default.rsplit("/", 1)
+    day = name[:-len(f"_{session.session_id[:8]}.md")]
+    for length in (8, 13, len(session.session_id)):
+        candidate = f"{folder}/{day}_{session.session_id[:length]}.md"
+        if not note_exists(settings, candidate):
+            return candidate
+    return f"{folder}/{day}_{session.session_id}-{os.getpid()}.md"   # (its own file: never someone else's)
+
+
+# -- the user's properties -------------------------------------------------------------------------
+
+_FRONT = re.compile(r"\A---\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
+_TOP_KEY = re.compile(r"^([^\s#:\-\[\]{}][^:\n]*?|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:(?:[ \t]|$)")
+
+
+def keep_user_properties(rendered: str, existing: str) -> str:
+    """`rendered` with the frontmatter properties the user added to `existing` (kept verbatim,
+    after ours) and their tags (added to ours). Our own properties are ours to rewrite."""
+    ours, theirs = _FRONT.match(rendered), _FRONT.match(existing)
+    if not ours or not theirs or not theirs.group(1):
+        return rendered
+    our_entries = _entries(ours.group(1) or "")
+    their_entries = _entries(theirs.group(1))
+    our_keys = {key for key, _ in our_entries}
+    extra = [raw for key, raw in their_entries if key not in our_keys and key is not None]
+    our_tags = _tag_list(our_entries)
+    tags = our_tags + [tag for tag in dict.fromkeys(_tag_list(their_entries)) if tag not in our_tags]
+    block = "".join(f"tags: [{', '.join(yaml_scalar(t) for t in tags)}]\n" if key == "tags" and tags != our_tags
+                    else raw for key, raw in our_entries)
+    block += "".join(raw if raw.endswith("\n") else raw + "\n" for raw in extra)
+    return f"---\n{block}---\n" + rendered[ours.end():]
+
+
+def _entries(block: str) -> list[tuple[str | None, str]]:
+    """Top-level YAML entries: (key, its lines including nested and list lines)."""
+    entries: list[list] = []
+    for line in block.splitlines(keepends=True):
+        match = _TOP_KEY.match(line)
+        if match:
+            entries.append([match.group(1).strip("\"'"), line])
+        elif entries:
+            entries[-1][1] += line
+        else:
+            entries.append([None, line])
+    return [(key, raw) for key, raw in entries]
+
+
+def _tag_list(entries) -> list[str]:
+    raw = next((raw for key, raw in entries if key == "tags"), None)
+    if raw is None:
+        return []
+    try:
+        import yaml
+        value = (yaml.safe_load(raw) or {}).get("tags")
+    except Exception:
+        return []
+    values = value if isinstance(value, list) else [value] if value is not None else []
+    return [str(v).strip() for v in values if v is not None and str(v).strip()]
 
 
 def note_exists(settings, note_path: str) -> bool:
