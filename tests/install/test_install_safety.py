@@ -182,7 +182,6 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
     other.mkdir()
     (other / "Secret.md").write_text("the zebra secret\n")
     rules = [r[len("Bash("):-len(" *)")] for r in user.settings()["permissions"]["allow"] if install.is_our_rule(r)]
-    cache = Path(user.layout.home) / "cache"
 
     def run(command: str, **env):
         return subprocess.run(["sh", "-c", command], capture_output=True, env=user.environ(**env), timeout=120)
@@ -193,11 +192,13 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
         assert refused.returncode == 2 and "--vault is refused inside Claude Code" in err, err
         assert str(user.vault) in err and len(err.strip().splitlines()) == 1
         assert b"Secret.md" not in refused.stdout
-        allowed = run(f'{prefix} zebra --vault "{user.vault}" --source scan', CLAUDECODE="1")
+        allowed = run(f'{prefix} zebra --vault "{user.vault}"', CLAUDECODE="1")   # (the local index)
         assert allowed.returncode == 0 and b"Mine.md" in allowed.stdout, allowed.stderr
         assert run(f'{prefix} zebra --port 9999', CLAUDECODE="1").returncode == 2
-    indexes_before = sorted(cache.glob("index-*")) if cache.exists() else []
-    assert not any(str(other) in p.name for p in indexes_before)
+    from obsidian_memory.search import index_build
+    from obsidian_memory.settings import Settings
+    assert not os.path.exists(index_build.index_path(Settings(str(user.config_dir), vault=str(other))))
+    assert os.path.exists(index_build.index_path(Settings(str(user.config_dir), vault=str(user.vault))))
     # The user's own ways to another vault: outside Claude Code, or OBSIDIAN_VAULT in front (which the rule
     # does not pre-approve, so Claude Code asks first).
     outside = run(f'{rules[0]} zebra --vault "{other}" --source scan')
