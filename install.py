@@ -117,7 +117,7 @@ def install(argv):
     args = parser.parse_args(argv)
     print(f"install.py: Python {'.'.join(map(str, sys.version_info[:3]))} at {sys.executable}")
     args.source = REPO
-    args.python = args.python or sys.executable
+    args.python = args.python or python_for_hooks()
     venv = Venv(args)
     if args.uninstall:
         return command.run(args)   # from the checkout: nothing runs from the venv it removes
@@ -133,6 +133,14 @@ def install(argv):
         forward.append("--create-vault")
     sys.stdout.flush()
     return subprocess.call([venv.python, "-I", "-m", "obsidian_memory", "install", *forward])
+
+
+def python_for_hooks() -> str:
+    """This Python, or, when it runs in a virtual environment (an activated one), the Python that
+    environment is made from: the hooks must not depend on a venv the user may delete."""
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        return os.path.abspath(getattr(sys, "_base_executable", None) or sys.executable)
+    return sys.executable
 
 
 class Venv:

@@ -113,10 +113,6 @@ class Layout:
             self._launcher_python = recorded if isinstance(recorded, str) and recorded else base_python()
         return self._launcher_python
 
-    @property
-    def log_path(self) -> str:
-        return os.path.join(self.home, "obsidian-memory.log")
-
 
 def base_python() -> str:
     """The Python this one is made from when it runs in a venv, else this one."""
@@ -737,7 +733,6 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         "extras": installed_extras(options, state),
         "source": source,
         "python": os.path.abspath(layout.launcher_python),
-        "hook_form": options.hook_form,
     }
     state_bytes = (json.dumps(new_state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     state_before = read_bytes(layout.state_path)
@@ -788,7 +783,7 @@ def plan_uninstall(options: Options) -> list[Action]:
             actions.append(RemoveTree(os.path.join(layout.home, name), what))
     if options.purge:
         for suffix in ("", "-wal", "-shm"):
-            archive = settings_module.load(config_dir=layout.config_dir).archive + suffix
+            archive = archive_path(layout) + suffix
             if os.path.exists(archive):
                 actions.append(DeleteFile(archive, "the session archive (--purge)"))
         for name in sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []:
@@ -801,11 +796,20 @@ def plan_uninstall(options: Options) -> list[Action]:
     return [a for a in actions if not (isinstance(a, RemoveDirIfEmpty) and not os.path.isdir(a.path))]
 
 
-def kept_after_uninstall(layout: Layout, archive_path: str) -> list[str]:
+def archive_path(layout: Layout) -> str:
+    """The session archive, also when config.yaml cannot be used (an uninstall must not stop there)."""
+    try:
+        return settings_module.load(config_dir=layout.config_dir).archive
+    except UserError:
+        return os.path.join(layout.config_dir, "session-archive.db")
+
+
+def kept_after_uninstall(layout: Layout) -> list[str]:
     """What an uninstall (without --purge) leaves, in words: everything still in our folder, and the archive."""
     kept = []
-    if os.path.exists(archive_path):
-        kept.append(f"the session archive {archive_path}")
+    archive = archive_path(layout)
+    if os.path.exists(archive):
+        kept.append(f"the session archive {archive}")
     names = sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []
     known = {"config.yaml": "your settings", "obsidian-memory.log": "the log", "obsidian-memory.log.1": "the old log",
              "templates": "your note templates"}

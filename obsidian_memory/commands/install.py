@@ -173,9 +173,7 @@ def _uninstall(options, args) -> int:
     for action in actions:
         print(f"  {action.describe()}")
     if not options.purge:
-        layout = install.Layout(options.config_dir)
-        archive = settings.load(config_dir=options.config_dir).archive
-        kept = install.kept_after_uninstall(layout, archive) + ["the notes in your vault"]
+        kept = install.kept_after_uninstall(install.Layout(options.config_dir)) + ["the notes in your vault"]
         print("  kept: " + "; ".join(kept))
         print("  (`python3 install.py --uninstall --purge` deletes all of these but the notes in your vault, "
               "which always stay)")

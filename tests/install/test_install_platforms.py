@@ -5,6 +5,7 @@ still exit 0 and say why in the log; `doctor` still says what is broken). Run on
 Windows branches (Scripts\\python.exe, the py launcher, no execv) are designed for, not run."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -88,6 +89,15 @@ def test_without_a_new_enough_python_it_says_how_to_get_one_and_changes_nothing(
     assert re.search(r"(apt|dnf|brew|zypper) install|pacman -S", err) and "run `python3.12 install.py`" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bin", "fake-old", "home"]
     assert list(person.config_dir.iterdir()) == []
+
+
+def test_run_from_an_activated_venv_the_hooks_use_the_python_it_is_made_from(user, tmp_path):
+    """A user who runs the installer inside some project's venv may delete that venv later."""
+    other = tmp_path / "someones-venv"
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(other)], check=True)
+    user.install("--vault", user.vault, "--create-vault", "--no-import", "--yes", python=str(other / "bin" / "python"))
+    (handler,) = our_handlers(user.settings(), "SessionStart")
+    assert handler["command"] == SYSTEM_PYTHON and str(other) not in json.dumps(user.settings())
 
 
 # -- a HOME with spaces, quotes and non-ASCII letters ---------------------------------------------

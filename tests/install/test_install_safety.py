@@ -173,6 +173,15 @@ def test_uninstall_removes_caches_locks_stamp_and_backups_and_lists_what_it_keep
     assert json.loads(user.settings_json.read_text()) == own
 
 
+@pytest.mark.parametrize("purge", [[], ["--purge"]])
+def test_uninstall_goes_through_with_a_config_yaml_that_cannot_be_used(user, purge):
+    user.install_default()
+    Path(user.layout.config_yaml).write_text("vault: [unclosed\n  - :\n")
+    result = user.install("--uninstall", "--yes", *purge)
+    assert b"obsidian-memory is uninstalled" in result.stdout
+    assert not user.settings_json.exists() and not Path(user.layout.venv).exists()
+
+
 # -- the pre-approved search reads the configured vault only --------------------------------------
 
 def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, tmp_path):
