@@ -29,13 +29,14 @@ class VaultUnavailable(OSError):
 
 # -- paths ---------------------------------------------------------------------------------
 
-def note_relative_path(session, settings) -> str:
-    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start. Nothing
-    else of the session (its project, folder or title) goes into the path, and the id's part is made
-    a valid name on every system the vault syncs to."""
+def note_relative_path(session, settings, id_length: int = 8) -> str:
+    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start (with
+    more of the id when `id_length` says so). Nothing else of the session (its project, folder or
+    title) goes into the path, and the id's part is made a valid name on every system the vault
+    syncs to."""
     day = _local_start(session).strftime("%Y-%m-%d")
     folder = settings.sessions_folder.strip("/")
-    return f"{folder}/{day[:7]}/{day}_{fsutil.safe_file_name(session.session_id[:8])}.md"
+    return f"{folder}/{day[:7]}/{day}_{fsutil.safe_file_name(session.session_id[:id_length])}.md"
 
 
 def note_name(note_path: str) -> str:
@@ -312,14 +313,11 @@ def _free_note_path(session, settings, recorded: str | None) -> str:
     session or a file of the user's holds the name."""
     if recorded and not note_exists(settings, recorded):
         return recorded
-    default = note_relative_path(session, settings)
-    folder, name = default.rsplit("/", 1)
-    day = name[:-len(f"_{session.session_id[:8]}.md")]
     for length in (8, 13, len(session.session_id)):
-        candidate = f"{folder}/{day}_{session.session_id[:length]}.md"
+        candidate = note_relative_path(session, settings, length)
         if not note_exists(settings, candidate):
             return candidate
-    return f"{folder}/{day}_{session.session_id}-{os.getpid()}.md"   # (its own file: never someone else's)
+    return f"{candidate[:-len('.md')]}-{os.getpid()}.md"   # (its own file: never someone else's)
 
 
 # -- the user's properties -------------------------------------------------------------------------
