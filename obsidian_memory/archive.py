@@ -18,6 +18,9 @@ import os
 import re
 import sqlite3
 
+from obsidian_memory import sqlitedb
+from obsidian_memory.sqlitedb import run_script
+
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
 _DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
                  "oversized_lines")
@@ -30,7 +33,7 @@ SNIPPET_CHARS = 160
 
 
 def _migration_1(db: sqlite3.Connection) -> None:
-    _run_script(db, """
+    run_script(db, """
         CREATE TABLE sessions (
             session_id TEXT PRIMARY KEY,
             title TEXT NOT NULL DEFAULT '',
@@ -87,14 +90,6 @@ def _migration_1(db: sqlite3.Connection) -> None:
     """)
 
 
-def _run_script(db: sqlite3.Connection, script: str) -> None:
-    """Statement by statement: executescript() would commit the migration's transaction first."""
-    script = re.sub(r"--[^\n]*", "", script)
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
 def _migration_2(db: sqlite3.Connection) -> None:
     # SessionStart outside a repository lists the sessions of its folder: by cwd, newest first
     db.execute("CREATE INDEX sessions_by_cwd ON sessions(cwd, started_at DESC)")
@@ -105,7 +100,7 @@ def _migration_3(db: sqlite3.Connection) -> None:
     # the archive: each session counts its changes (`revision`) against the count its note shows
     # (`note_revision`), and the counters do the same for the history table, so that the next run
     # finds what is outdated instead of taking the unchanged transcripts' word for it
-    _run_script(db, """
+    run_script(db, """
         ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sessions ADD COLUMN note_revision INTEGER NOT NULL DEFAULT 0;
         CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -160,9 +155,7 @@ def open_archive(path: str, *, readonly: bool = False, busy_timeout: float = 5.0
     if readonly:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no session archive at {path}")
-        uri = "file:" + _uri_path(path) + "?mode=ro"
-        db = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None,
-                             check_same_thread=False)
+        db = sqlitedb.connect(path, readonly=True, timeout=busy_timeout)
         archive = Archive(db, path, readonly=True)
         try:
             version = archive.schema_version()
@@ -173,23 +166,14 @@ def open_archive(path: str, *, readonly: bool = False, busy_timeout: float = 5.0
             archive.close()
             raise FileNotFoundError(f"the session archive at {path} is empty")
         return archive
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    db = sqlitedb.connect(path, timeout=busy_timeout)
     archive = Archive(db, path, readonly=False)
     try:
-        archive._prepare_for_writing(busy_timeout)
+        archive._migrate()
     except BaseException:
         archive.close()
         raise
     return archive
-
-
-def _uri_path(path: str) -> str:
-    absolute = os.path.abspath(path).replace(os.sep, "/")
-    if not absolute.startswith("/"):
-        absolute = "/" + absolute  # Windows drive letter
-    return absolute.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
 
 
 def integrity_check(path: str) -> str:
@@ -223,26 +207,17 @@ class Archive:
             pass
 
     def schema_version(self) -> int:
-        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        return sqlitedb.schema_version(self.db)
 
-    def _prepare_for_writing(self, busy_timeout: float) -> None:
-        self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        if self.db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        if self.schema_version() < SCHEMA_VERSION:
-            with self._write():
-                for version in range(self.schema_version(), SCHEMA_VERSION):
-                    MIGRATIONS[version](self.db)
-                    self.db.execute(f"PRAGMA user_version = {version + 1}")
-        if self.schema_version() > SCHEMA_VERSION:
+    def _migrate(self) -> None:
+        if sqlitedb.migrate(self.db, MIGRATIONS) > SCHEMA_VERSION:
             raise ArchiveError(f"the session archive {self.path} has schema version {self.schema_version()}, "
                                f"newer than this obsidian-memory understands ({SCHEMA_VERSION}): upgrade it")
 
-    def _write(self) -> "_Transaction":
+    def _write(self) -> sqlitedb.transaction:
         if self.readonly:
             raise ArchiveError("the archive was opened read-only")
-        return _Transaction(self.db)
+        return sqlitedb.transaction(self.db)
 
     # -- writing ------------------------------------------------------------------------
     def upsert_session(self, session, *, note_path: str | None = None) -> str:
@@ -574,27 +549,6 @@ def project_matches(pattern: str, project: str | None, repo_root: str | None) ->
     wanted = pattern.strip().lower()
     names = [project or "", _basename(repo_root) if repo_root else ""]
     return any(name and fnmatch.fnmatchcase(name.lower(), wanted) for name in names)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT: takes the write lock up front, so that two writers queue on
-    the busy timeout instead of failing half-way with a lock upgrade conflict."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.db.execute("COMMIT")
-        else:
-            try:
-                self.db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
 
 
 # -- helpers ----------------------------------------------------------------------------

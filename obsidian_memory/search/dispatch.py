@@ -1,0 +1,323 @@
+"""Ranked vault search: one entry point, the engine choice and fallback, and multi-query fusion.
+
+Sources:
+- `omnisearch`: Obsidian's live index over HTTP; when it does not answer, no results and the
+  engine `"omnisearch (offline)"` (never a pretended "no match").
+- `index`: the persistent local index (`obsidian_memory.search.index`).
+- `scan`: the standard-library reference scanner.
+- `local`: the index when it is available, else the scanner.
+- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, nor rank by
+  meaning or by title, so with such filters or an explicit mode other than fulltext `auto` goes
+  straight to `local` (and says so in `Response.notes`).
+
+Modes (`obsidian_memory.search.hybrid`) rank the local index: `hybrid`, `semantic`, `fulltext`,
+`title`. None is the vault's default: hybrid when notes are embedded and the model loads, else
+fulltext. Omnisearch and the scanner rank by words whatever the mode: `Response.mode` says
+which ranking answered ("fulltext" for them), and a note says when a mode asked for was ignored.
+
+Several queries run one after the other and are merged by reciprocal rank fusion (k=60); the
+engine name is kept and each hit's score is its fused score. An engine found offline for one
+query is not asked again for the next.
+"""
+"""One search, from the request to the response: check the input, decide the engine and the
+mode once, run each query (falling back as the source allows), fuse several queries, and add the
+links of the hits from the same read of the index. The CLI, the MCP server and `eval` all come
+through `search`.
+
+Sources:
+- `omnisearch`: Obsidian's live index over HTTP; when it does not answer, no results and the
+  engine `"omnisearch (offline)"` (never a pretended "no match").
+- `index`: the persistent local index (`store.VaultIndex`), ranked in a mode (below).
+- `scan`: the standard-library reference scanner.
+- `local`: the index when it is available, else the scanner.
+- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, nor rank by
+  meaning or by title, so with such filters or an explicit mode other than fulltext `auto` goes
+  straight to `local` (and says so in `Response.notes`).
+
+Modes rank the local index: `hybrid`, `semantic` (`hybrid`), `fulltext` (`fulltext`), `title`
+(`title`). None is the vault's default: hybrid when notes are embedded and the model loads, else
+fulltext. Omnisearch and the scanner rank by words whatever the mode: `Response.mode` says which
+ranking answered ("fulltext" for them), and a note says when a mode asked for was ignored.
+
+Several queries run one after the other and are merged by reciprocal rank fusion (`fusion`);
+the engine name is kept and each hit's score is its fused score. An engine found offline for one
+query is not asked again for the next, and the index is brought up to date once per search.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+
+from obsidian_memory.errors import UserError
+from obsidian_memory.search.base import Hit, Query, Request, Response, Result
+
+SOURCES = ("auto", "omnisearch", "local", "index", "scan")
+MODES = ("hybrid", "semantic", "fulltext", "title")
+
+
+def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
+           tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
+           links: bool = False) -> Response:
+    """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
+    the index knows. Bad input (scope leaving the vault, missing vault...) is a UserError."""
+    started = time.monotonic()
+    queries = _queries(query_or_queries)
+    vault = _existing_vault(settings.vault)
+    if source not in SOURCES:
+        raise UserError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
+    if mode is not None and mode not in MODES:
+        raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    if int(limit) < 1:
+        raise UserError("the number of results (-n) must be at least 1")
+    base = Query(text=queries[0], limit=int(limit),
+                 folders=_scopes(vault, folders, "--folder"), excludes=_scopes(vault, excludes, "--exclude"),
+                 tags=_tags(tags), not_tags=_tags(not_tags),
+                 frontmatter=_pairs(frontmatter), not_frontmatter=_pairs(not_frontmatter))
+    with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
+        run = _Dispatch(request, source, mode)
+        run.note_missing_folders(vault, base.folders)
+        hits, total = run.run(base) if len(queries) == 1 else _fan_out(run, base, queries)
+        if links:
+            found = request.links_of([hit.path for hit in hits])
+            hits = [dataclasses.replace(hit, extra={**hit.extra, **found[hit.path]}) for hit in hits]
+    return Response(query=" | ".join(queries), engine=run.engine_name(), vault=vault, hits=hits,
+                    total_results=total, elapsed_seconds=time.monotonic() - started, notes=run.notes,
+                    mode=run.mode_name())
+
+
+def _fan_out(run: "_Dispatch", base: Query, queries: list[str]) -> tuple[list[Hit], int]:
+    from obsidian_memory.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
+
+    depth = max(base.limit, FUSION_DEPTH)
+    rankings, totals = [], []
+    for text in queries:
+        hits, total = run.run(dataclasses.replace(base, text=text, limit=depth))
+        rankings.append(hits)
+        totals.append(total)
+    fused = reciprocal_rank_fusion(rankings)
+    # each ranking may have been cut at `depth`: the union is a lower bound, a single total too
+    return fused[: base.limit], max([len(fused), *totals])
+
+
+class _Dispatch:
+    """Runs each query on the engine the source asks for, falling back as the source allows.
+    The local index's engine (by mode) is decided once, the first time a query needs it."""
+
+    def __init__(self, request: Request, source: str, mode: str | None):
+        self.request, self.source = request, source
+        self.mode = mode                    # as asked (None: the vault's default)
+        self.notes: list[str] = []
+        self.engines: list[str] = []        # engines that answered, in order, without repeats
+        self.modes: list[str] = []          # rankings that answered, likewise
+        self._index_engine = None
+        self.omnisearch_down: str | None = None
+        self.index_down: str | None = None
+
+    def engine_name(self) -> str:
+        return "+".join(self.engines) if self.engines else self.source
+
+    def mode_name(self) -> str:
+        return "+".join(self.modes) if self.modes else (self.mode or "fulltext")
+
+    def run(self, query: Query) -> tuple[list[Hit], int]:
+        if self.source == "scan":
+            self._note_mode_ignored("the scanner")
+            return self._scan(query)
+        if self.source == "index":
+            return self._index(query, strict=True)
+        if self.source == "local":
+            return self._local(query)
+        if self.source == "omnisearch":
+            if query.has_metadata_filters:
+                raise UserError("Omnisearch cannot filter by tag or frontmatter; use --source local")
+            self._note_mode_ignored("Omnisearch")
+            answer = self._omnisearch(query)
+            if answer is None:
+                from obsidian_memory.search.omnisearch import OFFLINE_ENGINE
+
+                self._answered(OFFLINE_ENGINE, "fulltext")
+                return [], 0
+            return answer
+        # auto
+        if query.has_metadata_filters:
+            self._note("Omnisearch cannot filter by tag or frontmatter: searched the local engine")
+            return self._local(query)
+        if self.mode not in (None, "fulltext"):
+            self._note(f"Omnisearch has no {self.mode} ranking: searched the local index")
+            return self._local(query)
+        answer = self._omnisearch(query)
+        return answer if answer is not None else self._local(query)
+
+    def note_missing_folders(self, vault: str, folders: tuple[str, ...]) -> None:
+        for folder in folders:
+            if folder and not os.path.isdir(os.path.join(vault, *folder.split("/"))):
+                self._note(f"folder {folder!r} does not exist in the vault")
+
+    # -- engines ------------------------------------------------------------------------------
+    def _omnisearch(self, query: Query):
+        if self.omnisearch_down is not None:
+            return None
+        from obsidian_memory.search import omnisearch
+
+        try:
+            result = omnisearch.Omnisearch().search(query, self.request)
+        except omnisearch.Offline as exc:
+            self.omnisearch_down = str(exc)
+            fallback = "" if self.source == "omnisearch" else "; used the local engine"
+            self._note(f"Omnisearch did not answer on port {self.request.port} ({exc}){fallback}")
+            return None
+        return self._take(omnisearch.ENGINE, result, query)
+
+    def _local(self, query: Query):
+        if self.index_down is None:
+            answer = self._index(query, strict=False)
+            if answer is not None:
+                return answer
+        return self._scan(query)
+
+    def _index(self, query: Query, strict: bool):
+        try:
+            result = self._engine_for_index().search(query, self.request)
+        except UserError:
+            raise
+        except Exception as exc:
+            if strict:
+                raise UserError(f"the index engine failed: {type(exc).__name__}: {exc}") from exc
+            self.index_down = f"{type(exc).__name__}: {exc}"
+            self._note(f"the local index failed ({self.index_down}); used the scanner")
+            return None
+        return self._take("index", result, query)
+
+    def _engine_for_index(self):
+        """The engine of the mode asked for, else of the vault's default; a semantic mode that
+        cannot answer here is an error (semantic) or fulltext with a note (hybrid)."""
+        if self._index_engine is None:
+            from obsidian_memory.search import fulltext, hybrid, title
+
+            mode = self.mode
+            if mode is None:
+                mode = hybrid.default_mode(self.request.settings)[0]
+            elif mode in ("hybrid", "semantic"):
+                ready, why = hybrid.semantic_ready(self.request.settings)
+                if not ready and mode == "semantic":
+                    raise UserError(f"semantic search is off: {why}")
+                if not ready:
+                    self._note(f"semantic search is off ({why}): fulltext results")
+                    mode = "fulltext"
+            self._index_engine = {"hybrid": hybrid.Hybrid, "semantic": hybrid.Semantic,
+                                  "fulltext": fulltext.Fulltext, "title": title.Title}[mode]()
+        return self._index_engine
+
+    def _scan(self, query: Query):
+        from obsidian_memory.search import scan
+
+        return self._take(scan.ENGINE, scan.Scanner().search(query, self.request), query)
+
+    def _take(self, engine: str, result: Result, query: Query) -> tuple[list[Hit], int]:
+        for note in result.notes:
+            self._note(note)
+        self._answered(engine, result.mode)
+        return result.hits[: query.limit], int(result.total)
+
+    def _answered(self, engine: str, mode: str) -> None:
+        if engine not in self.engines:
+            self.engines.append(engine)
+        if mode not in self.modes:
+            self.modes.append(mode)
+
+    def _note_mode_ignored(self, engine: str) -> None:
+        if self.mode not in (None, "fulltext"):
+            self._note(f"--mode {self.mode} ranks the local index only; {engine} ranked by words (fulltext)")
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+# -- input validation --------------------------------------------------------------------------
+
+def _queries(query_or_queries) -> list[str]:
+    items = [query_or_queries] if isinstance(query_or_queries, str) else list(query_or_queries or ())
+    queries = [" ".join(str(q).split()) for q in items]
+    queries = [q for q in queries if q]
+    if not queries:
+        raise UserError("give a search query (2-5 distinctive words work best)")
+    return queries
+
+
+def _port(value) -> int:
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        port = -1
+    if not 0 < port < 65536:
+        raise UserError(f"bad Omnisearch port {value!r} (expected 1-65535)")
+    return port
+
+
+def _existing_vault(vault: str) -> str:
+    if not vault or not os.path.isdir(vault):
+        raise UserError(f"vault not found: {vault} (set OBSIDIAN_VAULT or pass --vault)")
+    return vault
+
+
+def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
+    """Vault-relative folders (`/` or `\\`, slashes at the ends dropped). An absolute path is
+    accepted only inside the vault (as its relative form); `..` and anything outside are refused."""
+    from obsidian_memory.fsutil import OutsideVault, vault_relative
+
+    cleaned = []
+    for value in values or ():
+        text = str(value)
+        try:
+            folder = vault_relative(vault, _relative_if_inside(vault, text))
+        except OutsideVault as exc:
+            raise UserError(f"{flag} {text!r}: {_why_outside(exc)}; give a folder relative to the vault, "
+                            f"e.g. Meta/claude-sessions") from exc
+        if folder not in cleaned:
+            cleaned.append(folder)
+    return tuple(cleaned)
+
+
+def _relative_if_inside(vault: str, text: str) -> str:
+    if not os.path.isabs(text):
+        return text
+    root = os.path.realpath(vault)
+    target = os.path.realpath(text)
+    if target == root:
+        return ""
+    if target.startswith(root + os.sep):
+        return os.path.relpath(target, root)
+    return text
+
+
+def _why_outside(exc: Exception) -> str:
+    text = str(exc)
+    return "leaves the vault" if "leaves" in text else "is not a vault-relative path"
+
+
+def _tags(values) -> tuple[str, ...]:
+    tags = []
+    for value in values or ():
+        tag = str(value).strip().lstrip("#").strip()
+        if not tag:
+            raise UserError(f"empty tag in --tag {value!r}")
+        tags.append(tag)
+    return tuple(tags)
+
+
+def _pairs(values) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values or ():
+        if isinstance(value, str):
+            key, sep, val = value.partition(":")
+            if not sep:
+                raise UserError(f"--frontmatter {value!r}: expected key:value")
+        else:
+            key, val = value
+        key, val = str(key).strip(), str(val).strip()
+        if not key:
+            raise UserError(f"--frontmatter {value!r}: the key is empty")
+        pairs.append((key, val))
+    return tuple(pairs)

@@ -1,0 +1,364 @@
+"""The fulltext engine over the vault index: parse the query safely, expand it, rank, cut an excerpt.
+
+The text is tokenised here (never handed to FTS5 as syntax), so quotes, `-`, `:`, `*`,
+parentheses or `AND` in a query cannot raise. Ranking is BM25 with column weights over an OR
+of the terms, plus bonuses a plain BM25 lacks: every term present, the exact phrase, the terms
+close together, the terms in the title or an alias, the query being the title. Typo variants
+(edit distance 1, from the index's own vocabulary, for terms of 4+ characters that the vault
+does not use) and the prefix of the last term count for less than exact terms.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from obsidian_memory.search.base import Hit, Query, Result
+from obsidian_memory.search.store import Scope, VaultIndex
+from obsidian_memory.textclean import strip_control
+
+ENGINE = "index"
+POOL = 150                 # candidates taken from the BM25 list (fewer from the others) before re-ranking
+RERANK = 50                # leading candidates checked for the phrase and proximity bonuses
+COMMON_SHARE = 0.5         # a word in more than this share of the notes does not rank
+FUZZY_WEIGHT = 0.5         # a typo or prefix match counts half an exact one
+EXCERPT_CHARS = 300
+
+# Bonuses added to the BM25 score normalised to [0, 1] over the candidates.
+BONUS_ALL_TERMS = 0.4
+BONUS_PHRASE = 0.25
+BONUS_NEAR = 0.1
+BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
+BONUS_TITLE_EXACT = 0.4
+
+STOPWORDS = frozenset("""
+a an and are as at be but by can do does did for from had has have how i if in into is it its
+me my no not of on or our so than that the their them then there these they this to was we were
+what when where which who why will with would you your yours about should could get use using
+""".split())
+
+_WORD = re.compile(r"[^\W_]+")
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+class Fulltext:
+    """Engine: BM25 over the vault index, with the bonuses below (mode `fulltext`)."""
+    name = ENGINE
+
+    def search(self, query: Query, request) -> Result:
+        hits, total = search(request.index(), query)
+        return Result(hits, total, "fulltext")
+
+
+@dataclass
+class Term:
+    raw: str                       # folded, lower case, as typed
+    stem: str                      # as the index stores it
+    prefix: bool = False           # the last word: also matches as a prefix
+    variants: list[str] = field(default_factory=list)   # typo variants found in the vocabulary
+
+    def exact_expr(self) -> str:
+        return fts_quote(self.raw)
+
+    def fuzzy_expr(self) -> str | None:
+        parts = [fts_quote(v) for v in self.variants]
+        if self.prefix:
+            parts.insert(0, fts_quote(self.raw) + "*")
+        return " OR ".join(parts) if parts else None
+
+    def any_expr(self) -> str:
+        fuzzy = self.fuzzy_expr()
+        return f"({self.exact_expr()} OR {fuzzy})" if fuzzy else self.exact_expr()
+
+
+@dataclass
+class ParsedQuery:
+    terms: list[Term]
+    sequence: list[str]            # every word in order, for the phrase bonus
+    phrases: list[list[str]]       # quoted phrases: required
+    negatives: list[str]           # -word: excluded
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms and not self.phrases
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics, as the index's tokenizer sees it."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+def parse(text: str) -> tuple[list[str], list[list[str]], list[str]]:
+    """(words, quoted phrases, negated words) of a query, with no syntax left in them."""
+    phrases = [words(p) for p in _QUOTED.findall(text)]
+    rest = _QUOTED.sub(" ", text).replace('"', " ")
+    plain, negatives = [], []
+    for chunk in rest.split():
+        if chunk.startswith("-") and len(chunk) > 1 and _WORD.match(fold(chunk[1:])):
+            negatives.extend(words(chunk[1:]))
+        else:
+            plain.extend(words(chunk))
+    return plain, [p for p in phrases if p], negatives
+
+
+def prepare(index: VaultIndex, text: str) -> ParsedQuery:
+    plain, phrases, negatives = parse(text)
+    content = [w for w in plain if w not in STOPWORDS] or plain
+    content = list(dict.fromkeys(content))
+    stems = index.stems(content)
+    terms = [Term(raw=w, stem=s) for w, s in zip(content, stems)]
+    if terms and not phrases and len(terms[-1].raw) >= 3 and plain and plain[-1] == terms[-1].raw:
+        terms[-1].prefix = True
+    for term in terms:
+        if len(term.raw) >= 4 and not term.raw.isdigit():
+            term.variants = typo_variants(index, term.stem)
+    sequence = plain if len(plain) >= 2 else []
+    return ParsedQuery(terms, sequence, phrases, negatives)
+
+
+def typo_variants(index: VaultIndex, stem: str, keep: int = 3) -> list[str]:
+    """Vocabulary terms one edit away from `stem`, when the vault barely uses `stem` itself."""
+    own = index.doc_count(stem)
+    if own > 3:
+        return []
+    candidates = [c for c in edits1(stem) if c not in STOPWORDS and len(c) >= 3]
+    if not candidates:
+        return []
+    counted = [(df, term) for term, df in index.doc_counts(candidates).items()
+               if df > 0 and (own == 0 or df >= 10 * own)]
+    counted.sort(reverse=True)
+    chosen = [t for _, t in counted[:keep]]
+    # a query term is stemmed again by FTS5: keep the variants that are their own stem
+    return [t for t, s in zip(chosen, index.stems(chosen)) if t == s]
+
+
+def edits1(word: str) -> set[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    letters += "".join(sorted({c for c in word if c not in letters}))
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    out |= {a + c + b for a, b in splits for c in letters}
+    out.discard(word)
+    return out
+
+
+def fts_quote(word: str) -> str:
+    """A word or phrase as one FTS5 string (double quotes doubled)."""
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _phrase(tokens: list[str]) -> str:
+    return fts_quote(" ".join(tokens))
+
+
+# -- ranking ------------------------------------------------------------------------------------
+
+class _Matches:
+    """MATCH expressions run within the query's scope and without its negated words."""
+
+    def __init__(self, index: VaultIndex, query: Query, parsed: ParsedQuery):
+        self.index = index
+        self.scope = Scope.of(query)
+        self.negative = " OR ".join(fts_quote(w) for w in parsed.negatives)
+        self.required = " AND ".join(_phrase(p) for p in parsed.phrases)
+
+    def _match(self, expr: str) -> str:
+        if self.required:
+            expr = f"({expr}) AND {self.required}" if expr else self.required
+        if self.negative:
+            expr = f"({expr}) NOT ({self.negative})"
+        return expr
+
+    def ranked(self, expr: str, limit: int = POOL) -> dict[int, float]:
+        return self.index.ranked(self._match(expr), self.scope, limit)
+
+    def scores_of(self, expr: str, rowids) -> dict[int, float]:
+        return self.index.scores(self._match(expr), rowids, self.scope)
+
+    def members(self, expr: str, rowids) -> set[int]:
+        """Which of `rowids` match `expr` (no scope: the pool is scoped already)."""
+        return self.index.matching(expr) & set(rowids)
+
+    def count(self, expr: str) -> int:
+        return self.index.count(self._match(expr), self.scope)
+
+
+def search(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
+    """Ranked hits for `query` (cut to query.limit) and the number of notes in scope that match."""
+    parsed = prepare(index, query.text or "")
+    if parsed.empty:
+        return _browse(index, query)
+    run = _Matches(index, query, parsed)
+    notes = index.note_count()
+    terms, weights = _informative(index, parsed.terms, notes)
+    exact_expr = " OR ".join(t.exact_expr() for t in terms)
+    fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
+    title_exprs = ["{title aliases} : " + t.any_expr() for t in terms]
+    exact = run.ranked(exact_expr)
+    fuzzy = run.ranked(fuzzy_expr, POOL // 2) if fuzzy_expr else {}
+    pool = set(exact) | set(fuzzy)
+    if len(terms) > 1:
+        pool |= set(run.ranked(" AND ".join(t.any_expr() for t in terms), POOL // 2))
+    if terms:
+        pool |= set(run.ranked(" OR ".join(title_exprs), POOL // 2))
+    if not pool:
+        return [], 0
+    _fill(run, exact, exact_expr, pool)      # typo and prefix scores outside their list count as 0
+    in_note = [run.members(t.any_expr(), pool) for t in terms] if len(terms) > 1 else [pool]
+    in_title = [run.members(e, pool) for e in title_exprs]
+    info = index.names(pool)
+    query_name = " ".join(parsed.sequence or [w for p in parsed.phrases for w in p] or [t.raw for t in terms])
+    base = {r: exact.get(r, 0.0) + FUZZY_WEIGHT * fuzzy.get(r, 0.0) for r in pool}
+    top = max(base.values()) or 1.0
+    scored = {}
+    for rowid in pool:
+        path, title, aliases = info[rowid]
+        coverage = sum(w for w, s in zip(weights, in_note) if rowid in s)
+        title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
+        names = [title, *aliases.split("\n")] if aliases else [title]
+        scored[rowid] = (base[rowid] / top
+                         + BONUS_ALL_TERMS * coverage ** 2
+                         + BONUS_TITLE * title_share
+                         + BONUS_TITLE_EXACT * any(" ".join(words(n)) == query_name for n in names))
+    _proximity_bonus(run, scored, parsed, terms, max(RERANK, query.limit))
+    ranked = sorted(scored.items(), key=lambda item: (-item[1], info[item[0]][0]))
+    total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
+    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info) for rowid, score in ranked[:max(0, query.limit)]]
+    return hits, max(total, len(pool))
+
+
+def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:
+    """The terms worth ranking by, with each one's share of the query's weight (by IDF).
+
+    A word in more than half of the notes has no BM25 weight (FTS5 clamps its IDF to ~0) yet
+    costs a walk over most of the index: it is left out when rarer words remain."""
+    if not terms:
+        return [], []
+    counts = []
+    for term in terms:
+        df = index.doc_count(term.stem) or max([index.doc_count(v) for v in term.variants] or [0])
+        counts.append(df)
+    keep = [i for i, df in enumerate(counts) if df <= notes * COMMON_SHARE] if notes >= 20 else []
+    if not keep:
+        keep = list(range(len(terms)))
+    idf = [math.log(1 + (notes - df + 0.5) / (df + 0.5)) if df else math.log(1 + notes)
+           for df in (counts[i] for i in keep)]
+    total = sum(idf) or 1.0
+    return [terms[i] for i in keep], [w / total for w in idf]
+
+
+def _proximity_bonus(run: _Matches, scored: dict, parsed: ParsedQuery, terms: list[Term], depth: int) -> None:
+    """The exact phrase and the words close together, checked on the leading candidates only."""
+    leaders = sorted(scored, key=scored.get, reverse=True)[:depth]
+    if not leaders:
+        return
+    if parsed.sequence:
+        for rowid in run.members(_phrase(parsed.sequence), leaders):
+            scored[rowid] += BONUS_PHRASE
+    if 2 <= len(terms) <= 6:
+        for rowid in run.members(_near_expr(terms), leaders):
+            scored[rowid] += BONUS_NEAR
+
+
+def _fill(run: _Matches, scores: dict, expr: str, pool: set) -> None:
+    """Scores for the pool's notes that were not in that ranked list's top."""
+    missing = [r for r in pool if r not in scores]
+    if expr and missing:
+        scores.update(run.scores_of(expr, missing))
+
+
+def _near_expr(terms: list[Term]) -> str:
+    return "NEAR(" + " ".join(t.exact_expr() for t in terms) + f", {2 * len(terms)})"
+
+
+def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery, info) -> Hit:
+    body, code = index.body_and_code(rowid)
+    return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
+               excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE)
+
+
+def _browse(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
+    """No words to look for: the notes in scope, most recently changed first."""
+    total, rows = index.recent(Scope.of(query), query.limit)
+    return [Hit(path=p, basename=t, score=0.0, excerpt=_shorten(b, 0), engine=ENGINE) for p, t, b in rows], total
+
+
+# -- excerpts -----------------------------------------------------------------------------------
+
+def excerpt(text: str, parsed: ParsedQuery, require_match: bool = False) -> str:
+    """The passage (a line, widened to ~300 characters) holding the most query words."""
+    if not text:
+        return ""
+    matcher = _Matcher(parsed)
+    lines = text.split("\n")
+    best, best_score, best_pos = -1, 0.0, 0
+    for i, line in enumerate(lines):
+        score, pos = matcher.score(line)
+        if score > best_score:
+            best, best_score, best_pos = i, score, pos
+    if best < 0:
+        return "" if require_match else _shorten(text, 0)
+    passage = lines[best]
+    if len(passage) < EXCERPT_CHARS:
+        return _shorten("\n".join(lines[best:best + 6]), 0)
+    return _shorten(passage, best_pos)
+
+
+class _Matcher:
+    """Finds the query's words (as typed, as stems, as typo variants; as word prefixes) in a line."""
+
+    def __init__(self, parsed: ParsedQuery):
+        self.group_of: dict[str, int] = {}
+        groups = [[t.raw, *t.variants, t.stem[:-1] if t.stem.endswith("i") else t.stem] for t in parsed.terms]
+        groups += [[w] for p in parsed.phrases for w in p]
+        for n, forms in enumerate(groups):
+            for form in forms:
+                if form:
+                    self.group_of.setdefault(form, n)
+        forms = sorted(self.group_of, key=len, reverse=True)
+        self.words = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(f) for f in forms) + ")") if forms else None
+        sequence = parsed.sequence
+        self.phrase = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in sequence)) if sequence else None
+
+    def score(self, line: str) -> tuple[float, int]:
+        if self.words is None:
+            return 0.0, 0
+        folded = fold(line)
+        found, first = set(), None
+        for match in self.words.finditer(folded):
+            found.add(self.group_of[match.group(0)])
+            if first is None:
+                first = match.start()
+        if not found:
+            return 0.0, 0
+        bonus = 0.5 if self.phrase is not None and self.phrase.search(folded) else 0.0
+        # prefer dense passages: a short line with all the words beats a long one with the same
+        return len(found) + bonus - min(len(line), 2000) / 20000, first or 0
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _shorten(text: str, around: int) -> str:
+    text = strip_control(text or "")
+    start = max(0, around - 80)
+    if start:
+        space = text.rfind(" ", 0, start)
+        start = space + 1 if space >= 0 and start - space < 30 else start
+    piece = text[start:start + EXCERPT_CHARS + 200]
+    flat = _SPACE.sub(" ", piece).strip()
+    if len(flat) > EXCERPT_CHARS:
+        cut = flat[:EXCERPT_CHARS]
+        space = cut.rfind(" ")
+        flat = (cut[:space] if space > EXCERPT_CHARS // 2 else cut).rstrip(" ,;:.-") + "…"
+    return ("…" + flat) if start else flat

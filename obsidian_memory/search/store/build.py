@@ -1,0 +1,557 @@
+"""Keeping the index in step with the vault: the walk, the freshness check, the update.
+
+Freshness is by (mtime_ns, size) per note: a walk of the vault plus one bulk select; only notes
+that changed are parsed again. Concurrent processes are serialised by an update lock (a lock
+file beside the index) on top of SQLite's own locking (WAL, busy timeout, BEGIN IMMEDIATE), and
+every write is an idempotent upsert keyed by the note's path. `VaultIndex.update` is the way in.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass
+
+from obsidian_memory import markdown
+from obsidian_memory.search import links as link_resolution
+from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
+                                                 ensure_scratch)
+from obsidian_memory.sqlitedb import meta, set_meta, transaction
+
+LOCK_WAIT_SECONDS = 60.0
+BATCH_SIZE = 500
+PROGRESS_THRESHOLD = 200          # a build this large shows a progress bar on a terminal
+SWITCH_INTERVAL = 0.0005          # seconds, while the parse thread runs (see _parsed_batches)
+
+
+@dataclass
+class UpdateStats:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    seconds: float = 0.0
+    rebuilt: bool = False         # the file was (re)created: missing, old schema or corrupt
+    skipped: bool = False         # another process held the update lock too long: answered as is
+    link_seconds: float = 0.0     # of `seconds`, the time spent resolving links
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+    def summary(self) -> str:
+        text = (f"{self.added} added, {self.updated} updated, {self.removed} removed, "
+                f"{self.unchanged} unchanged in {self.seconds:.2f}s")
+        if self.rebuilt:
+            text += " (index rebuilt)"
+        if self.skipped:
+            text += " (another process is updating the index; answered from its current state)"
+        return text
+
+
+# -- the update lock ---------------------------------------------------------------------------
+
+class LockTimeout(Exception):
+    pass
+
+
+class update_lock:
+    """An exclusive lock file beside the index, so that one process updates at a time and the
+    others, once they get it, find the work done. Without fcntl (Windows) SQLite's own
+    locking still keeps the file consistent."""
+
+    def __init__(self, path: str, wait: float = LOCK_WAIT_SECONDS):
+        self.path = path + ".lock"
+        self.wait = wait
+        self.handle = None
+        self.waited = False           # another process held it first: what it saw may be stale
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:
+            return self
+        self.handle = open(self.path, "a+b")
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError:
+                self.waited = True
+                if time.monotonic() >= deadline:
+                    self.handle.close()
+                    self.handle = None
+                    raise LockTimeout(self.path)
+                time.sleep(0.05)
+
+    def __exit__(self, *exc):
+        if self.handle is not None:
+            self.handle.close()     # closing releases the lock
+            self.handle = None
+
+
+# -- the vault walk ----------------------------------------------------------------------------
+
+def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
+    """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
+    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so are
+    symlinked folders (as the scanner does: no loops, no duplicates, nothing outside) and
+    symlinked notes that resolve outside the vault. This runs before every search: one stat per
+    note and nothing else."""
+    found: dict[str, tuple[int, int]] = {}
+    patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
+    root = os.path.realpath(vault)
+    stack = [("", vault)]
+    while stack:
+        prefix, folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                try:
+                    if entry.is_dir():
+                        if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
+                            continue
+                        stack.append((prefix + name + "/", entry.path))
+                    elif name.endswith(".md") or name[-3:].lower() == ".md":
+                        rel = prefix + name
+                        if patterns and is_ignored(rel, patterns):
+                            continue
+                        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), root):
+                            continue
+                        st = entry.stat()
+                        found[rel] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
+    return found
+
+
+def _inside(path: str, root: str) -> bool:
+    root = os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
+    for pattern in patterns:
+        candidates = (pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,)
+        for p in candidates:
+            if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("*").rstrip("/") or p):
+                return True
+    return False
+
+
+# -- the update ------------------------------------------------------------------------------
+
+def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, lock_path: str, force: bool = False,
+           progress=None, lock_wait: float = LOCK_WAIT_SECONDS) -> UpdateStats:
+    """Bring the index in step with the vault; only changed notes are parsed again.
+
+    The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
+    (paths, mtimes and sizes in walk order) against the one stored by the last complete update.
+    When they differ the per-note comparison decides what to re-read."""
+    started = time.perf_counter()
+    stats = UpdateStats()
+    on_disk = walk_vault(vault, ignore)
+    stored = None
+    if not force:
+        fingerprint = _fingerprint(on_disk)
+        same = fingerprint == meta(conn, "fingerprint")
+        pending = meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
+        if not same and not pending:
+            stored = _stored_stats(conn)
+        if not pending and (same or not _differs(on_disk, stored)):
+            if not same:
+                _remember_fingerprint(conn, fingerprint)
+            stats.unchanged = len(on_disk)
+            stats.seconds = time.perf_counter() - started
+            return stats
+    try:
+        with update_lock(lock_path, wait=lock_wait) as lock:
+            if lock.waited or stored is None:
+                on_disk = walk_vault(vault, ignore)    # what the vault holds now that we may write
+                stored = _stored_stats(conn)           # another process may have done the work meanwhile
+            complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
+            set_meta(conn, "fingerprint", _fingerprint(on_disk) if complete else "")
+    except LockTimeout:
+        stats.skipped = True
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def _fingerprint(on_disk: dict[str, tuple[int, int]]) -> str:
+    from array import array
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\n".join(on_disk).encode("utf-8", "surrogateescape"))
+    digest.update(array("q", [n for stat in on_disk.values() for n in stat]).tobytes())
+    return digest.hexdigest()
+
+
+def _remember_fingerprint(conn: sqlite3.Connection, fingerprint: str) -> None:
+    """Best effort: the next check is then a single comparison."""
+    try:
+        set_meta(conn, "fingerprint", fingerprint)
+    except sqlite3.OperationalError:
+        pass
+
+
+def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
+    # the covering index keeps this from reading the note texts
+    return {path: (mtime, size, rowid) for path, mtime, size, rowid
+            in conn.execute("SELECT path, mtime_ns, size, id FROM notes INDEXED BY notes_freshness")}
+
+
+def _differs(on_disk: dict, stored: dict) -> bool:
+    if len(on_disk) != len(stored):
+        return True
+    for path, stat in on_disk.items():
+        row = stored.get(path)
+        if row is None or row[0] != stat[0] or row[1] != stat[1]:
+            return True
+    return False
+
+
+def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) -> bool:
+    """Write the differences; True when every note on disk could be read."""
+    complete = True
+    removed = [row[2] for path, row in stored.items() if path not in on_disk]
+    removed_keys = {link_resolution.note_key(path) for path in stored if path not in on_disk}
+    todo = []
+    for path, stat in on_disk.items():
+        row = stored.get(path)
+        if row is None:
+            todo.append((path, stat, False))
+        elif force or row[0] != stat[0] or row[1] != stat[1]:
+            todo.append((path, stat, True))
+        else:
+            stats.unchanged += 1
+    from obsidian_memory.progress import progress_bar
+
+    bar = progress_bar(len(todo), progress, desc="indexing notes", unit="note", minimum=PROGRESS_THRESHOLD,
+                       leave=False)
+    resolve_all = meta(conn, LINKS_PENDING) == "1"
+    if todo or removed:
+        set_meta(conn, LINKS_PENDING, "1")
+    resolve = _lazy_resolver(on_disk, len(todo) < PROGRESS_THRESHOLD) if todo else None
+    changed_ids: list[int] = []
+    if len(todo) >= PROGRESS_THRESHOLD:
+        drop_lookup_indexes(conn)
+    try:
+        if removed:
+            with transaction(conn):
+                conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
+            stats.removed = len(removed)
+        for batch, rows in _parsed_batches(vault, todo):
+            with transaction(conn):
+                changed_ids.extend(_write_batch(conn, rows, stored, resolve))
+                if len(todo) < PROGRESS_THRESHOLD:
+                    _add_terms_of(conn, rows)
+            for (_, _, existed), row in zip(batch, rows):
+                if row is None:
+                    complete = False
+                    continue
+                if existed:
+                    stats.updated += 1
+                else:
+                    stats.added += 1
+            if bar is not None:
+                bar.update(len(batch))
+        ensure_lookup_indexes(conn)
+        added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
+        started = time.perf_counter()
+        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids))
+        stats.link_seconds = time.perf_counter() - started
+        set_meta(conn, LINKS_PENDING, "0")
+        _refresh_vocab(conn, len(todo), len(removed))
+        set_meta(conn, "notes", str(conn.execute("SELECT count(*) FROM notes").fetchone()[0]))
+        set_meta(conn, "last_update", str(time.time()))
+        return complete
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+@dataclass
+class _Row:
+    path: str
+    mtime_ns: int
+    size: int
+    note: markdown.Note
+
+
+def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
+    try:
+        with open(os.path.join(vault, *path.split("/")), "rb") as handle:
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None                       # vanished or unreadable: the next check sees it again
+    title = path.rsplit("/", 1)[-1][:-3]
+    return _Row(path, stat[0], stat[1], markdown.parse_note(text, title))
+
+
+def _parsed_batches(vault: str, todo: list):
+    """(batch of todo, its rows) in BATCH_SIZE pieces. A large update parses in a thread ahead of
+    the writer: SQLite releases the GIL while it tokenises a batch, so parsing the next one
+    (pure Python) and writing this one overlap on two cores."""
+    batches = [todo[start:start + BATCH_SIZE] for start in range(0, len(todo), BATCH_SIZE)]
+    if len(todo) < PROGRESS_THRESHOLD:
+        for batch in batches:
+            yield batch, [_row(vault, path, stat) for path, stat, _ in batch]
+        return
+    import queue
+    import threading
+
+    ready: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def offer(item) -> bool:
+        """Queue `item` unless the writer has stopped (then it no longer takes any)."""
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def parse_all() -> None:
+        try:
+            for batch in batches:
+                if not offer((batch, [_row(vault, path, stat) for path, stat, _ in batch])):
+                    return
+            offer(None)
+        except BaseException as exc:      # handed to the writer, which raises it
+            offer(exc)
+
+    # The writer gets the GIL back after each SQLite step only when the parser yields it, at
+    # most every switch interval: 5 ms by default, which costs a 20k build some 3-4 s.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
+    worker = threading.Thread(target=parse_all, name="index-parse", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+        sys.setswitchinterval(switch)
+
+
+NOTE_COLUMNS = ("path", "mtime_ns", "size", "title", "aliases", "headings", "tags", "meta", "folder", "body",
+                "code", "indexed_at")
+_UPSERT_NOTE_SUFFIX = " ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c}=excluded.{c}" for c in NOTE_COLUMNS[1:])
+MAX_PARAMETERS = 30_000           # SQLite allows 32766 per statement since 3.32
+
+
+def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple], tail: str = "") -> None:
+    """`head VALUES (..), (..), .. tail` with many rows per statement. Not executemany: each row
+    would be a step of its own, and while the parser thread runs every step waits for the GIL
+    (up to the switch interval), which made the writer three times slower."""
+    if not rows:
+        return
+    width = len(rows[0])
+    per = max(1, MAX_PARAMETERS // width)
+    one = "(" + ",".join("?" * width) + ")"
+    for start in range(0, len(rows), per):
+        chunk = rows[start:start + per]
+        conn.execute(f"{head} VALUES {','.join([one] * len(chunk))}{tail}",
+                     [value for row in chunk for value in row])
+_INSERT_FTS = (f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})"
+               f" SELECT id, {', '.join(FTS_COLUMNS)} FROM notes WHERE id > ?")
+
+
+def _note_values(row: _Row, now: float) -> tuple:
+    note = row.note
+    folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
+    return (row.path, row.mtime_ns, row.size, note.title, "\n".join(note.aliases),
+            "\n".join(note.headings), " ".join(note.tags), markdown.frontmatter_text(note.frontmatter),
+            folder.replace("/", " / "), note.body, note.code, now)
+
+
+def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) -> list[int]:
+    """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
+    transaction); returns their ids. An updated note's FTS row is replaced by the update
+    trigger; the new notes, which get ids above the largest before the batch, are added to the
+    FTS index in one statement."""
+    rows = [row for row in rows if row is not None]
+    if not rows:
+        return []
+    top = conn.execute("SELECT coalesce(max(id), 0) FROM notes").fetchone()[0]
+    now = time.time()
+    _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})", [_note_values(row, now) for row in rows],
+                 _UPSERT_NOTE_SUFFIX)
+    conn.execute(_INSERT_FTS, (top,))
+    ids = dict(conn.execute("SELECT path, id FROM notes WHERE id > ?", (top,)).fetchall())
+    old = []
+    for row in rows:
+        if row.path not in ids:       # an update (or written meanwhile by a process without flock)
+            known = stored.get(row.path)
+            ids[row.path] = known[2] if known else conn.execute(
+                "SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()[0]
+            old.append(ids[row.path])
+    for start in range(0, len(old), MAX_PARAMETERS):
+        chunk = old[start:start + MAX_PARAMETERS]
+        marks = ",".join("?" * len(chunk))
+        for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id")):
+            conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
+    if hasattr(resolve, "prepare"):
+        resolve.prepare(link.target for row in rows for link in row.note.outlinks)
+    tags, props, links = [], [], []
+    name_key = link_resolution.name_key
+    for row in rows:
+        note_id, note = ids[row.path], row.note
+        tags.extend((note_id, tag) for tag in note.tags)
+        props.extend((note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter))
+        links.extend((note_id, seq, resolve(link.target, row.path, link.kind), name_key(link.target),
+                      link.target, link.anchor, link.kind, int(link.embed), link.line, link.context)
+                     for seq, link in enumerate(note.outlinks))
+    _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
+    _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
+    _insert_rows(conn, "INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
+                 " context)", links)
+    return [ids[row.path] for row in rows]
+
+
+# -- links: resolved against the notes the update leaves ----------------------------------------
+# A changed note's links are resolved as they are written, against every note on disk. A link's
+# target can also change without its note changing: a new note may be the one an unresolved
+# link names, a deleted one leaves its backlinks unresolved (or resolving to a namesake). Every
+# candidate shares the link's name key, so the other notes' links re-resolved after an update
+# are those whose name key is that of an added or removed note. A flag in `meta` marks an update
+# cut off before that pass: the next one re-resolves every link.
+
+LINKS_PENDING = "links_pending"
+
+
+def _lazy_resolver(paths, few: bool):
+    """resolve(target, source, kind) for the notes being written. For a few notes the resolver
+    holds only the paths whose name key is one their links can resolve to (see `links`): the
+    same answers, without folding every path of a large vault; `resolve.prepare(targets)` names
+    the links' targets before they are resolved."""
+    if not few:
+        return _memo_resolver(paths)
+    state: dict = {"keys": set(), "resolve": None}
+
+    def prepare(targets) -> None:
+        keys = set()
+        for target in targets:
+            keys.add(link_resolution.name_key(target))
+            keys.add(link_resolution.name_key(target + ".md"))    # `[[a.md]]` may name a.md.md
+        if state["resolve"] is None or not keys <= state["keys"]:
+            state["keys"] |= keys
+            state["resolve"] = _memo_resolver(_paths_with_keys(paths, state["keys"]))
+
+    def resolve(target: str, source: str, kind: str):
+        return state["resolve"](target, source, kind)
+
+    resolve.prepare = prepare
+    return resolve
+
+
+def _paths_with_keys(paths, wanted: set[str]) -> list[str]:
+    out = []
+    for path in paths:
+        if path.isascii() and "\\" not in path:      # note_key without its general cases
+            key = path[path.rfind("/") + 1:-3].strip().lower()
+        else:
+            key = link_resolution.note_key(path)
+        if key in wanted:
+            out.append(path)
+    return out
+
+
+def _memo_resolver(paths):
+    """resolve(target, source, kind) -> path or None; one answer per (target, kind, folder)."""
+    resolver = link_resolution.Resolver(paths)
+    memo: dict = {}
+
+    def resolve(target: str, source: str, kind: str) -> str | None:
+        folder = source.rsplit("/", 1)[0] if "/" in source else ""
+        key = (target, kind, folder)
+        if key not in memo:
+            memo[key] = resolver.resolve(target, source, kind)
+        return memo[key]
+    return resolve
+
+
+def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None) -> int:
+    """Point links at their notes: every link (`scope` None) or those with one of the name keys
+    whose note is not in the given source ids (those were resolved when written). Returns the
+    number of links that changed."""
+    select = ("SELECT l.source_id, l.seq, l.target_path, l.target, l.kind, n.path FROM links l"
+              " JOIN notes n ON n.id = l.source_id")
+    if scope is None:
+        rows = conn.execute(select).fetchall()
+    else:
+        keys, written = scope
+        if not keys or len(written) >= conn.execute("SELECT count(*) FROM notes").fetchone()[0]:
+            return 0          # every note's links were resolved as they were written
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_ids (id INTEGER PRIMARY KEY)")
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM link_scope_ids")
+        conn.execute("DELETE FROM link_scope_keys")
+        conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in written])
+        conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(k,) for k in keys])
+        rows = conn.execute(select + " WHERE l.name_key IN (SELECT k FROM link_scope_keys)"
+                            " AND l.source_id NOT IN (SELECT id FROM link_scope_ids)").fetchall()
+    if not rows:
+        return 0
+    resolve = _memo_resolver(p for (p,) in conn.execute("SELECT path FROM notes"))
+    changes = []
+    for source_id, seq, current, target, kind, source in rows:
+        found = resolve(target, source, kind)
+        if found != current:
+            changes.append((found, source_id, seq))
+    if changes:
+        with transaction(conn):
+            conn.executemany("UPDATE links SET target_path = ? WHERE source_id = ? AND seq = ?", changes)
+    return len(changes)
+
+
+# -- the vocabulary: document frequencies and typo tolerance ----------------------------------------
+# `vocab` holds every stemmed term of the index with the number of notes that use it (FTS5's
+# own vocabulary table counts by walking a term's whole doclist: too slow at query time). A
+# large change rebuilds it from the FTS vocabulary; a small one adds the new terms of the
+# changed notes through a scratch FTS table and counts as staleness (frequencies of known
+# terms drift, deleted terms linger and match nothing) until a rebuild is due.
+
+def _refresh_vocab(conn: sqlite3.Connection, changed: int, removed: int) -> None:
+    if not changed and not removed:
+        return
+    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    stale = int(meta(conn, "vocab_stale") or 0) + changed + removed
+    if changed >= PROGRESS_THRESHOLD or stale > max(PROGRESS_THRESHOLD, notes // 10):
+        with transaction(conn):
+            conn.execute("DELETE FROM vocab")
+            conn.execute("INSERT INTO vocab(term, df) SELECT term, doc FROM notes_terms")
+            set_meta(conn, "vocab_stale", "0")
+    else:
+        set_meta(conn, "vocab_stale", str(stale))
+
+
+def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
+    scratch = ensure_scratch(conn)
+    conn.execute(f"DELETE FROM {scratch}")
+    for row in rows:
+        if row is not None:
+            n = row.note
+            text = "\n".join((n.title, "\n".join(n.aliases), "\n".join(n.headings), " ".join(n.tags),
+                              markdown.frontmatter_text(n.frontmatter), row.path, n.body, n.code))
+            conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (text,))
+    conn.execute(f"INSERT OR IGNORE INTO vocab(term, df) SELECT term, doc FROM {scratch}_terms")
+    conn.execute(f"DELETE FROM {scratch}")

@@ -1,0 +1,116 @@
+"""SQLite the way every store of ours opens it: the session archive, the vault index and the
+vector store.
+
+- `connect`: WAL, synchronous NORMAL, a busy timeout, autocommit mode (transactions are
+  explicit), usable from another thread; read-only opens never create or change the file.
+- `transaction`: BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception): the write lock is
+  taken up front, so that two writers queue on the busy timeout instead of failing half-way
+  with a lock upgrade conflict.
+- `migrate`: a schema versioned with `PRAGMA user_version`; `migrations[n]` brings version n
+  to n + 1, later ones are appended and never edited.
+- `meta` / `set_meta`: a `meta(key, value)` table of small facts about the store.
+
+On the SessionStart path (the archive): imports only os, re and sqlite3.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+
+BUSY_TIMEOUT = 30.0
+
+
+def connect(path: str, *, readonly: bool = False, timeout: float = BUSY_TIMEOUT,
+            foreign_keys: bool = False) -> sqlite3.Connection:
+    """An open connection to the database at `path` (its folder is created unless `readonly`)."""
+    if readonly:
+        return sqlite3.connect(f"file:{uri_path(path)}?mode=ro", uri=True, timeout=timeout,
+                               isolation_level=None, check_same_thread=False)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    try:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if foreign_keys:
+            conn.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def uri_path(path: str) -> str:
+    """`path` as the path part of a `file:` URI (`?`, `#` and `%` in a folder name escaped)."""
+    absolute = os.path.abspath(path).replace(os.sep, "/")
+    if not absolute.startswith("/"):
+        absolute = "/" + absolute  # Windows drive letter
+    return absolute.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+class transaction:
+    """`with transaction(conn):` BEGIN IMMEDIATE, then COMMIT, or ROLLBACK when the block raises."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+            return
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass       # SQLite rolled back already (e.g. the disk is full); the first error is the one to see
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, migrations) -> int:
+    """Apply the migrations the database lacks, in one transaction; returns the version it is
+    at afterwards (higher than len(migrations) when a newer program wrote it: untouched)."""
+    if schema_version(conn) < len(migrations):
+        with transaction(conn):
+            for version in range(schema_version(conn), len(migrations)):
+                migrations[version](conn)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+    return schema_version(conn)
+
+
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Statement by statement (`--` comments allowed): executescript() would commit the caller's
+    transaction first. A statement holding `;` itself (a trigger) has to be executed on its own."""
+    for statement in re.sub(r"--[^\n]*", "", script).split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (key, value))
+
+
+def remove_files(path: str) -> None:
+    """The database and its WAL, shared-memory and journal files (those that exist)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def size_on_disk(path: str) -> int:
+    """Bytes of the database and its WAL."""
+    return sum(os.path.getsize(path + suffix) for suffix in ("", "-wal") if os.path.exists(path + suffix))

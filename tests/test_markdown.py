@@ -1,0 +1,151 @@
+"""What the index reads from a note: frontmatter, names, tags, headings, plain body text, code, links."""
+from __future__ import annotations
+
+from obsidian_memory.search import markdown
+
+
+def test_frontmatter_is_parsed_and_removed_from_the_body():
+    note = markdown.parse_note("---\naliases:\n  - One\n  - Two\ndescription: About it\n---\nBody text.", "T")
+    assert note.aliases == ["One", "Two"]
+    assert note.frontmatter["description"] == "About it"
+    assert note.body == "Body text."
+
+
+def test_a_single_alias_string_and_alias_key_are_accepted():
+    assert markdown.parse_note("---\naliases: Solo\n---\nx", "T").aliases == ["Solo"]
+    assert markdown.parse_note("---\nalias: [A, B]\n---\nx", "T").aliases == ["A", "B"]
+
+
+def test_broken_frontmatter_is_salvaged_line_by_line():
+    note = markdown.parse_note("---\ntitle: [unclosed\nstatus: draft\ntags:\n  - one\n---\nThe body.", "T")
+    assert note.frontmatter["status"] == "draft"
+    assert note.tags == ["one"]
+    assert note.body == "The body."
+
+
+def test_frontmatter_that_is_not_a_mapping_or_never_closes_is_harmless():
+    assert markdown.parse_note("---\n- a list\n---\nbody", "T").frontmatter == {}
+    unclosed = markdown.parse_note("---\ntitle: x\nno end here", "T")
+    assert unclosed.frontmatter == {} and "no end here" in unclosed.body
+
+
+def test_tags_come_from_frontmatter_and_inline_nested_and_lower_cased():
+    text = "---\ntags: [Project, '#area/work']\n---\nSee #Idea and #area/home/garden, not a#b or #123.\n"
+    assert markdown.parse_note(text, "T").tags == ["project", "area/work", "idea", "area/home/garden"]
+
+
+def test_frontmatter_tags_as_a_comma_or_space_separated_string():
+    assert markdown.parse_note("---\ntags: one, two three\n---\n", "T").tags == ["one", "two", "three"]
+
+
+def test_tags_inside_code_urls_and_headings_markup_are_not_tags():
+    text = "# Heading\n`#notatag` and https://example.com/#anchor\n```\n#incode\n```\n## Real #yes\n"
+    assert markdown.parse_note(text, "T").tags == ["yes"]
+
+
+def test_headings_are_collected_without_markup():
+    note = markdown.parse_note("# Top\ntext\n## The **second** one ##\n####### not a heading", "T")
+    assert note.headings == ["Top", "The second one"]
+    assert "####### not a heading" in note.body
+
+
+def test_code_fences_go_to_code_not_body():
+    note = markdown.parse_note("before\n```python\nprint('x')\n```\nafter\n~~~\nmore code\n~~~", "T")
+    assert note.body == "before\nafter"
+    assert note.code == "print('x')\nmore code"
+
+
+def test_an_unclosed_fence_keeps_the_rest_as_code():
+    note = markdown.parse_note("text\n```\ncode forever", "T")
+    assert note.body == "text" and note.code == "code forever"
+
+
+def test_wikilinks_index_target_and_label_and_are_collected():
+    note = markdown.parse_note("See [[Folder/Note Name|the alias]] and [[Other#Some heading]] and [[X#^blockid]].", "T")
+    assert note.body == "See Note Name the alias and Other Some heading and X."
+    assert note.links == ["Folder/Note Name", "Other#Some heading", "X#^blockid"]
+
+
+def test_markdown_links_keep_their_text_only():
+    note = markdown.parse_note("Read [the guide](https://example.com/guide \"Title\") and [local](Notes/a.md).", "T")
+    assert note.body == "Read the guide and local."
+    assert note.links == ["Notes/a.md"]
+
+
+def test_note_embeds_keep_their_name_and_attachment_embeds_disappear():
+    note = markdown.parse_note("![[Internal links]]\n![[diagram.png|300]]\n![[photo.jpg#interface]]", "T")
+    assert note.body == "Internal links"
+    assert note.links == ["Internal links"]   # attachments are not notes: not links of the graph
+
+
+def test_callouts_quotes_lists_and_tables_become_plain_text():
+    text = ("> [!tip]- Foldable title\n> Inside the callout.\n- item one\n1. first\n- [ ] task\n"
+            "| a | b |\n| --- | --- |\n| c | d |\n---\n")
+    note = markdown.parse_note(text, "T")
+    assert note.body.split("\n") == ["Foldable title", "Inside the callout.", "item one", "first", "task",
+                                     "a b", "c d"]
+
+
+def test_emphasis_html_comments_and_block_ids_are_removed():
+    text = "**bold** _it_ ==mark== ~~gone~~ <span class=x>html</span> %%hidden%% <!-- c --> end ^abc-1"
+    assert markdown.parse_note(text, "T").body == "bold it mark gone html hidden end"
+
+
+def test_crlf_and_bom_are_handled():
+    note = markdown.parse_note("\ufeff---\r\naliases: [A]\r\n---\r\n# H\r\nbody\r\n", "T")
+    assert (note.aliases, note.headings, note.body) == (["A"], ["H"], "body")
+
+
+def test_frontmatter_pairs_for_filters_are_lower_cased_one_per_item():
+    pairs = markdown.frontmatter_pairs({"Status": "Active", "tags": ["#A", "b"], "n": 3, "ok": True,
+                                        "nested": {"x": 1}, "empty": None})
+    assert sorted(pairs) == [("empty", ""), ("n", "3"), ("ok", "true"), ("status", "active"),
+                             ("tags", "a"), ("tags", "b")]
+
+
+def test_frontmatter_text_holds_the_searchable_values():
+    text = markdown.frontmatter_text({"description": "About sync", "aliases": ["x"], "publish": True,
+                                      "created": "2024-01-01"})
+    assert text == "About sync\n2024-01-01"
+
+
+# -- links: what counts as a link, where it is, and what it says -------------------------------------
+
+def outlinks(text: str) -> list[tuple]:
+    return [(l.target, l.anchor, l.label, l.embed, l.kind, l.line) for l in markdown.parse_note(text, "T").outlinks]
+
+
+def test_links_carry_anchor_label_embed_kind_and_file_line():
+    text = "---\ntags: [x]\n---\n\n# Title [[Head link]]\n[[A#Sec#Sub|label]] ![[B#^blk]]\n[t](Folder/C%20D.md#Part)"
+    assert outlinks(text) == [("Head link", "", "", False, "wiki", 5), ("A", "Sec#Sub", "label", False, "wiki", 6),
+                              ("B", "^blk", "", True, "wiki", 6), ("Folder/C D.md", "Part", "t", False, "markdown", 7)]
+
+
+def test_links_in_code_comments_and_self_anchors_are_not_links():
+    text = ("`[[code]]` and ``[[more `code`]]``\n```\n[[fenced]]\n```\n%% [[inline comment]] %%\n%%\n[[block comment]]\n"
+            "%%\n<!-- [[html]] -->\n[[#Heading on this note]] [[ ]] `%%` [[after code]]")
+    assert [l[0] for l in outlinks(text)] == ["after code"]
+
+
+def test_markdown_links_to_the_web_mail_or_attachments_are_not_note_links():
+    text = ("[w](https://x.org/a.md) [m](mailto:a@b.c) [o](obsidian://open?file=X) [a](#anchor) "
+            "[i](pic.PNG) [p](doc.pdf#page=2) [n](<Note with spaces.md>) [v](Version 1.10)")
+    assert [l[0] for l in outlinks(text)] == ["Note with spaces.md"]
+
+
+def test_a_wikilink_with_an_escaped_pipe_in_a_table_keeps_its_label():
+    assert outlinks("| [[Target\\|shown]] | cell |") == [("Target", "", "shown", False, "wiki", 1)]
+
+
+def test_frontmatter_wikilinks_are_links_of_kind_frontmatter():
+    text = "---\nup: \"[[Parent]]\"\nrelated:\n  - \"[[One|1]]\"\n  - \"[[pic.png]]\"\n---\nbody"
+    assert outlinks(text) == [("Parent", "", "", False, "frontmatter", 2), ("One", "", "1", False, "frontmatter", 4)]
+
+
+def test_link_context_is_the_plain_line_cut_around_the_link():
+    long_line = "word " * 100 + "[[Far target|the far one]] " + "tail " * 100
+    [link] = markdown.parse_note(long_line, "T").outlinks
+    assert len(link.context) <= markdown.CONTEXT_CHARS + 2
+    assert "Far target the far one" in link.context and link.context.startswith("…")
+    [short] = markdown.parse_note("- [ ] Call **[[Bob]]** today", "T").outlinks
+    assert short.context == "Call Bob today"
