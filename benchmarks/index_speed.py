@@ -38,8 +38,34 @@ PACKAGE = sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv e
 sys.path.insert(0, PACKAGE)
 
 from obsidian_memory import settings as settings_module  # noqa: E402
-from obsidian_memory.search import index, index_query  # noqa: E402
 from obsidian_memory.search.base import Query  # noqa: E402
+
+try:        # the package measured: a vault index object
+    from obsidian_memory.search import fulltext, store  # noqa: E402
+
+    def update_index(settings, **options):
+        return store.update(settings, **options)
+
+    def open_index(settings):
+        """The index as it is, and the fulltext ranking of a query on it."""
+        index = store.VaultIndex.open(settings)
+        return index, lambda query: fulltext.search(index, query), index.conn
+
+    def search_fresh(settings, query):
+        with store.VaultIndex.open_fresh(settings) as index:
+            return fulltext.search(index, query)
+except ImportError:     # an older package (--baseline): modules instead of the object
+    from obsidian_memory.search import index as old_index, index_query as old_query  # noqa: E402
+
+    def update_index(settings, **options):
+        return old_index.update(settings, **options)
+
+    def open_index(settings):
+        conn = old_index.open_index(settings)
+        return conn, lambda query: old_query.search(conn, query), conn
+
+    def search_fresh(settings, query):
+        return old_index.search(settings, query)
 
 SEARCH_CLI = os.path.join(PACKAGE, "scripts", "search_vault.py")
 COMMON = ("the of and to in is that for it as with on be this are by from or at an you your note notes "
@@ -145,36 +171,36 @@ def bench(count: int, runs: int, workdir: str) -> dict:
     os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = cache
     settings = settings_module.load(vault=vault)
     started = time.perf_counter()
-    build = index.update(settings, progress=False)
+    build = update_index(settings, progress=False)
     build_seconds = time.perf_counter() - started
     links = _link_counts(settings)
     fresh_times = []
     for _ in range(7):
         started = time.perf_counter()
-        stats = index.update(settings)
+        stats = update_index(settings)
         fresh_times.append(time.perf_counter() - started)
         assert stats.changed == 0, stats
     rng = random.Random(count)
     queries = queries_for(vocab, rng)
-    conn = index.open_index(settings)
+    index, rank, _ = open_index(settings)
     latencies = []
     for _ in range(3):
         for text in queries:
             started = time.perf_counter()
-            index_query.search(conn, Query(text, limit=10))
+            rank(Query(text, limit=10))
             latencies.append(time.perf_counter() - started)
-    conn.close()
+    index.close()
     with_check = []
     for text in queries[:20]:
         started = time.perf_counter()
-        index.search(settings, Query(text, limit=10))
+        search_fresh(settings, Query(text, limit=10))
         with_check.append(time.perf_counter() - started)
     touched = sorted(os.path.join(d, f) for d, _, fs in os.walk(vault) for f in fs)[:5]
     for path in touched:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write("\nAn appended line.\n")
     started = time.perf_counter()
-    incremental = index.update(settings)
+    incremental = update_index(settings)
     incremental_seconds = time.perf_counter() - started
     # PYTHONPATH: the script imports an installed package first, which may be another version
     env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9", PYTHONPATH=PACKAGE)
@@ -193,24 +219,27 @@ def bench(count: int, runs: int, workdir: str) -> dict:
 
 
 def _link_counts(settings) -> tuple[int, int]:
-    conn = index.open_index(settings)
+    index, _, conn = open_index(settings)
     try:
         return conn.execute("SELECT count(*), count(*) - count(target_path) FROM links").fetchone()
     finally:
-        conn.close()
+        index.close()
 
 
 BUILD_SCRIPT = r"""
 import os, sys, tempfile, shutil, time, statistics
 sys.path.insert(0, sys.argv[1])
 from obsidian_memory import settings as settings_module
-from obsidian_memory.search import index
+try:
+    from obsidian_memory.search.store import update
+except ImportError:         # an older package
+    from obsidian_memory.search.index import update
 times = []
 for _ in range(int(sys.argv[3])):
     cache = tempfile.mkdtemp(prefix="om-build-")
     os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = cache
     started = time.perf_counter()
-    stats = index.update(settings_module.load(vault=sys.argv[2]), progress=False)
+    stats = update(settings_module.load(vault=sys.argv[2]), progress=False)
     times.append(time.perf_counter() - started)
     shutil.rmtree(cache, ignore_errors=True)
 print(stats.added, statistics.median(times))

@@ -251,7 +251,8 @@ def settings_for(vault: str):
 
 def semantic_ready(settings, vault: str) -> str | None:
     """Embed the vault (incremental) when the model loads here; None when it does, else why not."""
-    from obsidian_memory.search import semantic, vectors
+    from obsidian_memory.search import semantic
+    from obsidian_memory.search.store import vectors
 
     ok, why = semantic.available()
     if not ok:

@@ -36,8 +36,8 @@ sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 
 from obsidian_memory import evaluation  # noqa: E402
 from obsidian_memory import settings as settings_module  # noqa: E402
-from obsidian_memory.search import hybrid, index, semantic, vectors  # noqa: E402
-from obsidian_memory.search.base import Query  # noqa: E402
+from obsidian_memory.search import search, semantic, store  # noqa: E402
+from obsidian_memory.search.store import vectors  # noqa: E402
 
 HELP_VAULT = os.path.join(os.path.dirname(REPO), "shared", "eval", "obsidian-help-en")
 GOLDEN = [os.path.join(REPO, "benchmarks", "golden", name)
@@ -55,7 +55,7 @@ def settings_for(vault: str, cache: str):
 
 def run_eval(cache: str, k: int) -> dict:
     settings = settings_for(HELP_VAULT, cache)
-    index.update(settings)
+    store.update(settings)
     started = time.perf_counter()
     stats = vectors.embed_vault(settings)
     print(f"Help vault embeddings: {stats.summary()} ({time.perf_counter() - started:.1f}s)")
@@ -66,7 +66,7 @@ def run_eval(cache: str, k: int) -> dict:
     for mode in MODES:
         results = []
         for item in golden:
-            result = hybrid.search(settings, Query(item["query"], limit=k), mode)
+            result = search(item["query"], settings, source="index", limit=k, mode=mode)
             ranked = [h.path for h in result.hits]
             results.append({**item, "ranked": ranked,
                             "metrics": evaluation.query_metrics(ranked, item["relevant_paths"], item["partial_paths"])})
@@ -147,9 +147,8 @@ QUERY_SCRIPT = """
 import sys
 sys.path.insert(0, {repo!r})
 from obsidian_memory import settings as s
-from obsidian_memory.search import hybrid
-from obsidian_memory.search.base import Query
-r = hybrid.search(s.Settings({config!r}, vault={vault!r}), Query({query!r}, limit=5), {mode!r})
+from obsidian_memory.search import search
+r = search({query!r}, s.Settings({config!r}, vault={vault!r}), source="index", limit=5, mode={mode!r})
 hwm = [line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")]
 print(len(r.hits), hwm[0] if hwm else 0)
 """
@@ -178,7 +177,7 @@ def bench_size(count: int, sample: int, workdir: str, runs: int) -> dict:
     generate_vault(vault, count)
     settings = settings_for(vault, cache)
     started = time.perf_counter()
-    index.update(settings, progress=False)
+    store.update(settings, progress=False)
     index_seconds = time.perf_counter() - started
     fill = fill_store(settings, sample)
     figures = {"notes": count, "index_build_s": index_seconds, **fill}
@@ -186,7 +185,7 @@ def bench_size(count: int, sample: int, workdir: str, runs: int) -> dict:
     figures["texts_per_s"] = fill["sample_texts"] / fill["sample_seconds"]
     figures["texts_per_note"] = fill["sample_texts"] / max(1, fill["sample_notes"])
     figures["full_embed_h_extrapolated"] = count / figures["notes_per_s"] / 3600
-    figures["index_mb"] = os.path.getsize(index.index_path(settings)) / 1048576
+    figures["index_mb"] = os.path.getsize(store.index_path(settings)) / 1048576
     figures["store_mb"] = vectors.coverage(settings)["size_bytes"] / 1048576
     conn = sqlite3.connect(vectors.store_path(settings))
     figures["vectors"] = conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
@@ -195,11 +194,11 @@ def bench_size(count: int, sample: int, workdir: str, runs: int) -> dict:
     queries = ["how do I plan the next project meeting", "notes about sleep and health", "python code review",
                "reading list for the summer", "what did we decide last week"]
     for mode in SPEED_MODES:
-        hybrid.search(settings, Query(queries[0], limit=5), mode)          # warm: model and matrix loaded
+        search(queries[0], settings, source="index", limit=5, mode=mode)      # warm: model and matrix loaded
         times = []
         for q in queries * 4:
             t = time.perf_counter()
-            hybrid.search(settings, Query(q, limit=5), mode)
+            search(q, settings, source="index", limit=5, mode=mode)
             times.append(time.perf_counter() - t)
         figures[f"{mode}_p50_ms"] = percentile(times, 0.5) * 1000
         figures[f"{mode}_p95_ms"] = percentile(times, 0.95) * 1000

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from obsidian_memory.errors import UserError
+from obsidian_memory.textclean import one_line
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -78,12 +79,6 @@ def refuse_another_vault_for_the_agent(vault: str | None, port: int | None) -> N
         raise UserError(f"--port is refused inside Claude Code, where this search is pre-approved and asks only "
                         f"the configured Omnisearch (port {configured.omnisearch_port}); run it outside Claude Code, "
                         f"or with OMNISEARCH_PORT=N in front (Claude Code asks first)")
-
-
-def one_line(text: str) -> str:
-    from obsidian_memory.search._text import one_line as flatten
-
-    return flatten(text)
 
 
 def log_unexpected(prog: str, exc: BaseException) -> None:

@@ -16,9 +16,9 @@ not the injected memory, so state and learnings are injected again in full; the 
 shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary (they were shown
 at startup; the resume ids stay at hand) and its unused share goes to state and learnings.
 
-This module is on the SessionStart path: it imports only os, re and our import-light
-modules at the top, compiles no regex at import, and imports the archive (sqlite3) only when an
-archive file exists and textclean only for text that holds control characters.
+This module is on the SessionStart path: it imports only os, re and our import-light modules at
+the top (textclean among them), compiles no regex at import, and imports the archive (sqlite3)
+only when an archive file exists.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import os
 import re
 
 from obsidian_memory.notes import memory
+from obsidian_memory.textclean import fence_for, quoted
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 SECTION_WEIGHTS = {"state": 35, "learnings": 25, "sessions": 35}
@@ -286,33 +287,6 @@ def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -
 
 
 # -- text helpers -----------------------------------------------------------------------------
-
-_REMINDER_TAG = r"<(/?\s*system-reminder)"
-
-
-def quoted(text: str) -> str:
-    """Note text made safe to quote: no escapes or control characters, and no tag that could
-    close the system reminder Claude Code wraps the context in."""
-    if not text:
-        return ""
-    # isprintable() is False for every control, escape, bidi and surrogate character (and for
-    # some harmless ones): only then is textclean (a costly regex to compile) needed.
-    if not text.replace("\n", "").replace("\t", "").isprintable():
-        from obsidian_memory.textclean import strip_control
-        text = strip_control(text)
-    if "reminder" in text.lower():
-        text = re.sub(_REMINDER_TAG, r"‹\1", text, flags=re.I)
-    return text
-
-
-def fence_for(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0) if "`" in text else 0
-    return "`" * max(3, longest + 1)
-
-
-def fenced(text: str) -> str:
-    return _fence_block(fence_for(text), text)
-
 
 def _fence_block(fence: str, text: str) -> str:
     return f"{fence}text\n{text}\n{fence}\n"

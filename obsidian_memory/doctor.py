@@ -274,28 +274,18 @@ def check_claude_md(layout, plugin) -> Check:
 
 def check_omnisearch(settings) -> Check:
     """Information only: whether Omnisearch answers on the port in use, and if not, what to do."""
-    import urllib.error
-    import urllib.request
-
     from obsidian_memory import omnisearch_plugin
+    from obsidian_memory.status import probe_omnisearch
 
-    url = f"http://127.0.0.1:{settings.omnisearch_port}/search?q=obsidian-memory-doctor"
-    try:
-        with urllib.request.urlopen(url, timeout=0.8) as response:
-            json.loads(response.read().decode("utf-8", "replace") or "null")
-        answering = True
-    except (OSError, ValueError, urllib.error.URLError):
-        answering = False
+    answering = probe_omnisearch(settings.omnisearch_port, timeout=0.8)["answers"]
     return Check("omnisearch", INFO, omnisearch_plugin.describe(settings.vault, settings.omnisearch_port, answering))
 
 
 def check_semantic(settings) -> Check:
     """Information only: semantic search is an optional extra, and full-text search works without it."""
-    try:
-        from obsidian_memory.search import hybrid
-        info = hybrid.status(settings)
-    except Exception as exc:
-        return Check("semantic", INFO, f"status unknown ({type(exc).__name__}: {exc}); searches use full text")
+    from obsidian_memory.status import semantic_status
+
+    info = semantic_status(settings)
     if not info["available"]:
         hint = "" if "--semantic" in info["reason"] else " (optional: install.py --semantic adds it)"
         return Check("semantic", INFO, f"off: {info['reason']}{hint}; searches use full text")

@@ -20,9 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from obsidian_memory import __version__
 from obsidian_memory.errors import UserError
-from obsidian_memory.search import SOURCES
+from obsidian_memory.search import MODES, SOURCES
 from obsidian_memory.search.graph import DIRECTIONS, MAX_DEPTH
-from obsidian_memory.search.hybrid import MODES
 from obsidian_memory.session_search import DEADLINE_SECONDS, MAX_DEADLINE_SECONDS
 
 NAME = "obsidian-memory"
@@ -102,8 +101,8 @@ class Tools:
         settings = self.settings()
         response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
-                          frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode)
-        return SearchResult(**output.clean({**output.response_dict(response, settings), "notes": response.notes}))
+                          frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode, links=True)
+        return SearchResult(**output.clean({**response.to_dict(), "notes": response.notes}))
 
     def read(
         self,
@@ -113,8 +112,8 @@ class Tools:
                                                                  f"(default {READ_MAX_CHARS}; null: no cut)")]
         = READ_MAX_CHARS,
     ) -> ReadResult:
-        from obsidian_memory.notes.reading import read_notes
         from obsidian_memory.search import output
+        from obsidian_memory.search.reading import read_notes
 
         return ReadResult(notes=output.clean(read_notes(self.settings(), paths, raw=raw, max_chars=max_chars)))
 
@@ -159,9 +158,9 @@ class Tools:
                                               "results": matches[:limit]}))
 
     def status(self) -> dict[str, Any]:
-        from obsidian_memory.commands import status as status_command
+        from obsidian_memory.status import collect
 
-        return status_command.collect(self.settings())
+        return collect(self.settings())
 
 
 DESCRIPTIONS = {
@@ -204,7 +203,7 @@ class Server(MCPServer):
         return result
 
     def error_line(self, name: str, exc: ToolError) -> str:
-        from obsidian_memory.search._text import one_line
+        from obsidian_memory.textclean import one_line
 
         cause = exc.__cause__
         if isinstance(cause, UserError):

@@ -182,11 +182,11 @@ def test_without_fcntl_the_index_update_lock_excludes_a_second_updater(env, monk
     first = run_without_fcntl(env, "reindex")
     assert first.communicate(timeout=120)[0].startswith(b"index")
     from obsidian_memory import settings as settings_module
-    from obsidian_memory.search import index_build
+    from obsidian_memory.search import store
 
     monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
     settings = settings_module.Settings(str(env.config_dir), vault=str(env.vault))
-    lock_file = index_build.index_path(settings) + ".lock"
+    lock_file = store.index_path(settings) + ".lock"
     holder = hold(lock_file, "portable")
     try:
         (env.vault / "Other.md").write_text("okapi\n", encoding="utf-8")

@@ -1,7 +1,7 @@
 """What the index reads from a note: frontmatter, names, tags, headings, plain body text, code, links."""
 from __future__ import annotations
 
-from obsidian_memory.search import markdown
+from obsidian_memory import markdown
 
 
 def test_frontmatter_is_parsed_and_removed_from_the_body():

@@ -17,7 +17,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from testkit import CLI, REPO, SEARCH_CLI, Env, mcp_session_lines, without_package  # noqa: E402
 
-from obsidian_memory.search.hybrid import MODES  # noqa: E402
+from obsidian_memory.search import MODES  # noqa: E402
 
 TOOLS = {"search", "read", "related", "similar", "search_sessions", "status"}
 DEMO_ID = session_id(7)

@@ -10,7 +10,7 @@ import termios
 
 from archive_fixtures import session_id, write_transcript
 from testkit import CLI
-from obsidian_memory.search.index_build import PROGRESS_THRESHOLD
+from obsidian_memory.search.store.build import PROGRESS_THRESHOLD
 
 
 def run_at_a_terminal(env, *args) -> str:

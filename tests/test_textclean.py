@@ -1,9 +1,9 @@
-"""strip_control and shorten: what untrusted text looks like after cleaning."""
+"""The text-safety helpers: what untrusted text looks like after cleaning, quoting and escaping."""
 from __future__ import annotations
 
 import pytest
 
-from obsidian_memory.textclean import shorten, strip_control
+from obsidian_memory.textclean import code_span, fenced, markdown_inline, shorten, strip_control
 
 
 @pytest.mark.parametrize("raw, clean", [
@@ -43,3 +43,9 @@ def test_shorten_cuts_at_a_word_and_marks_the_cut():
 def test_shorten_makes_one_line_and_keeps_short_text():
     assert shorten("  two\n\nlines  ", 80) == "two lines"
     assert shorten("a" * 200, 10) == "a" * 9 + "…"
+
+
+def test_single_line_fields_are_escaped_markdown():
+    assert markdown_inline("a #tag [[x]] | %% <b>") == r"a \#tag \[\[x\]\] \| \%\% \<b\>"
+    assert code_span("a``b") == "```a``b```"
+    assert fenced("x ```` y").startswith("`````text\n")

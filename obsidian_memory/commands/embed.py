@@ -24,7 +24,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from obsidian_memory import settings as settings_module
-    from obsidian_memory.search import semantic, vectors
+    from obsidian_memory.search import semantic
+    from obsidian_memory.search.store import vectors
 
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")

@@ -20,9 +20,8 @@ import time
 from obsidian_memory.cliutil import bounded_number
 from obsidian_memory.errors import UserError
 from obsidian_memory.evaluation import SPLITS
-from obsidian_memory.search.hybrid import MODES
+from obsidian_memory.search.dispatch import MODES, SOURCES
 
-SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 DEFAULT = "default"          # the label of a report made without --mode (the vault's default mode)
 
 

@@ -20,8 +20,8 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from obsidian_memory import settings as settings_module
-    from obsidian_memory.notes.reading import read_notes
     from obsidian_memory.search import output
+    from obsidian_memory.search.reading import read_notes
 
     settings = settings_module.load(vault=args.vault)
     notes = read_notes(settings, args.paths, raw=args.raw, max_chars=args.max_chars)
@@ -30,7 +30,7 @@ def run(args) -> int:
 
 
 def format_text(notes: list[dict]) -> str:
-    from obsidian_memory.search._text import one_line, strip_control
+    from obsidian_memory.textclean import one_line, strip_control
 
     blocks = []
     for note in notes:
@@ -49,6 +49,6 @@ def format_text(notes: list[dict]) -> str:
 
 
 def _paths_line(label: str, paths: list[str]) -> str:
-    from obsidian_memory.search._text import one_line
+    from obsidian_memory.textclean import one_line
 
     return f"{label}: " + (", ".join(one_line(p) for p in paths) if paths else "none")

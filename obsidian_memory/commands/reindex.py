@@ -18,10 +18,10 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from obsidian_memory import settings as settings_module
-    from obsidian_memory.search import index
+    from obsidian_memory.search import store
 
     settings = settings_module.load(vault=args.vault)
-    stats = index.update(settings, force=args.force)
+    stats = store.update(settings, force=args.force)
     sys.stdout.write(f"index {'rebuilt' if stats.rebuilt else 'updated'}: {stats.summary()}\n")
     if args.embed:
         start_embedding(settings)

@@ -30,7 +30,7 @@ def run(args) -> int:
 
 
 def format_text(result: dict) -> str:
-    from obsidian_memory.search._text import one_line
+    from obsidian_memory.textclean import one_line
 
     notes = result["notes"]
     lines = [f"related to {one_line(result['path'])} | {result['direction']}, depth {result['depth']} | "

@@ -28,7 +28,7 @@ def run(args) -> int:
 
 
 def format_text(result: dict) -> str:
-    from obsidian_memory.search._text import one_line
+    from obsidian_memory.textclean import one_line
     from obsidian_memory.search.output import format_score
 
     lines = [f"similar to {one_line(result['path'])} | engine: {one_line(result['engine'])} | "

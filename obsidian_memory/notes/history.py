@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 
 from obsidian_memory import clock, fsutil
-from obsidian_memory.notes.sessions import VaultUnavailable, inline, note_name
+from obsidian_memory.notes.sessions import VaultUnavailable, note_name
+from obsidian_memory.textclean import markdown_inline
 
 BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session archive; edit outside these markers) -->"
 END = "<!-- obsidian-memory:history:end -->"
@@ -29,8 +30,8 @@ def render_table(rows: list[dict]) -> str:
 
 
 def cell(value) -> str:
-    """A table cell showing `value` literally (inline() escapes pipes too)."""
-    return inline(value)
+    """A table cell showing `value` literally (markdown_inline() escapes pipes too)."""
+    return markdown_inline(value)
 
 
 def render_history(rows: list[dict], existing: str | None) -> str:

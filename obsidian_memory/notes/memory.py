@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 
-from obsidian_memory import fsutil
+from obsidian_memory import frontmatter, fsutil
 
 DASH = "—"
 LEARNINGS_HEADING = "# Claude learnings\n"
@@ -78,22 +78,11 @@ def read_note_part(settings, relative: str, max_bytes: int, *, tail: bool = Fals
     return data.decode("utf-8", errors="replace"), True
 
 
-def split_frontmatter(text: str) -> tuple[str, str]:
-    """(frontmatter block including its `---` lines, or '', the rest)."""
-    if not text.startswith("---\n") and not text.startswith("---\r\n"):
-        return "", text
-    end = re.search(r"^---[ \t]*\r?\n?", text[4:], re.M)
-    if end is None:
-        return "", text
-    cut = 4 + end.end()
-    return text[:cut], text[cut:]
-
-
 def state_body(text: str | None) -> str:
     """The state note without frontmatter and surrounding blank lines."""
     if not text:
         return ""
-    return split_frontmatter(text)[1].strip("\n")
+    return frontmatter.split(text)[1].strip("\n")
 
 
 def learning_entries(text: str | None) -> list[Entry]:
@@ -112,7 +101,7 @@ def learning_entries(text: str | None) -> list[Entry]:
             entries.append(Entry("\n".join(current).rstrip(), current_date, len(entries)))
         current = None
 
-    for line in split_frontmatter(text)[1].splitlines():
+    for line in frontmatter.split(text)[1].splitlines():
         line = line.rstrip()
         if in_fence:
             if current is not None:
@@ -196,8 +185,8 @@ def set_state(settings, text: str) -> str:
     path = _writable(settings, settings.state_note)
     body = _clean(settings, text).strip("\n")
     with _lock(settings):
-        frontmatter, _ = split_frontmatter(fsutil.read_text(path) or "")
-        fsutil.atomic_write_text(path, frontmatter + (body + "\n" if body else ""))
+        block, _ = frontmatter.split(fsutil.read_text(path) or "")
+        fsutil.atomic_write_text(path, block + (body + "\n" if body else ""))
     return settings.state_note
 
 

@@ -8,14 +8,13 @@ the user-section heading is only recognised outside code blocks.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
 
 from obsidian_memory import clock, fsutil
 from obsidian_memory.notes import session_view
-from obsidian_memory.textclean import strip_control
+from obsidian_memory.textclean import code_span, fenced, markdown_inline, strip_control, yaml_scalar
 
 TEMPLATE = "session.md.j2"
 MY_NOTES_HEADING = "## My notes"
@@ -111,83 +110,38 @@ def _resume_command(session) -> str:
     return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
 
 
-# -- filters: how transcript text enters Markdown ------------------------------------------
+# -- filters: how transcript text enters Markdown (textclean's helpers) ----------------------------
 
-# Markdown's specials, but an underscore inside a word (`test_importer`) and a single `=` are
-# left alone: they cannot start emphasis or a highlight, and escaping them would break a plain
-# search for the identifier
-_INLINE_SPECIALS = re.compile(r"([\\`*\[\]<>#|%~$^]|(?<![^\W_])_|_(?![^\W_])|=(?==)|(?<==)=)")
-_BACKTICK_RUN = re.compile(r"`+")
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff]")
-
-
-def yaml_scalar(value) -> str:
-    """A YAML value that reads back as exactly `value`: JSON strings are YAML double-quoted
-    scalars, and the few characters YAML treats differently are escaped too."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool) or isinstance(value, (int, float)):
-        return json.dumps(value)
-    text = json.dumps(strip_control(str(value)), ensure_ascii=False)
-    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def inline(value) -> str:
-    """One line of Markdown that shows `value` literally (no heading, link, tag, comment, table cell)."""
-    text = " ".join(strip_control(str(value or "")).split())
-    return _INLINE_SPECIALS.sub(r"\\\1", text)
-
-
-def code_span(value) -> str:
-    """An inline code span that no backtick in `value` can end early."""
-    text = " ".join(strip_control(str(value or "")).split())
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def fenced(value, info: str = "text") -> str:
-    """A fenced code block holding `value` verbatim; its fence is longer than any backtick run
-    inside, so the text can neither close it nor open one that swallows the rest of the note."""
-    text = strip_control(str(value or "")).rstrip("\n")
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text}\n{fence}"
-
-
-_DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+_DATETIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 
 
 def yaml_datetime(value) -> str:
     """A date & time property as Obsidian reads it (`2026-03-04T09:00:00`, unquoted), or null."""
-    return value if isinstance(value, str) and _DATETIME.fullmatch(value) else "null"
+    return value if isinstance(value, str) and re.fullmatch(_DATETIME, value) else "null"
 
 
-FILTERS = {"yaml": yaml_scalar, "inline": inline, "code": code_span, "fenced": fenced, "datetime": yaml_datetime}
+FILTERS = {"yaml": yaml_scalar, "inline": markdown_inline, "code": code_span, "fenced": fenced,
+           "datetime": yaml_datetime}
 
 
 # -- the user's section ----------------------------------------------------------------------
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-
-
 def split_user_section(text: str) -> str | None:
     """The user's section (from the first `## My notes` heading outside a code block to the end),
     or None when the note has none."""
+    from obsidian_memory.markdown import fence_closed_by, fence_opened
+
     fence = None
     offset = 0
     for line in text.splitlines(keepends=True):
         content = line.rstrip("\r\n")
-        match = _FENCE_LINE.match(content)
         if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                    and not match.group(2).strip():
+            if fence_closed_by(content, fence):
                 fence = None
-        elif match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            fence = match.group(1)
-        elif content.rstrip() == MY_NOTES_HEADING:
-            return text[offset:]
+        else:
+            fence = fence_opened(content)
+            if fence is None and content.rstrip() == MY_NOTES_HEADING:
+                return text[offset:]
         offset += len(line)
     return None
 

@@ -1,7 +1,16 @@
-"""The small interface every search engine implements, and the shapes it returns."""
+"""The small interface every search engine implements, and the shapes it takes and returns.
+
+    class Engine(Protocol):
+        name: str                                   # reported as the engine that answered
+        def search(self, query: Query, request: Request) -> Result: ...
+
+Engines: `omnisearch.Omnisearch`, `scan.Scanner`, `fulltext.Fulltext`, `title.Title`,
+`hybrid.Semantic`, `hybrid.Hybrid`; `dispatch` picks one per request and mode.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 
 @dataclass
@@ -34,6 +43,70 @@ class Hit:
                 "excerpt": self.excerpt, "engine": self.engine}
         data.update(self.extra)
         return data
+
+
+@dataclass
+class Result:
+    """What an engine answers for one query."""
+    hits: list[Hit]                            # best first, cut to the query's limit
+    total: int                                 # hits in scope before the cut
+    mode: str = "fulltext"                     # the ranking that answered
+    notes: list[str] = field(default_factory=list)
+
+
+class Request:
+    """What the engines of one search share: the settings, the Omnisearch port, and the vault
+    index, opened, brought up to date and read in one snapshot at most once, on first use."""
+
+    def __init__(self, settings, port: int | None = None):
+        self.settings = settings
+        self.port = port
+        self._index = None
+
+    def index(self):
+        """The vault index (`store.VaultIndex`), fresh, in this request's read snapshot."""
+        if self._index is None:
+            from obsidian_memory.search.store import VaultIndex
+
+            self._index = VaultIndex.open_fresh(self.settings)
+        return self._index
+
+    def links_of(self, paths: list[str]) -> dict[str, dict]:
+        """{path: {"links", "backlinks"}} from the index this request read (as it stands when no
+        engine opened it); empty lists without an index. Links are extra information: never a
+        reason to fail a search."""
+        empty = {p: {"links": [], "backlinks": []} for p in paths}
+        if not paths:
+            return empty
+        try:
+            if self._index is not None:
+                return self._index.links_of(paths)
+            from obsidian_memory.search.store import VaultIndex
+
+            index = VaultIndex.open_readonly(self.settings)
+            if index is None:
+                return empty
+            with index:
+                return index.links_of(paths)
+        except Exception:
+            return empty
+
+    def close(self) -> None:
+        if self._index is not None:
+            index, self._index = self._index, None
+            index.close()
+
+    def __enter__(self) -> "Request":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Engine(Protocol):
+    name: str
+
+    def search(self, query: Query, request: Request) -> Result: ...
 
 
 @dataclass

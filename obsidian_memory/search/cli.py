@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from obsidian_memory.cliutil import OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent
-from obsidian_memory.search.hybrid import MODES
+from obsidian_memory.search.dispatch import MODES, SOURCES
 
 PROG = "search_vault.py"
 DASH_VALUE_OPTIONS = ("--tag", "--frontmatter")
@@ -27,7 +27,7 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only notes with this tag; -T excludes it (repeatable; local engines)")
     parser.add_argument("--frontmatter", action="append", default=[], metavar="KEY:VALUE",
                         help="only notes whose frontmatter has key: value; -key:value excludes (repeatable)")
-    parser.add_argument("--source", default="auto", choices=("auto", "omnisearch", "local", "index", "scan"),
+    parser.add_argument("--source", default="auto", choices=SOURCES,
                         help="engine: auto = Omnisearch, else the local index, else the scanner (default auto)")
     parser.add_argument("--mode", default=None, choices=MODES,
                         help="ranking of the local index: hybrid (words + meaning), semantic, fulltext or "
@@ -79,11 +79,11 @@ def run_search(args) -> int:
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
-                      not_frontmatter=not_frontmatter, port=args.port, mode=args.mode)
+                      not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json)
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")
-        print(output.response_json(response, settings))
+        print(output.response_json(response))
     else:
         print(output.response_text(response))
     return 0

@@ -1,24 +1,3 @@
-"""Ranked vault search: one entry point, the engine choice and fallback, and multi-query fusion.
-
-Sources:
-- `omnisearch`: Obsidian's live index over HTTP; when it does not answer, no results and the
-  engine `"omnisearch (offline)"` (never a pretended "no match").
-- `index`: the persistent local index (`obsidian_memory.search.index`).
-- `scan`: the standard-library reference scanner.
-- `local`: the index when it is available, else the scanner.
-- `auto`: Omnisearch, else `local`. Omnisearch cannot filter by tag or frontmatter, nor rank by
-  meaning or by title, so with such filters or an explicit mode other than fulltext `auto` goes
-  straight to `local` (and says so in `Response.notes`).
-
-Modes (`obsidian_memory.search.hybrid`) rank the local index: `hybrid`, `semantic`, `fulltext`,
-`title`. None is the vault's default: hybrid when notes are embedded and the model loads, else
-fulltext. Omnisearch and the scanner rank by words whatever the mode: `Response.mode` says
-which ranking answered ("fulltext" for them), and a note says when a mode asked for was ignored.
-
-Several queries run one after the other and are merged by reciprocal rank fusion (k=60); the
-engine name is kept and each hit's score is its fused score. An engine found offline for one
-query is not asked again for the next.
-"""
 """One search, from the request to the response: check the input, decide the engine and the
 mode once, run each query (falling back as the source allows), fuse several queries, and add the
 links of the hits from the same read of the index. The CLI, the MCP server and `eval` all come

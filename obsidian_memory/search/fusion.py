@@ -1,32 +1,34 @@
-"""Reciprocal rank fusion: merge several rankings so that a note ranking well for any phrasing rises."""
+"""Reciprocal rank fusion: one ranking from several, so that a note ranking well in any of them
+rises. Used for a fan-out over several phrasings of a query (equal weights) and for hybrid
+search (BM25 and the semantic lists, weighted)."""
 from __future__ import annotations
+
+import dataclasses
 
 from obsidian_memory.search.base import Hit
 
 RRF_K = 60
+FUSION_DEPTH = 50          # how deep each ranking is taken before it is fused
 
 
-def reciprocal_rank_fusion(rankings: list[list[Hit]], k: int = RRF_K) -> list[Hit]:
-    """One ranking from several: score(note) = sum over rankings of 1 / (k + rank), rank from 1.
+def reciprocal_rank_fusion(rankings: list[list[Hit]], weights=None, k: int = RRF_K) -> list[Hit]:
+    """score(note) = sum over rankings of weight / (k + rank), rank from 1, weight 1 by default.
 
-    A note keeps the excerpt (and engine, extra fields) of the ranking where it ranked best.
-    Ties: the better best rank first, then the path, so the order is stable.
+    A ranking that lists a note twice counts it once. A note keeps the hit (excerpt, engine,
+    extra fields) of the ranking that gives it the largest share (on a tie, the earlier
+    ranking). Ties in score: the larger best share first, then the path, so the order is stable.
     """
     fused: dict[str, float] = {}
-    best: dict[str, tuple[int, Hit]] = {}
-    for ranking in rankings:
+    best: dict[str, tuple[float, Hit]] = {}
+    for ranking, weight in zip(rankings, weights if weights is not None else [1.0] * len(rankings)):
         seen = set()
         for rank, hit in enumerate(ranking, start=1):
-            if hit.path in seen:  # a ranking that lists a note twice counts it once
+            if hit.path in seen:
                 continue
             seen.add(hit.path)
-            fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (k + rank)
-            if hit.path not in best or rank < best[hit.path][0]:
-                best[hit.path] = (rank, hit)
-    order = sorted(fused, key=lambda path: (-fused[path], best[path][0], path))
-    return [_with_score(best[path][1], fused[path]) for path in order]
-
-
-def _with_score(hit: Hit, score: float) -> Hit:
-    return Hit(path=hit.path, basename=hit.basename, score=score, excerpt=hit.excerpt,
-               engine=hit.engine, extra=dict(hit.extra))
+            share = weight / (k + rank)
+            fused[hit.path] = fused.get(hit.path, 0.0) + share
+            if hit.path not in best or share > best[hit.path][0]:
+                best[hit.path] = (share, hit)
+    order = sorted(fused, key=lambda path: (-fused[path], -best[path][0], path))
+    return [dataclasses.replace(best[path][1], score=fused[path], extra=dict(best[path][1].extra)) for path in order]

@@ -1,15 +1,15 @@
-"""The vault as a graph, from the links the index stores (see `index_build`, `links`).
+"""The vault as a graph, from the links the vault index stores (see `store`, `links`).
 
 Public API (JSON-ready results, vault-relative paths):
   related(settings, path, depth=1, direction="both") -> {"path", "depth", "direction", "notes", "unresolved"}
   similar(settings, path, limit=10) -> {"path", "engine", "results": [{"path", "title", "score", "why"}]}
   links_of(settings, paths) -> {path: {"links": [...], "backlinks": [...]}}
   suggest_paths(settings, path, n=3) -> the closest existing note paths
-  find_note(conn, path) -> the note a user-given path, name or name without .md means
+  find_note(index, path) -> the note a user-given path, name or name without .md means
 
 `related`, `similar` and `suggest_paths` bring the index up to date first, as a search does;
-`links_of` reads the index as it is (it runs for every search hit) and answers empty lists
-when there is no index of this version.
+`links_of` reads the index as it is and answers empty lists when there is no index of this
+version (a search adds links from its own read of the index: `base.Request.links_of`).
 """
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from collections import Counter
 
 from obsidian_memory import fsutil
 from obsidian_memory.errors import UserError
+from obsidian_memory.search import fulltext
 from obsidian_memory.search import links as link_resolution
-from obsidian_memory.search.index_query import fts_quote
+from obsidian_memory.search.fulltext import fts_quote
+from obsidian_memory.search.store import EVERYTHING, VaultIndex
 from obsidian_memory.textclean import strip_control
 
 DIRECTIONS = ("outgoing", "backlinks", "both")
@@ -39,7 +41,7 @@ WHY_TERMS = 5
 
 # -- finding a note ---------------------------------------------------------------------------------
 
-def find_note(conn: sqlite3.Connection, path: str) -> tuple[int, str]:
+def find_note(index: VaultIndex, path: str) -> tuple[int, str]:
     """(id, path) of the indexed note `path` means: a vault path with or without `.md` (exact,
     then ignoring case), or a bare note name when only one note has it. UserError otherwise,
     naming the closest paths."""
@@ -49,12 +51,11 @@ def find_note(conn: sqlite3.Connection, path: str) -> tuple[int, str]:
         raise UserError(f"{exc}: notes are read from inside the vault only") from None
     if not clean:
         raise UserError("no note path given")
-    paths = _all_paths(conn)
+    paths = index.paths()
     found = _match_path(clean, paths)
     if found is None:
         raise UserError(not_found_message(path, suggest_from(paths, clean)))
-    row = conn.execute("SELECT id FROM notes WHERE path = ?", (found,)).fetchone()
-    return row[0], found
+    return index.note_id(found), found
 
 
 def _match_path(clean: str, paths: list[str]) -> str | None:
@@ -88,13 +89,8 @@ def not_found_message(path: str, suggestions: list[str]) -> str:
 
 def suggest_paths(settings, path: str, n: int = 3) -> list[str]:
     """The `n` existing note paths closest to `path` (fuzzy, on the path and on the note name)."""
-    from obsidian_memory.search import index
-
-    conn = index.open_fresh(settings)
-    try:
-        return suggest_from(_all_paths(conn), path, n)
-    finally:
-        conn.close()
+    with VaultIndex.open_fresh(settings) as index:
+        return suggest_from(index.paths(), path, n)
 
 
 def suggest_from(paths: list[str], path: str, n: int = 3) -> list[str]:
@@ -129,10 +125,6 @@ def suggest_from(paths: list[str], path: str, n: int = 3) -> list[str]:
     return [candidate for _, candidate in scored]
 
 
-def _all_paths(conn: sqlite3.Connection) -> list[str]:
-    return [p for (p,) in conn.execute("SELECT path FROM notes ORDER BY path")]
-
-
 # -- related: the breadth-first neighbourhood -------------------------------------------------------
 
 def related(settings, path: str, *, depth: int = 1, direction: str = "both") -> dict:
@@ -140,32 +132,27 @@ def related(settings, path: str, *, depth: int = 1, direction: str = "both") -> 
     -1, -2, ... (a note reached both ways is listed once, at its nearer depth, outgoing first
     on a tie). Each carries the line of the link that reached it; `unresolved` lists the note's
     own links that point at no note."""
-    from obsidian_memory.search import index
-
     if direction not in DIRECTIONS:
         raise UserError(f"unknown direction {direction!r} (choose from {', '.join(DIRECTIONS)})")
     depth = int(depth)
     if not 1 <= depth <= MAX_DEPTH:
         raise UserError(f"depth must be between 1 and {MAX_DEPTH}")
-    conn = index.open_fresh(settings)
-    try:
-        start_id, start = find_note(conn, path)
+    with VaultIndex.open_fresh(settings) as index:
+        start_id, start = find_note(index, path)
         found: dict[int, tuple[int, str, int]] = {}       # id -> (depth, context, order)
         if direction in ("outgoing", "both"):
-            _walk(conn, start_id, depth, outgoing=True, found=found)
+            _walk(index, start_id, depth, outgoing=True, found=found)
         if direction in ("backlinks", "both"):
-            _walk(conn, start_id, depth, outgoing=False, found=found)
-        titles = _titles(conn, found)
+            _walk(index, start_id, depth, outgoing=False, found=found)
+        titles = index.titles(found)
         ordered = sorted(found.items(), key=lambda item: (abs(item[1][0]), item[1][0] < 0, item[1][2]))
         notes = [{"path": titles[i][0], "title": titles[i][1], "depth": d, "context": context}
                  for i, (d, context, _) in ordered]
-        unresolved = _unresolved(conn, start_id) if direction != "backlinks" else []
+        unresolved = _unresolved(index, start_id) if direction != "backlinks" else []
         return {"path": start, "depth": depth, "direction": direction, "notes": notes, "unresolved": unresolved}
-    finally:
-        conn.close()
 
 
-def _walk(conn, start_id: int, depth: int, *, outgoing: bool, found: dict) -> None:
+def _walk(index: VaultIndex, start_id: int, depth: int, *, outgoing: bool, found: dict) -> None:
     sign = 1 if outgoing else -1
     seen = {start_id}
     frontier = [start_id]
@@ -174,7 +161,7 @@ def _walk(conn, start_id: int, depth: int, *, outgoing: bool, found: dict) -> No
         if not frontier:
             return
         nxt = []
-        for near, context in _neighbours(conn, frontier, outgoing):
+        for near, context in _neighbours(index, frontier, outgoing):
             if near in seen:
                 continue
             seen.add(near)
@@ -186,41 +173,26 @@ def _walk(conn, start_id: int, depth: int, *, outgoing: bool, found: dict) -> No
         frontier = nxt
 
 
-def _neighbours(conn, frontier: list[int], outgoing: bool):
+def _neighbours(index: VaultIndex, frontier: list[int], outgoing: bool):
     """(note id, context line) pairs one link away from the frontier, in frontier and line order."""
     position = {note: i for i, note in enumerate(frontier)}
     for chunk in _chunks(frontier):
-        marks = ",".join("?" * len(chunk))
+        rows = index.link_steps(chunk, outgoing)
         if outgoing:
-            rows = conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context FROM links l"
-                                f" JOIN notes t ON t.path = l.target_path WHERE l.source_id IN ({marks})",
-                                chunk).fetchall()
             rows.sort(key=lambda r: (position[r[0]], r[2]))
             yield from ((target, context) for _, target, _, context in rows)
         else:
-            rows = conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context FROM notes t"
-                                f" JOIN links l ON l.target_path = t.path JOIN notes n ON n.id = l.source_id"
-                                f" WHERE t.id IN ({marks})", chunk).fetchall()
             rows.sort(key=lambda r: (position[r[0]], r[2], r[3]))
             yield from ((source, context) for _, source, _, _, context in rows)
 
 
-def _unresolved(conn, note_id: int) -> list[dict]:
+def _unresolved(index: VaultIndex, note_id: int) -> list[dict]:
     out, seen = [], set()
-    for target, context in conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_path IS NULL"
-                                        " ORDER BY seq", (note_id,)):
+    for target, context in index.unresolved(note_id):
         key = link_resolution.fold_name(link_resolution.strip_md(target))
         if key not in seen:
             seen.add(key)
             out.append({"target": target, "context": context})
-    return out
-
-
-def _titles(conn, ids) -> dict[int, tuple[str, str]]:
-    out = {}
-    for chunk in _chunks(list(ids)):
-        out.update({i: (p, t) for i, p, t in conn.execute(
-            f"SELECT id, path, title FROM notes WHERE id IN ({','.join('?' * len(chunk))})", chunk)})
     return out
 
 
@@ -234,35 +206,17 @@ def _chunks(items: list, size: int = 500):
 def links_of(settings, paths: list[str]) -> dict[str, dict]:
     """{path: {"links": outgoing note paths in link order, "backlinks": linking note paths sorted}}
     for every path given, from the index as it stands (empty lists without one)."""
-    from obsidian_memory.search import index
-
-    result = {p: {"links": [], "backlinks": []} for p in paths}
-    wanted = list(result)
-    if not wanted:
-        return result
-    conn = index.open_readonly(settings)
-    if conn is None:
-        return result
+    empty = {p: {"links": [], "backlinks": []} for p in paths}
+    if not empty:
+        return empty
+    index = VaultIndex.open_readonly(settings)
+    if index is None:
+        return empty
     try:
-        for chunk in _chunks(wanted, 400):
-            marks = ",".join("?" * len(chunk))
-            rows = conn.execute(
-                f"SELECT s.path, t.path, 0, l.seq FROM links l JOIN notes s ON s.id = l.source_id"
-                f" JOIN notes t ON t.path = l.target_path WHERE s.path IN ({marks})"
-                f" UNION ALL SELECT l.target_path, s.path, 1, 0 FROM links l JOIN notes s ON s.id = l.source_id"
-                f" WHERE l.target_path IN ({marks})"
-                f" ORDER BY 1, 3, 4, 2", chunk + chunk).fetchall()
-            for note, other, backward, _ in rows:
-                if other == note:
-                    continue
-                bucket = result[note]["backlinks" if backward else "links"]
-                if other not in bucket:
-                    bucket.append(other)
+        with index:
+            return index.links_of(list(empty))
     except sqlite3.DatabaseError:
-        return {p: {"links": [], "backlinks": []} for p in paths}
-    finally:
-        conn.close()
-    return result
+        return empty
 
 
 # -- similar: lexical neighbours ---------------------------------------------------------------
@@ -272,61 +226,49 @@ def similar(settings, path: str, *, limit: int = 10) -> dict:
     telling words (tf-idf from the index vocabulary) ranked by BM25, shared tags weighted by
     their rarity, and links in common (notes both link to or are linked from, Adamic-Adar, so a
     hub counts little) plus a direct link. `why` says which signals a result shares."""
-    from obsidian_memory.search import index
-
     limit = max(1, int(limit))
-    conn = index.open_fresh(settings)
-    try:
-        note_id, start = find_note(conn, path)
-        notes = _note_count(conn)
-        terms = key_terms(conn, note_id, notes)
-        lexical = _lexical_scores(conn, terms, note_id)
-        tags, weights, rare = _tags_of(conn, note_id, notes)
-        link_scores, direct, shared_links = _link_scores(conn, note_id)
+    with VaultIndex.open_fresh(settings) as index:
+        note_id, start = find_note(index, path)
+        notes = index.note_count()
+        terms = key_terms(index, note_id, notes)
+        lexical = _lexical_scores(index, terms, note_id)
+        tags, weights, rare = _tags_of(index, note_id, notes)
+        link_scores, direct, shared_links = _link_scores(index, note_id)
         candidates = (set(lexical) | rare | set(link_scores) | direct) - {note_id}
         if not candidates:
             return {"path": start, "engine": "lexical", "results": []}
-        tag_scores = _tag_scores(conn, weights, candidates)
+        tag_scores = _tag_scores(index, weights, candidates)
         top_lex = max(lexical.values(), default=0.0) or 1.0
         top_links = max(link_scores.values(), default=0.0) or 1.0
         scores = {c: (WEIGHT_TERMS * lexical.get(c, 0.0) / top_lex + WEIGHT_TAGS * tag_scores.get(c, 0.0)
                       + WEIGHT_LINKS * link_scores.get(c, 0.0) / top_links + WEIGHT_DIRECT * (c in direct))
                   for c in candidates}
         best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        titles = _titles(conn, best)
-        reasons = _why(conn, best, terms, tags, direct, shared_links, note_id)
+        titles = index.titles(best)
+        reasons = _why(index, best, terms, tags, direct, shared_links, note_id)
         results = [{"path": titles[c][0], "title": titles[c][1], "score": round(scores[c], 4), "why": reasons[c]}
                    for c in best]
         return {"path": start, "engine": "lexical", "results": results}
-    finally:
-        conn.close()
 
 
-def _note_count(conn) -> int:
-    return conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-
-
-def key_terms(conn, note_id: int, notes: int, keep: int = KEY_TERMS) -> list[tuple[str, float]]:
+def key_terms(index: VaultIndex, note_id: int, notes: int, keep: int = KEY_TERMS) -> list[tuple[str, float]]:
     """The note's most telling words as (word as written, weight): tf-idf over the index's own
     document frequencies; words no other note uses, or that most notes use, are left out."""
-    from obsidian_memory.search import index_query
-
-    row = conn.execute("SELECT title, aliases, headings, body FROM notes WHERE id = ?", (note_id,)).fetchone()
-    counts = Counter(w for w in index_query.words("\n".join(row))
-                     if len(w) >= 3 and not w.isdigit() and w not in index_query.STOPWORDS)
+    counts = Counter(w for w in fulltext.words(index.words_text(note_id))
+                     if len(w) >= 3 and not w.isdigit() and w not in fulltext.STOPWORDS)
     if not counts:
         return []
     forms = list(counts)
     stems = []
     for chunk in _chunks(forms, 400):
-        stems += index_query.stem_words(conn, chunk)
+        stems += index.stems(chunk)
     by_stem: dict[str, list] = {}
     for form, stem in zip(forms, stems):
         entry = by_stem.setdefault(stem, [0, form, 0])
         entry[0] += counts[form]
         if counts[form] > entry[2]:
             entry[1], entry[2] = form, counts[form]
-    frequencies = _doc_frequencies(conn, list(by_stem))
+    frequencies = index.doc_counts(list(by_stem))
     ceiling = max(2, notes * COMMON_SHARE)
     weighted = []
     for stem, (tf, form, _) in by_stem.items():
@@ -337,63 +279,51 @@ def key_terms(conn, note_id: int, notes: int, keep: int = KEY_TERMS) -> list[tup
     return [(form, weight) for weight, form in weighted[:keep]]
 
 
-def _doc_frequencies(conn, stems: list[str]) -> dict[str, int]:
-    out = {}
-    for chunk in _chunks(stems, 800):
-        out.update(conn.execute(f"SELECT term, df FROM vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
-    return out
-
-
 def _terms_expr(terms) -> str:
     return " OR ".join(fts_quote(form) for form, _ in terms)
 
 
-_BODY_BM25 = "bm25(notes_fts, 4.0, 4.0, 2.0, 1.0, 0.5, 0.0, 1.0, 0.2)"
+# the columns' weights when notes are compared by their words: names, headings and body, not folders
+BODY_WEIGHTS = (4.0, 4.0, 2.0, 1.0, 0.5, 0.0, 1.0, 0.2)
 
 
-def _lexical_scores(conn, terms, note_id: int) -> dict[int, float]:
+def _lexical_scores(index: VaultIndex, terms, note_id: int) -> dict[int, float]:
     if not terms:
         return {}
-    return {r: s for r, s in conn.execute(
-        f"SELECT rowid, -{_BODY_BM25} AS s FROM notes_fts WHERE notes_fts MATCH ? AND rowid != ?"
-        f" ORDER BY s DESC LIMIT {LEXICAL_POOL}", (_terms_expr(terms), note_id))}
+    return index.ranked(_terms_expr(terms), EVERYTHING, LEXICAL_POOL, weights=BODY_WEIGHTS, exclude=note_id)
 
 
-def _tags_of(conn, note_id: int, notes: int) -> tuple[list[str], dict[str, float], set[int]]:
+def _tags_of(index: VaultIndex, note_id: int, notes: int) -> tuple[list[str], dict[str, float], set[int]]:
     """The note's tags, each one's weight (its rarity), and the notes sharing a rare one (those
     join the candidates; a tag on many notes only adds to candidates found otherwise)."""
-    tags = [t for (t,) in conn.execute("SELECT tag FROM note_tags WHERE note_id = ? ORDER BY tag", (note_id,))]
+    tags = index.tags_of(note_id)
     weights, rare = {}, set()
     for tag in tags:
-        df = conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0]
+        df = index.tag_count(tag)
         weights[tag] = math.log(1 + notes / max(1, df))
         if df <= max(RARE_TAG_NOTES, notes * RARE_TAG_SHARE):
-            rare.update(n for (n,) in conn.execute("SELECT note_id FROM note_tags WHERE tag = ?", (tag,)))
+            rare.update(index.tagged(tag))
     return tags, weights, rare
 
 
-def _tag_scores(conn, weights: dict[str, float], candidates: set[int]) -> dict[int, float]:
+def _tag_scores(index: VaultIndex, weights: dict[str, float], candidates: set[int]) -> dict[int, float]:
     """Per candidate, the rarity-weighted share of the note's tags it has too."""
     if not weights:
         return {}
     total = sum(weights.values()) or 1.0
     scores: dict[int, float] = {}
-    marks = ",".join("?" * len(weights))
-    for chunk in _chunks(sorted(candidates)):
-        ids = ",".join(str(int(c)) for c in chunk)
-        for other, tag in conn.execute(f"SELECT note_id, tag FROM note_tags WHERE note_id IN ({ids})"
-                                       f" AND tag IN ({marks})", list(weights)):
-            scores[other] = scores.get(other, 0.0) + weights[tag] / total
+    for other, tag in index.tags_among(candidates, list(weights)):
+        scores[other] = scores.get(other, 0.0) + weights[tag] / total
     return scores
 
 
-def _link_scores(conn, note_id: int) -> tuple[dict[int, float], set[int], dict[int, list[int]]]:
+def _link_scores(index: VaultIndex, note_id: int) -> tuple[dict[int, float], set[int], dict[int, list[int]]]:
     """(Adamic-Adar score over shared neighbours, notes linked directly either way,
     {candidate: the shared neighbours})."""
-    mine = _neighbour_ids([note_id], conn).get(note_id, set()) - {note_id}
+    mine = index.neighbours([note_id]).get(note_id, set()) - {note_id}
     if not mine:
         return {}, set(), {}
-    theirs = _neighbour_ids(list(mine), conn)
+    theirs = index.neighbours(list(mine))
     scores: dict[int, float] = {}
     shared: dict[int, list[int]] = {}
     for middle, around in theirs.items():
@@ -407,55 +337,34 @@ def _link_scores(conn, note_id: int) -> tuple[dict[int, float], set[int], dict[i
     return scores, mine, shared
 
 
-def _neighbour_ids(ids: list[int], conn) -> dict[int, set[int]]:
-    out: dict[int, set[int]] = {i: set() for i in ids}
-    for chunk in _chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        for a, b in conn.execute(f"SELECT l.source_id, t.id FROM links l JOIN notes t ON t.path = l.target_path"
-                                 f" WHERE l.source_id IN ({marks}) UNION SELECT t.id, l.source_id FROM notes t"
-                                 f" JOIN links l ON l.target_path = t.path WHERE t.id IN ({marks})", chunk + chunk):
-            if a != b:
-                out[a].add(b)
-    return out
-
-
-def _why(conn, best: list[int], terms, tags: list[str], direct: set[int], shared_links, note_id: int) -> dict:
+def _why(index: VaultIndex, best: list[int], terms, tags: list[str], direct: set[int], shared_links,
+         note_id: int) -> dict:
     reasons = {c: [] for c in best}
     if terms and best:
-        ids = ",".join(str(int(c)) for c in best)
         shared_terms: dict[int, list[str]] = {c: [] for c in best}
         for form, _ in terms:
-            for (rowid,) in conn.execute(f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({ids})",
-                                         (fts_quote(form),)):
+            for rowid in index.matching(fts_quote(form), among=best):
                 if len(shared_terms[rowid]) < WHY_TERMS:
                     shared_terms[rowid].append(form)
         for c in best:
             if shared_terms[c]:
                 reasons[c].append("shared terms: " + ", ".join(shared_terms[c]))
     if tags and best:
-        ids = ",".join(str(int(c)) for c in best)
-        marks = ",".join("?" * len(tags))
         shared_tags: dict[int, list[str]] = {}
-        for other, tag in conn.execute(f"SELECT note_id, tag FROM note_tags WHERE note_id IN ({ids})"
-                                       f" AND tag IN ({marks}) ORDER BY tag", tags):
+        for other, tag in index.tags_among(best, tags):
             shared_tags.setdefault(other, []).append("#" + tag)
         for c in best:
             if c in shared_tags:
                 reasons[c].append("shared tags: " + ", ".join(shared_tags[c]))
     middles = {m for c in best for m in shared_links.get(c, [])}
-    names = _titles(conn, middles) if middles else {}
+    names = index.titles(middles) if middles else {}
     for c in best:
         if shared_links.get(c):
             common = sorted(names[m][1] for m in shared_links[c])
             more = f" (+{len(common) - 3})" if len(common) > 3 else ""
             reasons[c].append("links in common: " + ", ".join(common[:3]) + more)
     if direct and best:
-        ids = ",".join(str(int(c)) for c in best)
-        outgoing = {t for (t,) in conn.execute(f"SELECT t.id FROM links l JOIN notes t ON t.path = l.target_path"
-                                               f" WHERE l.source_id = ? AND t.id IN ({ids})", (note_id,))}
-        incoming = {s for (s,) in conn.execute(f"SELECT source_id FROM links WHERE target_path ="
-                                               f" (SELECT path FROM notes WHERE id = ?)"
-                                               f" AND source_id IN ({ids})", (note_id,))}
+        outgoing, incoming = index.direct_links(note_id, best)
         for c in best:
             if c in outgoing and c in incoming:
                 reasons[c].append("links both ways with this note")

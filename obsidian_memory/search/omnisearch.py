@@ -23,8 +23,8 @@ import time
 import urllib.parse
 
 from obsidian_memory.fsutil import OutsideVault, vault_relative
-from obsidian_memory.search.base import Hit, Query, in_scope
-from obsidian_memory.search._text import one_line, strip_control
+from obsidian_memory.search.base import Hit, Query, Result, in_scope
+from obsidian_memory.textclean import one_line, strip_control
 
 ENGINE = "omnisearch"
 OFFLINE_ENGINE = "omnisearch (offline)"
@@ -40,6 +40,17 @@ _TAG = re.compile(r"<[^>]*>")
 
 class Offline(Exception):
     """Omnisearch did not answer usefully; the message says why, in a few words."""
+
+
+class Omnisearch:
+    """Engine: Obsidian's own index (ranks by words: mode `fulltext`). Raises `Offline`."""
+    name = ENGINE
+
+    def search(self, query: Query, request) -> Result:
+        hits, total, incomplete = search(query, request.settings.vault, request.port)
+        notes = [f"Omnisearch returns its best {RESULT_CAP} notes only and the scope kept {total} of them; "
+                 f"--source local searches the whole scope"] if incomplete else []
+        return Result(hits, total, "fulltext", notes)
 
 
 def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS) -> tuple[list[Hit], int, bool]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from obsidian_memory.search._text import one_line, strip_control
 from obsidian_memory.search.base import Response
+from obsidian_memory.textclean import one_line, strip_control
 
 OFFLINE_SUFFIX = "(offline)"
 
@@ -28,45 +28,9 @@ def to_json(data) -> str:
     return json.dumps(clean(data), ensure_ascii=False, indent=2)
 
 
-def response_json(response: Response, settings=None) -> str:
-    """The response as JSON; every hit carries the `links` and `backlinks` the index knows."""
-    return to_json(response_dict(response, settings))
-
-
-def response_dict(response: Response, settings=None) -> dict:
-    """Response.to_dict() with `links` and `backlinks` on every hit."""
-    data = response.to_dict()
-    with_links(data["results"], settings if settings is not None else _settings_for(response.vault))
-    return data
-
-
-def with_links(results: list[dict], settings) -> list[dict]:
-    """Add `links` and `backlinks` (vault-relative note paths) to each result dict in place: one
-    read of the index for all of them, empty lists when there is no index (or no settings)."""
-    found: dict = {}
-    paths = [r["path"] for r in results if isinstance(r.get("path"), str) and "links" not in r]
-    if paths and settings is not None:
-        try:
-            from obsidian_memory.search import graph
-
-            found = graph.links_of(settings, paths)
-        except Exception:       # the links are extra information: never a reason to fail a search
-            found = {}
-    for result in results:
-        if "links" not in result:
-            entry = found.get(result.get("path")) or {}
-            result["links"] = list(entry.get("links", []))
-            result["backlinks"] = list(entry.get("backlinks", []))
-    return results
-
-
-def _settings_for(vault: str):
-    try:
-        from obsidian_memory import settings as settings_module
-
-        return settings_module.load(vault=vault) if vault else None
-    except Exception:
-        return None
+def response_json(response: Response) -> str:
+    """The response as JSON (with each hit's `links` and `backlinks` when the search was asked for them)."""
+    return to_json(response.to_dict())
 
 
 def response_text(response: Response) -> str:

@@ -9,36 +9,32 @@ from __future__ import annotations
 import datetime
 import os
 
-from obsidian_memory import fsutil
+from obsidian_memory import fsutil, markdown
 from obsidian_memory.errors import UserError
+from obsidian_memory.search import graph
+from obsidian_memory.search.links import strip_md
+from obsidian_memory.search.store import VaultIndex
 
 
 def read_notes(settings, paths: list[str], *, raw: bool = False, max_chars: int | None = None) -> list[dict]:
     """Each note as {"path", "title", "aliases", "tags", "frontmatter", "body", "truncated",
     "links", "backlinks"}; `body` is the text after the frontmatter (the whole file with `raw`),
     cut to `max_chars` (then `truncated` is true)."""
-    from obsidian_memory.search import graph, index
-
     if not paths:
         raise UserError("no note path given")
     if max_chars is not None and max_chars < 0:
         raise UserError("--max-chars must be 0 or more")
-    conn = index.open_fresh(settings)
-    try:
-        found = [_locate(settings, conn, _inside_form(settings.vault, p)) for p in paths]
-    finally:
-        conn.close()
-    links = graph.links_of(settings, found)
+    with VaultIndex.open_fresh(settings) as index:
+        found = [_locate(settings, index, _inside_form(settings.vault, p)) for p in paths]
+        links = index.links_of(found)
     return [_read_one(settings, path, raw, max_chars, links[path]) for path in found]
 
 
-def _locate(settings, conn, path: str) -> str:
+def _locate(settings, index: VaultIndex, path: str) -> str:
     """The vault-relative path of the note `path` means (UserError when none)."""
-    from obsidian_memory.search import graph
-
     _refuse_outside(settings.vault, path)
     try:
-        return graph.find_note(conn, path)[1]
+        return graph.find_note(index, path)[1]
     except UserError:
         on_disk = _unindexed_note(settings.vault, path)
         if on_disk:
@@ -74,9 +70,6 @@ def _unindexed_note(vault: str, path: str) -> str | None:
 
 
 def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict) -> dict:
-    from obsidian_memory.search import markdown
-    from obsidian_memory.search.links import strip_md
-
     try:
         real = fsutil.resolve_inside(settings.vault, path)
     except fsutil.OutsideVault as exc:

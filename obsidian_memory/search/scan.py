@@ -15,7 +15,8 @@ Scoring, exactly (the design's rules, with the points where it was silent decide
 - +80 when `phrase` is a substring of `name`; otherwise +30 when it is a substring of `text`.
 - +15 per term that is a substring of `name`.
 - +8 per (term, heading) pair where the term is a substring of the heading's text. Headings are
-  lines `#`..`######` followed by a space, outside fenced code blocks.
+  those of the Markdown grammar (`markdown.headings_of`): `#`..`######` and a space, outside
+  fenced code blocks.
 - Term frequency: `min(25, sum over terms of text.count(term))` (non-overlapping occurrences).
   The cap is on the TOTAL over all terms, not per term, so frequency only breaks ties between
   notes that the name/phrase/heading signals already ranked; per term, a three-term query could
@@ -29,18 +30,18 @@ window does not reach back into the frontmatter: a `permalink:` line is a poor e
 body.
 
 Tag and frontmatter filters (`Query.tags`, ...) are applied here too, with the index's reading
-of a note (`search.markdown`) and its semantics: a tag filter matches the tag or a nested tag
+of a note (`markdown`) and its semantics: a tag filter matches the tag or a nested tag
 under it (`project` matches `project/alpha`), `key:value` matches a frontmatter value or list
 item, `key:` (empty value) matches the key's presence; case is ignored.
 """
 from __future__ import annotations
 
 import os
-import re
 
+from obsidian_memory import frontmatter, markdown
 from obsidian_memory.fsutil import read_text
-from obsidian_memory.search._text import one_line
-from obsidian_memory.search.base import Hit, Query, in_scope
+from obsidian_memory.search.base import Hit, Query, Result, in_scope
+from obsidian_memory.textclean import one_line
 
 ENGINE = "scan"
 
@@ -55,8 +56,15 @@ MAX_FREQUENCY_POINTS = 25
 EXCERPT_BEFORE = 70
 EXCERPT_AFTER = 130
 
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+class Scanner:
+    """Engine: every note read on every query (ranks by words: mode `fulltext`)."""
+    name = ENGINE
+
+    def search(self, query: Query, request) -> Result:
+        hits, total = search(query, request.settings.vault)
+        return Result(hits, total, "fulltext")
 
 
 def search(query: Query, vault: str) -> tuple[list[Hit], int]:
@@ -109,7 +117,7 @@ def score_note(relative: str, text: str, terms: list[str]) -> Hit | None:
 def excerpt(text: str, lowered: str, terms: list[str]) -> str:
     # str.lower() can change the length of some characters (e.g. "İ"): cut the text whose indices we have
     source = text if len(lowered) == len(text) else lowered
-    body = _body_start(source)
+    body = frontmatter.body_start(source)
     lead = body
     positions = [p for p in (lowered.find(t, body) for t in terms) if p >= 0]
     if not positions:  # the terms are only in the frontmatter (or only in the name)
@@ -174,39 +182,14 @@ def _basename(relative: str) -> str:
 
 
 def _headings(lowered: str) -> list[str]:
-    headings, in_fence = [], False
-    for line in lowered.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            found = _HEADING.match(line)
-            if found:
-                headings.append(found.group(1).strip().rstrip("#").strip())
-    return headings
+    return [heading.strip() for heading in markdown.headings_of(lowered)]
 
 
-def _body_start(text: str) -> int:
-    """Index just past the frontmatter block (0 when there is none)."""
-    if not text.startswith("---"):
-        return 0
-    first_newline = text.find("\n")
-    if first_newline < 0 or text[:first_newline].strip() != "---":
-        return 0
-    found = re.search(r"^(---|\.\.\.)[ \t]*$", text[first_newline + 1:], re.MULTILINE)
-    if not found:
-        return 0
-    end = first_newline + 1 + found.end()
-    return end + 1 if text[end:end + 1] == "\n" else end
-
-
-# -- tag and frontmatter filters (the same reading of a note as the index: search.markdown) ------
+# -- tag and frontmatter filters (the same reading of a note as the index: markdown) -------------
 
 def _passes_filters(text: str, query: Query) -> bool:
-    from obsidian_memory.search.markdown import frontmatter_pairs, parse_note
-
-    note = parse_note(text, "")
-    pairs = set(frontmatter_pairs(note.frontmatter))
+    note = markdown.parse_note(text, "")
+    pairs = set(markdown.frontmatter_pairs(note.frontmatter))
     keys = {key for key, _ in pairs}
 
     def has_tag(wanted: str) -> bool:

@@ -124,12 +124,6 @@ def test_terminal_escapes_never_reach_the_note(settings):
     assert "red link" in text and "# title" in text
 
 
-def test_single_line_fields_are_escaped_markdown(settings):
-    assert notes.inline("a #tag [[x]] | %% <b>") == r"a \#tag \[\[x\]\] \| \%\% \<b\>"
-    assert notes.code_span("a``b") == "```a``b```"
-    assert notes.fenced("x ```` y").startswith("`````text\n")
-
-
 def test_the_user_section_survives_writing_the_note_again(settings):
     relative = notes.write_note(session(), settings)
     path = settings.vault_path(relative)

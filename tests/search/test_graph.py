@@ -10,7 +10,8 @@ import pytest
 
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
-from obsidian_memory.search import graph, index, index_build
+from obsidian_memory.search import graph, store
+from obsidian_memory.search.store import build
 from obsidian_memory.search.links import Resolver
 from testkit import graph_settings, graph_vault, shared_path
 
@@ -63,7 +64,7 @@ def backlinks(settings, path: str) -> list[str]:
 
 
 def stored_links(settings) -> list[tuple]:
-    conn = sqlite3.connect(index.index_path(settings))
+    conn = sqlite3.connect(store.index_path(settings))
     try:
         return sorted(conn.execute(
             "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context FROM links l"
@@ -75,21 +76,21 @@ def stored_links(settings) -> list[tuple]:
 # -- resolution ---------------------------------------------------------------------------------
 
 def test_fixture_vault_links_and_backlinks_are_what_obsidian_shows(settings):
-    index.update(settings)
+    store.update(settings)
     found = graph.links_of(settings, list(FIXTURE_LINKS))
     assert {p: v["links"] for p, v in found.items()} == FIXTURE_LINKS
     assert {p: v["backlinks"] for p, v in found.items()} == backlinks_from(FIXTURE_LINKS)
 
 
 def test_links_in_code_comments_and_to_attachments_are_not_links(settings):
-    index.update(settings)
+    store.update(settings)
     targets = {row[3] for row in stored_links(settings)}
     assert not targets & {"Inline code", "Fenced link", "Commented out", "diagram.png"}
     assert {"Missing note", "Someday"} <= targets
 
 
 def test_each_link_keeps_its_line_anchor_kind_and_context(settings):
-    index.update(settings)
+    store.update(settings)
     rows = [r for r in stored_links(settings) if r[0] == "Projects/Alpha plan.md"]
     by_target = {(r[3], r[4]): r for r in rows}
     section = by_target[("Home", "Section")]
@@ -120,51 +121,51 @@ def test_resolver_prefers_exact_paths_then_the_same_folder_then_the_shallowest_n
 # -- incremental updates ------------------------------------------------------------------------
 
 def test_a_new_note_resolves_links_that_were_unresolved_and_a_deleted_one_unresolves_them(vault, settings):
-    index.update(settings)
+    store.update(settings)
     assert graph.related(settings, "Home")["unresolved"][0]["target"] == "Missing note"
     write(vault, "Later/Missing note.md", "Now it exists.")
-    index.update(settings)
+    store.update(settings)
     assert "Later/Missing note.md" in outgoing(settings, "Home.md")
     assert backlinks(settings, "Later/Missing note.md") == ["Home.md"]
     assert graph.related(settings, "Home")["unresolved"] == []
     (vault / "Later" / "Missing note.md").unlink()
-    index.update(settings)
+    store.update(settings)
     assert "Later/Missing note.md" not in outgoing(settings, "Home.md")
     assert [u["target"] for u in graph.related(settings, "Home")["unresolved"]] == ["Missing note"]
 
 
 def test_a_namesake_added_to_the_linking_notes_folder_takes_the_link_and_gives_it_back_when_deleted(vault, settings):
     write(vault, "Deep/Inside/Leaf.md", "Leaf goes to the [[Notes]].")
-    index.update(settings)
+    store.update(settings)
     assert outgoing(settings, "Deep/Inside/Leaf.md") == ["Projects/Notes.md"]     # nearest the root
     write(vault, "Deep/Inside/Notes.md", "Notes beside Leaf.")
-    index.update(settings)
+    store.update(settings)
     assert outgoing(settings, "Deep/Inside/Leaf.md") == ["Deep/Inside/Notes.md"]  # same folder wins
     (vault / "Deep" / "Inside" / "Notes.md").unlink()
-    index.update(settings)
+    store.update(settings)
     assert outgoing(settings, "Deep/Inside/Leaf.md") == ["Projects/Notes.md"]
 
 
 def test_a_note_at_the_vault_path_a_link_spells_beats_a_namesake_in_the_same_folder(vault, settings):
     write(vault, "Deep/Inside/Home.md", "A second home, beside Leaf.")
     write(vault, "Deep/Inside/Leaf.md", "Leaf goes [[Home]].")
-    index.update(settings)
+    store.update(settings)
     assert outgoing(settings, "Deep/Inside/Leaf.md") == ["Home.md"]
 
 
 def test_a_renamed_note_loses_its_backlinks_to_unresolved_links(vault, settings):
-    index.update(settings)
+    store.update(settings)
     os.rename(vault / "Projects" / "Beta.md", vault / "Projects" / "Gamma.md")
-    index.update(settings)
+    store.update(settings)
     assert backlinks(settings, "Projects/Gamma.md") == []
     assert "Projects/Beta.md" not in outgoing(settings, "Home.md")
     assert "beta" in [u["target"] for u in graph.related(settings, "Home")["unresolved"]]
 
 
 def test_an_edited_note_gets_its_new_links_and_loses_the_old_ones(vault, settings):
-    index.update(settings)
+    store.update(settings)
     write(vault, "Café ☕.md", "Now about [C# notes](C%23%20notes.md) only; [[C# notes]] means note C.")
-    index.update(settings)
+    store.update(settings)
     assert outgoing(settings, "Café ☕.md") == ["C# notes.md"]
     assert "Café ☕.md" not in backlinks(settings, "Home.md")
     assert backlinks(settings, "C# notes.md") == ["Café ☕.md", "Projects/Alpha plan.md"]
@@ -172,18 +173,18 @@ def test_an_edited_note_gets_its_new_links_and_loses_the_old_ones(vault, setting
 
 
 def test_links_after_many_incremental_changes_equal_a_full_rebuild(vault, settings, tmp_path):
-    index.update(settings)
+    store.update(settings)
     write(vault, "Someday.md", "See [[Beta]] and [[Notes]].")
     write(vault, "Archive/Beta.md", "An archived namesake: [[Missing note]].")
     (vault / "Projects" / "Notes.md").unlink()
     write(vault, "Projects/Beta.md", "Beta now links [[Someday]] and [[Old/Notes]].")
-    index.update(settings)
+    store.update(settings)
     write(vault, "Missing note.md", "Found.")
     os.rename(vault / "C# notes.md", vault / "Projects" / "C# notes.md")
-    index.update(settings)
+    store.update(settings)
     incremental = stored_links(settings)
     fresh = settings_module.Settings(str(tmp_path / "other-claude"), vault=str(vault))
-    index.update(fresh)
+    store.update(fresh)
     assert stored_links(fresh) == incremental
     assert any(r[2] == "Missing note.md" for r in incremental)
 
@@ -192,33 +193,33 @@ def test_an_edited_note_resolves_its_links_as_a_full_rebuild_does(vault, setting
     # a small update resolves against only the notes sharing a name key with its links
     write(vault, "Deep/Sub/Ärger.md", "umlaut")
     write(vault, "Twice.md.md", "a double extension")
-    index.update(settings)
+    store.update(settings)
     write(vault, "Someday.md", "[[beta]] [[ärger]] [[Sub/Ärger]] [[Twice.md]] [[Projects/Beta.md]] "
                                "[the umlaut note](Deep/Sub/%C3%84rger.md) [[Nowhere]]")
-    assert index.update(settings).changed == 1
+    assert store.update(settings).changed == 1
     incremental = stored_links(settings)
     fresh = settings_module.Settings(str(tmp_path / "other-claude"), vault=str(vault))
-    index.update(fresh)
+    store.update(fresh)
     assert stored_links(fresh) == incremental
     someday = [r[2] for r in incremental if r[0] == "Someday.md"]
     assert "Deep/Sub/Ärger.md" in someday and "Twice.md.md" in someday and someday[-1] is None
 
 
 def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(settings):
-    index.update(settings)
+    store.update(settings)
     expected = stored_links(settings)
-    conn = sqlite3.connect(index.index_path(settings))
+    conn = sqlite3.connect(store.index_path(settings))
     conn.execute("UPDATE links SET target_path = NULL")
-    conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (index_build.LINKS_PENDING,))
+    conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (build.LINKS_PENDING,))
     conn.commit()
     conn.close()
-    index.update(settings)          # nothing changed on disk, yet the links are resolved again
+    store.update(settings)          # nothing changed on disk, yet the links are resolved again
     assert stored_links(settings) == expected
 
 
 def test_an_index_of_the_previous_schema_is_rebuilt_with_links(settings):
-    index.update(settings)
-    conn = sqlite3.connect(index.index_path(settings))
+    store.update(settings)
+    conn = sqlite3.connect(store.index_path(settings))
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()
@@ -286,7 +287,7 @@ def test_suggest_paths_finds_the_closest_notes_for_typos_case_and_missing_folder
 
 def test_links_of_answers_empty_lists_without_an_index_or_for_unknown_paths(settings):
     assert graph.links_of(settings, ["Home.md"]) == {"Home.md": {"links": [], "backlinks": []}}
-    index.update(settings)
+    store.update(settings)
     assert graph.links_of(settings, ["Nope.md"]) == {"Nope.md": {"links": [], "backlinks": []}}
     assert graph.links_of(settings, []) == {}
 
@@ -402,7 +403,7 @@ def help_settings(tmp_path, monkeypatch):
 
 
 def test_help_vault_links_and_backlinks_match_what_obsidian_shows(help_settings):
-    index.update(help_settings)
+    store.update(help_settings)
     found = graph.links_of(help_settings, list(HELP_EXPECTED))
     for path, (links, back) in HELP_EXPECTED.items():
         if links is not None:

@@ -9,8 +9,10 @@ import time
 import pytest
 
 from obsidian_memory import settings as settings_module
-from obsidian_memory.search import index, index_build
+from obsidian_memory import sqlitedb
+from obsidian_memory.search import fulltext, store
 from obsidian_memory.search.base import Query
+from obsidian_memory.search.store import VaultIndex, build, walk_vault
 
 
 @pytest.fixture
@@ -35,8 +37,14 @@ def write(vault, relative: str, text: str, *, bump: int = 0) -> None:
         os.utime(path, (stamp, stamp))
 
 
+def ranked(settings, query: Query, *, fresh: bool = True):
+    """The fulltext engine's (hits, total), on the index brought up to date first (`fresh`) or as it is."""
+    with VaultIndex.open_fresh(settings) if fresh else VaultIndex.open(settings) as index:
+        return fulltext.search(index, query)
+
+
 def paths(settings, text: str, **filters) -> list[str]:
-    hits, _ = index.search(settings, Query(text, **filters))
+    hits, _ = ranked(settings, Query(text, **filters))
     return [h.path for h in hits]
 
 
@@ -59,23 +67,23 @@ def test_new_modified_and_deleted_notes_are_seen_by_the_next_search(vault, setti
 def test_unchanged_vault_reindexes_nothing(vault, settings):
     for n in range(5):
         write(vault, f"n{n}.md", f"note number {n}")
-    first = index.update(settings)
-    second = index.update(settings)
+    first = store.update(settings)
+    second = store.update(settings)
     assert (first.added, first.rebuilt) == (5, True)
     assert (second.added, second.updated, second.removed, second.unchanged) == (0, 0, 0, 5)
 
 
 def test_force_rereads_every_note(vault, settings):
     write(vault, "a.md", "alpha")
-    index.update(settings)
-    stats = index.update(settings, force=True)
+    store.update(settings)
+    stats = store.update(settings, force=True)
     assert (stats.updated, stats.added) == (1, 0)
 
 
 def test_deleting_the_cache_file_loses_nothing(vault, settings):
     write(vault, "a.md", "The quokka smiles.")
     assert paths(settings, "quokka") == ["a.md"]
-    index_build.remove_index_files(index.index_path(settings))
+    sqlitedb.remove_files(store.index_path(settings))
     assert paths(settings, "quokka") == ["a.md"]
 
 
@@ -91,9 +99,9 @@ def test_hidden_folders_and_ignore_patterns_are_skipped(vault, settings):
 
 def test_index_lives_outside_the_vault_one_file_per_vault(vault, settings, tmp_path):
     other = settings.replace(vault=str(tmp_path))
-    assert index.index_path(settings) != index.index_path(other)
-    assert not index.index_path(settings).startswith(str(vault))
-    assert index.index_path(settings).startswith(settings.cache_dir)
+    assert store.index_path(settings) != store.index_path(other)
+    assert not store.index_path(settings).startswith(str(vault))
+    assert store.index_path(settings).startswith(settings.cache_dir)
 
 
 # -- ranking ------------------------------------------------------------------------------------
@@ -168,7 +176,7 @@ def test_code_stays_searchable_without_dominating(vault, settings):
 def test_one_hit_per_note_and_total_counts_all_matches(vault, settings):
     for n in range(15):
         write(vault, f"n{n:02d}.md", f"# Lemur {n}\nlemur lemur facts, lemur again")
-    hits, total = index.search(settings, Query("lemur", limit=10))
+    hits, total = ranked(settings, Query("lemur", limit=10))
     assert len(hits) == 10 and len({h.path for h in hits}) == 10
     assert total == 15
     assert all(h.engine == "index" and h.basename == h.path[:-3] for h in hits)
@@ -178,7 +186,7 @@ def test_excerpt_is_plain_text_around_the_best_passage(vault, settings):
     text = ("---\ntags: [x]\n---\n# Intro\n" + FILLER * 4 + "\n\n"
             "> [!tip] Remember\n> The **[[Capybara|capybara]]** is the largest rodent \x1b[31m alive.\n\n" + FILLER)
     write(vault, "a.md", text)
-    hit = index.search(settings, Query("largest rodent"))[0][0]
+    hit = ranked(settings, Query("largest rodent"))[0][0]
     assert "capybara is the largest rodent" in hit.excerpt.lower().replace("capybara capybara", "capybara")
     for noise in ("[!tip]", "**", "[[", "\x1b", "---"):
         assert noise not in hit.excerpt
@@ -203,7 +211,7 @@ def test_a_negated_word_excludes_notes(vault, settings):
 ])
 def test_fts_syntax_in_a_query_never_raises(vault, settings, text):
     write(vault, "a.md", "zebra crossing")
-    hits, total = index.search(settings, Query(text))
+    hits, total = ranked(settings, Query(text))
     assert total >= len(hits)
 
 
@@ -253,7 +261,7 @@ def test_frontmatter_filters_match_values_and_list_items(tagged):
 
 
 def test_filters_apply_to_the_total(tagged):
-    _, total = index.search(tagged, Query("otter", tags=("project",)))
+    _, total = ranked(tagged, Query("otter", tags=("project",)))
     assert total == 2
 
 
@@ -267,43 +275,43 @@ def test_broken_frontmatter_does_not_stop_indexing(vault, settings):
 
 def test_a_schema_version_change_rebuilds_the_cache(vault, settings):
     write(vault, "a.md", "The ibex climbs.")
-    index.update(settings)
-    conn = sqlite3.connect(index.index_path(settings))
+    store.update(settings)
+    conn = sqlite3.connect(store.index_path(settings))
     conn.execute("PRAGMA user_version = 999")
     conn.execute("DELETE FROM notes")
     conn.commit()
     conn.close()
     assert paths(settings, "ibex") == ["a.md"]
-    conn = sqlite3.connect(index.index_path(settings))
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == index.SCHEMA_VERSION
+    conn = sqlite3.connect(store.index_path(settings))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     conn.close()
 
 
 def test_a_corrupt_cache_file_is_rebuilt(vault, settings):
     write(vault, "a.md", "The okapi hides.")
-    index.update(settings)
-    path = index.index_path(settings)
-    index_build.remove_index_files(path)
+    store.update(settings)
+    path = store.index_path(settings)
+    sqlitedb.remove_files(path)
     with open(path, "wb") as handle:
         handle.write(b"this is not a database" * 200)
     assert paths(settings, "okapi") == ["a.md"]
-    assert index.status(settings)["notes_indexed"] == 1
+    assert store.status(settings)["notes_indexed"] == 1
 
 
 def test_status_reports_the_index(vault, settings):
     write(vault, "a.md", "x")
-    before = index.status(settings)
-    index.update(settings)
-    after = index.status(settings)
+    before = store.status(settings)
+    store.update(settings)
+    after = store.status(settings)
     assert (before["exists"], before["notes_indexed"]) == (False, 0)
     assert after["exists"] and after["notes_indexed"] == 1 and after["size_bytes"] > 0
-    assert after["schema_version"] == index.SCHEMA_VERSION and after["last_update"] > 0
+    assert after["schema_version"] == store.SCHEMA_VERSION and after["last_update"] > 0
 
 
 def _build_in_another_process(config_dir: str, vault: str, queue) -> None:
     try:
         settings = settings_module.Settings(config_dir, vault=vault)
-        hits, _ = index.search(settings, Query("marmot", limit=5))
+        hits, _ = ranked(settings, Query("marmot", limit=5))
         queue.put(("ok", len(hits)))
     except BaseException as exc:  # report to the parent rather than dying silently
         queue.put(("error", repr(exc)))
@@ -322,7 +330,7 @@ def test_processes_building_at_once_index_each_note_once(vault, settings):
     for worker in workers:
         worker.join(timeout=60)
     assert results == [("ok", 5)] * 3
-    conn = sqlite3.connect(index.index_path(settings))
+    conn = sqlite3.connect(store.index_path(settings))
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*), count(DISTINCT path) FROM notes").fetchone() == (400, 400)
@@ -333,20 +341,18 @@ def test_processes_building_at_once_index_each_note_once(vault, settings):
 
 def test_a_search_answers_while_another_process_holds_the_update_lock(vault, settings):
     write(vault, "a.md", "The tapir naps.")
-    index.update(settings)
+    store.update(settings)
     write(vault, "b.md", "Another tapir.")
-    with index_build.update_lock(index.index_path(settings)):
+    with build.update_lock(store.index_path(settings)):
         started = time.monotonic()
-        stats = index.update(settings, lock_wait=0.3)
-        hits, _ = index.search(settings, Query("tapir"), fresh=False)
+        stats = store.update(settings, lock_wait=0.3)
+        hits, _ = ranked(settings, Query("tapir"), fresh=False)
     assert stats.skipped and time.monotonic() - started < 10
     assert [h.path for h in hits] == ["a.md"]
     assert sorted(paths(settings, "tapir")) == ["a.md", "b.md"]
 
 
 def test_the_walk_skips_symlinked_folders_and_notes_that_resolve_outside_the_vault(tmp_path):
-    from obsidian_memory.search.index_build import walk_vault
-
     vault, outside = tmp_path / "vault", tmp_path / "outside"
     (vault / "Notes").mkdir(parents=True)
     outside.mkdir()

@@ -9,7 +9,7 @@ import pytest
 
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
-from obsidian_memory.notes.reading import read_notes
+from obsidian_memory.search.reading import read_notes
 from testkit import graph_settings, graph_vault, shared_path
 
 

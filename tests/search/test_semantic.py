@@ -9,8 +9,8 @@ import pytest
 
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
-from obsidian_memory.search import hybrid, semantic, vectors
-from obsidian_memory.search.base import Query
+from obsidian_memory.search import hybrid, search, semantic
+from obsidian_memory.search.store import vectors
 
 OK, WHY = semantic.available()
 pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
@@ -51,8 +51,12 @@ def embedded(settings):
     return settings
 
 
+def local(settings, text: str, mode: str | None = None, limit: int = 10, **filters):
+    return search(text, settings, source="index", mode=mode, limit=limit, **filters)
+
+
 def top(settings, text: str, mode: str | None = None, **filters) -> list[str]:
-    return [h.path for h in hybrid.search(settings, Query(text, limit=5, **filters), mode).hits]
+    return [h.path for h in local(settings, text, mode, limit=5, **filters).hits]
 
 
 def test_hybrid_puts_the_paraphrase_target_first(embedded):
@@ -78,10 +82,10 @@ def test_keyword_queries_keep_their_bm25_answer_in_hybrid(embedded):
 
 def test_default_mode_is_hybrid_with_embeddings_and_fulltext_without(settings):
     assert hybrid.default_mode(settings)[0] == "fulltext"
-    assert hybrid.search(settings, Query("pancakes")).mode == "fulltext"
+    assert local(settings, "pancakes").mode == "fulltext"
     vectors.embed_vault(settings, progress=False)
     assert hybrid.default_mode(settings) == ("hybrid", "")
-    result = hybrid.search(settings, Query("pancakes"))
+    result = local(settings, "pancakes")
     assert result.mode == "hybrid" and result.hits[0].engine == "hybrid"
 
 
@@ -95,7 +99,7 @@ def test_a_section_deep_in_a_long_session_note_is_found(settings):
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(session)
     vectors.embed_vault(settings, progress=False)
-    result = hybrid.search(settings, Query("moving invoices to another database server", limit=3), "semantic")
+    result = local(settings, "moving invoices to another database server", "semantic", limit=3)
     assert result.hits[0].path == "Sessions/2025-01-01 tidy.md"
     assert "billing database" in result.hits[0].excerpt
 
@@ -114,7 +118,7 @@ def test_a_deleted_note_is_never_returned_even_before_embed_runs_again(embedded)
 
 def test_a_partly_embedded_vault_is_searched_and_says_how_much_is_covered(settings):
     vectors.embed_vault(settings, progress=False, limit=3)
-    result = hybrid.search(settings, Query("keyboard shortcuts"), "hybrid")
+    result = local(settings, "keyboard shortcuts", "hybrid")
     assert result.mode == "hybrid"
     assert any("covers 3 of 8 notes" in note for note in result.notes)
     assert hybrid.status(settings)["embedded"] == 3
@@ -122,8 +126,8 @@ def test_a_partly_embedded_vault_is_searched_and_says_how_much_is_covered(settin
 
 def test_semantic_mode_without_embeddings_is_one_clear_error_and_hybrid_falls_back(settings):
     with pytest.raises(UserError, match="no embeddings yet"):
-        hybrid.search(settings, Query("pancakes"), "semantic")
-    result = hybrid.search(settings, Query("pancakes"), "hybrid")
+        local(settings, "pancakes", "semantic")
+    result = local(settings, "pancakes", "hybrid")
     assert result.mode == "fulltext" and result.hits[0].path == "Recipes/Pancakes.md"
     assert any("semantic search is off" in note for note in result.notes)
 
@@ -131,17 +135,9 @@ def test_semantic_mode_without_embeddings_is_one_clear_error_and_hybrid_falls_ba
 def test_title_mode_is_fuzzy_over_names_and_aliases(settings):
     assert top(settings, "hotkeys", "title") == ["Settings/Hotkeys.md"]
     assert top(settings, "hotkyes", "title")[0] == "Settings/Hotkeys.md"            # swapped letters
-    hits = hybrid.search(settings, Query("excluded folder", limit=5), "title").hits
+    hits = local(settings, "excluded folder", "title", limit=5).hits
     assert hits[0].path == "Sync/Selective sync.md" and hits[0].excerpt == "alias: Excluded folders"
     assert top(settings, "maple syrup", "title") == []                              # the body is not a title
-
-
-def test_similar_notes_come_from_the_vectors(embedded):
-    hits = hybrid.similar(embedded, "Sync/Selective sync.md", limit=3)
-    assert hits and "Sync/Selective sync.md" not in [h.path for h in hits]
-    paths = [h.path for h in hits]
-    assert "Sync/Set up Sync.md" in paths and "Recipes/Pancakes.md" not in paths
-    assert hybrid.similar(embedded, "missing.md") is None
 
 
 def test_embed_command_is_incremental_and_prints_a_summary(env):

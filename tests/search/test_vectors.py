@@ -9,8 +9,10 @@ import time
 
 import pytest
 
+from obsidian_memory import markdown
 from obsidian_memory import settings as settings_module
-from obsidian_memory.search import semantic, vectors
+from obsidian_memory.search import hybrid, semantic
+from obsidian_memory.search.store import vectors
 
 
 def _require_model():
@@ -88,7 +90,7 @@ def long_note(sections: int, words_per_section: int = 120) -> str:
 
 def test_short_note_gets_one_head_vector_with_title_aliases_description_and_headings():
     text = "---\naliases: [Selective sync]\ndescription: Choose which files to sync.\n---\n## Excluded folders\nPick folders.\n"
-    chunks = vectors.chunks_of(text, "Sync settings")
+    chunks = markdown.chunks_of(text, "Sync settings")
     assert len(chunks) == 1
     head = chunks[0].text
     for part in ("Sync settings", "Selective sync", "Choose which files to sync.", "Excluded folders", "Pick folders."):
@@ -97,17 +99,17 @@ def test_short_note_gets_one_head_vector_with_title_aliases_description_and_head
 
 def test_every_section_of_a_long_note_is_in_some_chunk_with_its_heading():
     text = long_note(sections=30, words_per_section=60)
-    chunks = vectors.chunks_of(text, "Session")
+    chunks = markdown.chunks_of(text, "Session")
     assert len(chunks) > 2
     for n in range(30):
         holders = [c for c in chunks[1:] if f"word{n}x0 " in c.text and f"word{n}x59" in c.text]
         assert holders, f"section {n} is in no chunk"
         assert all(f"Part {n}" in c.text for c in holders)
-    assert all(len(c.text) <= vectors.CHUNK_CHARS + 200 for c in chunks[1:])
+    assert all(len(c.text) <= markdown.CHUNK_CHARS + 200 for c in chunks[1:])
 
 
 def test_a_section_longer_than_a_chunk_is_cut_and_every_piece_keeps_its_heading():
-    chunks = vectors.chunks_of(long_note(sections=3, words_per_section=400), "Session")
+    chunks = markdown.chunks_of(long_note(sections=3, words_per_section=400), "Session")
     for n in range(3):
         for i in range(400):
             holders = [c for c in chunks[1:] if f"word{n}x{i}" in c.text.split()]
@@ -116,12 +118,12 @@ def test_a_section_longer_than_a_chunk_is_cut_and_every_piece_keeps_its_heading(
 
 def test_fenced_text_is_embedded_because_session_notes_keep_prompts_in_fences():
     text = "# Session\n\n## Prompts\n\n**1.**\n\n```text\nplease migrate the billing database to postgres\n```\n"
-    chunks = vectors.chunks_of(text + ("filler line\n" * 200), "Session")
+    chunks = markdown.chunks_of(text + ("filler line\n" * 200), "Session")
     assert any("migrate the billing database" in c.text for c in chunks)
 
 
 def test_wikilinks_embed_as_their_label():
-    chunks = vectors.chunks_of("See [[Plans and storage limits#Create a vault|create a remote vault]].", "Note")
+    chunks = markdown.chunks_of("See [[Plans and storage limits#Create a vault|create a remote vault]].", "Note")
     assert "See create a remote vault." in chunks[0].text
     assert "Plans and storage limits" not in chunks[0].text
 
@@ -219,16 +221,16 @@ def test_note_scores_rank_within_the_allowed_set_and_point_at_the_best_section(s
     write(vault, "long.md", "# Long\n" + sections + "\n## Volcanoes\nLava, magma and eruptions of volcanoes.\n")
     vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
     matrix = vectors.load_matrix(settings, semantic.model_id())
-    scores = vectors.score_notes(matrix, semantic.embed_query("which fruit grows on trees"))
+    scores = hybrid.score_notes(matrix, semantic.embed_query("which fruit grows on trees"))
     ranked = [scores.paths[i] for i in scores.ranking(scores.head, None, 3)]
     assert ranked[0] == "fruit.md"
     assert [scores.paths[i] for i in scores.ranking(scores.head, {"cars.md"}, 3)] == ["cars.md"]
 
-    scores = vectors.score_notes(matrix, semantic.embed_query("magma eruption"))
+    scores = hybrid.score_notes(matrix, semantic.embed_query("magma eruption"))
     best = scores.ranking(scores.section, None, 1)[0]
     assert scores.paths[best] == "long.md"
     with open(vault / "long.md", encoding="utf-8") as handle:
-        chunk = vectors.chunks_of(handle.read(), "long")[int(scores.section_seq[best])]
+        chunk = markdown.chunks_of(handle.read(), "long")[int(scores.section_seq[best])]
     assert "Volcanoes" in chunk.text
 
 

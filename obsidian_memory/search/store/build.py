@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from obsidian_memory import markdown
+from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
                                                  ensure_scratch)
@@ -54,44 +55,10 @@ class UpdateStats:
 
 # -- the update lock ---------------------------------------------------------------------------
 
-class LockTimeout(Exception):
-    pass
-
-
-class update_lock:
-    """An exclusive lock file beside the index, so that one process updates at a time and the
-    others, once they get it, find the work done. Without fcntl (Windows) SQLite's own
-    locking still keeps the file consistent."""
-
-    def __init__(self, path: str, wait: float = LOCK_WAIT_SECONDS):
-        self.path = path + ".lock"
-        self.wait = wait
-        self.handle = None
-        self.waited = False           # another process held it first: what it saw may be stale
-
-    def __enter__(self):
-        try:
-            import fcntl
-        except ImportError:
-            return self
-        self.handle = open(self.path, "a+b")
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except OSError:
-                self.waited = True
-                if time.monotonic() >= deadline:
-                    self.handle.close()
-                    self.handle = None
-                    raise LockTimeout(self.path)
-                time.sleep(0.05)
-
-    def __exit__(self, *exc):
-        if self.handle is not None:
-            self.handle.close()     # closing releases the lock
-            self.handle = None
+def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
+    """The lock file beside the index (or the vector store), so that one process updates at a
+    time and the others, once they get it (`waited`), find the work done."""
+    return FileLock(path + ".lock", timeout=wait)
 
 
 # -- the vault walk ----------------------------------------------------------------------------
@@ -181,7 +148,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
             complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
             set_meta(conn, "fingerprint", _fingerprint(on_disk) if complete else "")
-    except LockTimeout:
+    except LockBusy:
         stats.skipped = True
     stats.seconds = time.perf_counter() - started
     return stats

@@ -1,0 +1,442 @@
+"""The vault index: one SQLite file per vault in the cache folder, and the only code that
+speaks SQL to it (its schema is `schema`, its update `build`).
+
+`VaultIndex` owns the connection. A request opens it once (`open_fresh`: the freshness update,
+then one read snapshot that every query of the request sees, even while another process
+updates the file) and passes it to the engines, the graph and the output. The file is a
+disposable cache: a missing file is built, a file of another schema version or a damaged one
+is deleted and built again.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+
+from obsidian_memory import sqlitedb
+from obsidian_memory.search.store import build, schema
+from obsidian_memory.locks import LockBusy
+from obsidian_memory.search.store.build import UpdateStats, update_lock
+
+SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
+CHUNK = 500                  # ids or paths per `IN (...)` list
+
+
+def index_path(settings) -> str:
+    """One index file per vault, named from a hash of the vault's real path."""
+    real = os.path.realpath(settings.vault)
+    digest = hashlib.sha256(os.path.normcase(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(settings.cache_dir, f"index-{digest}.sqlite")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which notes a query may return, as a WHERE fragment over `n` (notes): folders (any of
+    them), excluded folders, required and excluded tags (a tag matches its nested tags too) and
+    frontmatter values (`key:` alone: the key is present)."""
+    sql: str = ""
+    params: tuple = ()
+
+    @classmethod
+    def of(cls, query) -> "Scope":
+        clauses, params = [], []
+        folders = [f for f in query.folders if f]
+        if folders and len(folders) == len(query.folders):
+            clauses.append("(" + " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in folders) + ")")
+            params += [_like_prefix(f) for f in folders]
+        for folder in (x for x in query.excludes if x):
+            clauses.append("NOT (n.path LIKE ? ESCAPE '\\')")
+            params.append(_like_prefix(folder))
+        for tags, test in ((query.tags, "EXISTS"), (query.not_tags, "NOT EXISTS")):
+            for tag in tags:
+                clauses.append(f"{test} ({_TAG_SQL})")
+                params += _tag_params(tag)
+        for pairs, test in ((query.frontmatter, "EXISTS"), (query.not_frontmatter, "NOT EXISTS")):
+            for key, value in pairs:
+                sql, extra = _prop_sql(key, value)
+                clauses.append(f"{test} ({sql})")
+                params += extra
+        return cls(" AND ".join(clauses), tuple(params))
+
+    def where(self) -> str:
+        return f"WHERE {self.sql}" if self.sql else ""
+
+
+EVERYTHING = Scope()
+_TAG_SQL = "SELECT 1 FROM note_tags t WHERE t.note_id = n.id AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\')"
+
+
+def _tag_params(tag: str) -> list:
+    tag = tag.strip().lstrip("#").strip("/").lower()
+    return [tag, _escape_like(tag) + "/%"]
+
+
+def _prop_sql(key: str, value: str) -> tuple[str, list]:
+    key, value = key.strip().lower(), value.strip().lower()
+    if key in ("tags", "tag"):
+        value = value.lstrip("#")
+    if not value:
+        return "SELECT 1 FROM note_props p WHERE p.note_id = n.id AND p.key = ?", [key]
+    return "SELECT 1 FROM note_props p WHERE p.note_id = n.id AND p.key = ? AND p.value = ?", [key, value]
+
+
+def _like_prefix(folder: str) -> str:
+    return _escape_like(folder.strip("/")) + "/%"
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _bm25(weights) -> str:
+    return "bm25(notes_fts, " + ", ".join(str(w) for w in weights) + ")"
+
+
+def _ids(rowids) -> str:
+    return ",".join(str(int(r)) for r in rowids)
+
+
+def _chunks(items: list, size: int = CHUNK):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class VaultIndex:
+    """An open index. Use `open_fresh` for a request, `open` to update it, `open_readonly` to
+    read it as it stands; close it (or use it in a `with` block)."""
+
+    def __init__(self, conn: sqlite3.Connection, settings, path: str, *, created: bool = False):
+        self.conn = conn
+        self.settings = settings
+        self.path = path
+        self.created = created        # the file was (re)built on opening: missing, outdated or damaged
+
+    # -- opening and closing ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, settings) -> "VaultIndex":
+        """The vault's index, created (or recreated if outdated or damaged) as needed."""
+        _check_vault(settings)
+        path = index_path(settings)
+        try:
+            conn, created = _connect(path)
+        except LockBusy:
+            conn, created = _connect(path)   # the rebuild another process held the lock for is done by now or never
+        except sqlite3.DatabaseError:
+            with update_lock(path):
+                sqlitedb.remove_files(path)
+            conn, created = _connect(path)
+        return cls(conn, settings, path, created=created)
+
+    @classmethod
+    def open_fresh(cls, settings) -> "VaultIndex":
+        """The index brought up to date (as a search does), then read in one snapshot."""
+        index = cls.open(settings)
+        try:
+            index.update(lock_wait=SEARCH_LOCK_WAIT)
+            index.conn.execute("BEGIN")
+        except BaseException:
+            index.close()
+            raise
+        return index
+
+    @classmethod
+    def open_readonly(cls, settings) -> "VaultIndex | None":
+        """The index as it stands, read-only, or None when it is missing, outdated or unreadable."""
+        path = index_path(settings)
+        if not os.path.exists(path):
+            return None
+        try:
+            conn = sqlitedb.connect(path, readonly=True, timeout=5)
+        except sqlite3.DatabaseError:
+            return None
+        try:
+            if sqlitedb.schema_version(conn) == schema.SCHEMA_VERSION:
+                return cls(conn, settings, path)
+        except sqlite3.DatabaseError:
+            pass
+        conn.close()
+        return None
+
+    def update(self, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
+        """Re-index what changed in the vault since the last update (everything with `force`)."""
+        stats = build.update(self.conn, self.settings.vault, tuple(self.settings.index_ignore or ()),
+                             lock_path=self.path, force=force, progress=progress,
+                             lock_wait=build.LOCK_WAIT_SECONDS if lock_wait is None else lock_wait)
+        stats.rebuilt = stats.rebuilt or self.created
+        self.created = False
+        return stats
+
+    def close(self) -> None:
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")      # the read snapshot
+        finally:
+            self.conn.close()
+
+    def __enter__(self) -> "VaultIndex":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- notes ---------------------------------------------------------------------------------------
+    def note_count(self) -> int:
+        """Notes in the index (at least 1: a divisor)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'notes'").fetchone()
+        if row and str(row[0]).isdigit():
+            return int(row[0]) or 1
+        return self.conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+
+    def paths(self) -> list[str]:
+        return [p for (p,) in self.conn.execute("SELECT path FROM notes ORDER BY path")]
+
+    def note_id(self, path: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def names(self, ids) -> dict[int, tuple[str, str, str]]:
+        """{id: (path, title, aliases)}."""
+        return {r: (p, t, a) for r, p, t, a in self.conn.execute(
+            f"SELECT id, path, title, aliases FROM notes WHERE id IN ({_ids(ids)})")}
+
+    def titles(self, ids) -> dict[int, tuple[str, str]]:
+        """{id: (path, title)}."""
+        out = {}
+        for chunk in _chunks(list(ids)):
+            out.update({i: (p, t) for i, p, t in self.conn.execute(
+                f"SELECT id, path, title FROM notes WHERE id IN ({','.join('?' * len(chunk))})", chunk)})
+        return out
+
+    def body_and_code(self, note_id: int) -> tuple[str, str]:
+        return self.conn.execute("SELECT body, code FROM notes WHERE id = ?", (note_id,)).fetchone()
+
+    def words_text(self, note_id: int) -> str:
+        """What a note says in words: its title, aliases, headings and body."""
+        row = self.conn.execute("SELECT title, aliases, headings, body FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return "\n".join(row)
+
+    def names_in_scope(self, scope: Scope) -> list[tuple[str, str, str]]:
+        """(path, title, aliases) of every note in scope."""
+        return self.conn.execute(f"SELECT n.path, n.title, n.aliases FROM notes n {scope.where()}",
+                                 scope.params).fetchall()
+
+    def paths_in_scope(self, scope: Scope) -> list[str]:
+        """Every path in scope; only the path is read (the covering index: the rows hold whole notes)."""
+        return [p for (p,) in self.conn.execute(f"SELECT n.path FROM notes n {scope.where()}", scope.params)]
+
+    def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
+        """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
+        total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
+        rows = self.conn.execute(f"SELECT n.path, n.title, n.body FROM notes n {scope.where()}"
+                                 f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
+        return total, rows
+
+    # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
+    def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
+               exclude: int | None = None) -> dict[int, float]:
+        """{id: BM25 score (higher is better)} of the `limit` best notes matching in scope."""
+        sql, params = self._fts(f"f.rowid, -{_bm25(weights)} AS s", match, scope)
+        if exclude is not None:
+            sql, params = sql + " AND f.rowid != ?", [*params, exclude]
+        return dict(self.conn.execute(f"{sql} ORDER BY s DESC LIMIT {int(limit)}", params).fetchall())
+
+    def scores(self, match: str, ids, scope: Scope) -> dict[int, float]:
+        """{id: BM25 score} of those of `ids` that match in scope."""
+        sql, params = self._fts(f"f.rowid, -{_bm25(schema.COLUMN_WEIGHTS)}", match, scope)
+        return dict(self.conn.execute(f"{sql} AND f.rowid IN ({_ids(ids)})", params).fetchall())
+
+    def matching(self, match: str, among=None) -> set[int]:
+        """Every note matching, whatever the scope (or those of `among`). FTS5 evaluates a whole
+        expression driven by its rarest word far faster than it seeks a long list of ids."""
+        sql = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
+        if among is not None:
+            sql += f" AND rowid IN ({_ids(among)})"
+        return {r for (r,) in self.conn.execute(sql, [match])}
+
+    def count(self, match: str, scope: Scope) -> int:
+        sql, params = self._fts("count(*)", match, scope)
+        return self.conn.execute(sql, params).fetchone()[0]
+
+    def _fts(self, select: str, match: str, scope: Scope) -> tuple[str, list]:
+        join = " JOIN notes n ON n.id = f.rowid" if scope.sql else ""
+        where = " AND " + scope.sql if scope.sql else ""
+        return f"SELECT {select} FROM notes_fts f{join} WHERE notes_fts MATCH ?{where}", [match, *scope.params]
+
+    # -- the vocabulary ------------------------------------------------------------------------------------
+    def stems(self, words: list[str]) -> list[str]:
+        """The index's stem of each word (through a scratch table with the same tokenizer); the
+        words themselves when they do not come out one stem each."""
+        if not words:
+            return []
+        scratch = schema.ensure_scratch(self.conn)
+        self.conn.execute(f"DELETE FROM {scratch}")
+        self.conn.execute(f"INSERT INTO {scratch}(rowid, x) VALUES (1, ?)", (" ".join(words),))
+        rows = self.conn.execute(f"SELECT term, offset FROM {scratch}_tokens ORDER BY offset").fetchall()
+        self.conn.execute(f"DELETE FROM {scratch}")
+        if len(rows) != len(words):
+            return list(words)
+        return [term for term, _ in rows]
+
+    def doc_count(self, term: str) -> int:
+        """How many notes use the stemmed `term`."""
+        row = self.conn.execute("SELECT df FROM vocab WHERE term = ?", (term,)).fetchone()
+        return row[0] if row else 0
+
+    def doc_counts(self, terms: list[str]) -> dict[str, int]:
+        """{term: notes using it} for the terms of `terms` the vocabulary has."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(terms, 900):
+            out.update(self.conn.execute(f"SELECT term, df FROM vocab WHERE term IN ({','.join('?' * len(chunk))})",
+                                         chunk))
+        return out
+
+    # -- tags ------------------------------------------------------------------------------------------
+    def tags_of(self, note_id: int) -> list[str]:
+        return [t for (t,) in self.conn.execute("SELECT tag FROM note_tags WHERE note_id = ? ORDER BY tag", (note_id,))]
+
+    def tagged(self, tag: str) -> list[int]:
+        return [n for (n,) in self.conn.execute("SELECT note_id FROM note_tags WHERE tag = ?", (tag,))]
+
+    def tag_count(self, tag: str) -> int:
+        return self.conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0]
+
+    def tags_among(self, ids, tags) -> list[tuple[int, str]]:
+        """(note id, tag) for each of `tags` that a note of `ids` has, by tag."""
+        marks = ",".join("?" * len(tags))
+        out = []
+        for chunk in _chunks(sorted(ids)):
+            out += self.conn.execute(f"SELECT note_id, tag FROM note_tags WHERE note_id IN ({_ids(chunk)})"
+                                     f" AND tag IN ({marks}) ORDER BY tag", list(tags)).fetchall()
+        return out
+
+    # -- links -----------------------------------------------------------------------------------------
+    def link_steps(self, ids: list[int], outgoing: bool) -> list[tuple]:
+        """One link away from `ids`: (from id, to id, seq, context) following links out of
+        them, or (to id, from id, from path, seq, context) following links into them."""
+        marks = ",".join("?" * len(ids))
+        if outgoing:
+            return self.conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context FROM links l"
+                                     f" JOIN notes t ON t.path = l.target_path WHERE l.source_id IN ({marks})",
+                                     ids).fetchall()
+        return self.conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context FROM notes t"
+                                 f" JOIN links l ON l.target_path = t.path JOIN notes n ON n.id = l.source_id"
+                                 f" WHERE t.id IN ({marks})", ids).fetchall()
+
+    def unresolved(self, note_id: int) -> list[tuple[str, str]]:
+        """(target, context) of the note's links that name no note, in order."""
+        return self.conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_path IS NULL"
+                                 " ORDER BY seq", (note_id,)).fetchall()
+
+    def links_of(self, paths: list[str]) -> dict[str, dict]:
+        """{path: {"links": outgoing note paths in link order, "backlinks": linking note paths sorted}}."""
+        result = {p: {"links": [], "backlinks": []} for p in paths}
+        for chunk in _chunks(list(result), 400):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT s.path, t.path, 0, l.seq FROM links l JOIN notes s ON s.id = l.source_id"
+                f" JOIN notes t ON t.path = l.target_path WHERE s.path IN ({marks})"
+                f" UNION ALL SELECT l.target_path, s.path, 1, 0 FROM links l JOIN notes s ON s.id = l.source_id"
+                f" WHERE l.target_path IN ({marks})"
+                f" ORDER BY 1, 3, 4, 2", chunk + chunk).fetchall()
+            for note, other, backward, _ in rows:
+                if other == note:
+                    continue
+                bucket = result[note]["backlinks" if backward else "links"]
+                if other not in bucket:
+                    bucket.append(other)
+        return result
+
+    def neighbours(self, ids: list[int]) -> dict[int, set[int]]:
+        """{id: the notes it links to or is linked from}."""
+        out: dict[int, set[int]] = {i: set() for i in ids}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for a, b in self.conn.execute(
+                    f"SELECT l.source_id, t.id FROM links l JOIN notes t ON t.path = l.target_path"
+                    f" WHERE l.source_id IN ({marks}) UNION SELECT t.id, l.source_id FROM notes t"
+                    f" JOIN links l ON l.target_path = t.path WHERE t.id IN ({marks})", chunk + chunk):
+                if a != b:
+                    out[a].add(b)
+        return out
+
+    def direct_links(self, note_id: int, among) -> tuple[set[int], set[int]]:
+        """(the notes of `among` the note links to, those that link to it)."""
+        ids = _ids(among)
+        outgoing = {t for (t,) in self.conn.execute(f"SELECT t.id FROM links l JOIN notes t ON t.path = l.target_path"
+                                                    f" WHERE l.source_id = ? AND t.id IN ({ids})", (note_id,))}
+        incoming = {s for (s,) in self.conn.execute(f"SELECT source_id FROM links WHERE target_path ="
+                                                    f" (SELECT path FROM notes WHERE id = ?)"
+                                                    f" AND source_id IN ({ids})", (note_id,))}
+        return outgoing, incoming
+
+
+# -- opening the file ------------------------------------------------------------------------------------
+
+def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
+    """(an open index with the current schema, whether it was created); an outdated or damaged
+    file is replaced."""
+    for attempt in range(2):
+        conn = None
+        try:
+            conn = _open(path)
+            if _current(conn):
+                return conn, False
+            conn.close()
+            with update_lock(path):
+                conn = _open(path)
+                if _current(conn):
+                    return conn, False
+                conn.close()
+                sqlitedb.remove_files(path)
+                conn = _open(path)
+                schema.create(conn)
+                return conn, True
+        except sqlite3.DatabaseError:
+            if conn is not None:
+                conn.close()
+            if attempt:
+                raise
+            with update_lock(path):
+                sqlitedb.remove_files(path)
+    raise AssertionError("unreachable")
+
+
+def _open(path: str) -> sqlite3.Connection:
+    return sqlitedb.connect(path, foreign_keys=True)
+
+
+def _current(conn: sqlite3.Connection) -> bool:
+    if sqlitedb.schema_version(conn) != schema.SCHEMA_VERSION:
+        return False
+    conn.execute("SELECT count(*) FROM meta").fetchone()   # a damaged file fails here
+    return True
+
+
+def _check_vault(settings) -> None:
+    if not os.path.isdir(settings.vault):
+        from obsidian_memory.errors import UserError
+
+        raise UserError(f"vault not found: {settings.vault} (set OBSIDIAN_VAULT or pass --vault)")
+
+
+def status(settings) -> dict:
+    """For `status` and `doctor`: where the index is, how big and how fresh (never builds it)."""
+    path = index_path(settings)
+    info = {"engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
+            "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None}
+    if not info["exists"]:
+        return info
+    info["size_bytes"] = sqlitedb.size_on_disk(path)
+    try:
+        conn = sqlitedb.connect(path, readonly=True, timeout=5)
+        try:
+            info["schema_version"] = sqlitedb.schema_version(conn)
+            info["notes_indexed"] = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            last = sqlitedb.meta(conn, "last_update")
+            info["last_update"] = float(last) if last else None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        info["error"] = f"unreadable index ({exc}); the next search rebuilds it"
+    return info

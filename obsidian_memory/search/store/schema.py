@@ -1,0 +1,124 @@
+"""The index file's schema: its tables, their version, creating them.
+
+The index is a disposable cache: a file of another version is deleted and built again from
+the vault (re-reading every note is what a change to the tables or to what `markdown` reads
+from a note needs anyway), so the schema is one script and one version number, bumped on any
+such change, instead of a list of migrations.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from obsidian_memory import sqlitedb
+
+# Bump when the tables or what is stored in them change (a change to `markdown` parsing
+# included): the cache is then rebuilt.
+SCHEMA_VERSION = 7
+
+# The FTS columns, in order, and their bm25 weights: names far above headings, headings above
+# the body; code stays searchable without dominating a note's score.
+FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code")
+COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2)
+# The tokenizer of the index, and of the scratch table that stems text exactly as it does.
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_COLUMNS = ", ".join(FTS_COLUMNS)
+_OLD = ", ".join("old." + c for c in FTS_COLUMNS)
+_NEW = ", ".join("new." + c for c in FTS_COLUMNS)
+
+STATEMENTS = (
+    """CREATE TABLE notes (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        aliases TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        meta TEXT NOT NULL,
+        folder TEXT NOT NULL,
+        body TEXT NOT NULL,
+        code TEXT NOT NULL,
+        indexed_at REAL NOT NULL
+    )""",
+    "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, id)",
+    """CREATE TABLE note_tags (
+        note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (note_id, tag)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE note_props (
+        note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (note_id, key, value)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE links (
+        source_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        target_path TEXT,                 -- the note it resolves to, NULL when it names none
+        name_key TEXT NOT NULL,
+        target TEXT NOT NULL,
+        anchor TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        embed INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        context TEXT NOT NULL,
+        PRIMARY KEY (source_id, seq)
+    ) WITHOUT ROWID""",
+    "CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+    # New notes enter notes_fts in one INSERT ... SELECT per batch (see build), not by an insert
+    # trigger: row by row through a trigger the build is a third slower.
+    f"""CREATE VIRTUAL TABLE notes_fts USING fts5(
+        {_COLUMNS},
+        content='notes', content_rowid='id',
+        tokenize='{TOKENIZER}'
+    )""",
+    "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
+    f"""CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+        INSERT INTO notes_fts(notes_fts, rowid, {_COLUMNS}) VALUES ('delete', old.id, {_OLD});
+    END""",
+    f"""CREATE TRIGGER notes_au AFTER UPDATE ON notes BEGIN
+        INSERT INTO notes_fts(notes_fts, rowid, {_COLUMNS}) VALUES ('delete', old.id, {_OLD});
+        INSERT INTO notes_fts(rowid, {_COLUMNS}) VALUES (new.id, {_NEW});
+    END""",
+)
+
+# Built after a large batch of inserts rather than kept up during it: row by row, indexes on
+# random keys outgrow SQLite's page cache and the build slows down several times.
+LOOKUP_INDEXES = ("CREATE INDEX IF NOT EXISTS links_by_target ON links(target_path)",
+                  "CREATE INDEX IF NOT EXISTS links_by_name ON links(name_key)",
+                  "CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag)",
+                  "CREATE INDEX IF NOT EXISTS note_props_by_key ON note_props(key, value)")
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """The tables of an empty file, at SCHEMA_VERSION."""
+    with sqlitedb.transaction(conn):
+        for statement in STATEMENTS:
+            conn.execute(statement)
+        ensure_lookup_indexes(conn)
+        sqlitedb.set_meta(conn, "created", str(time.time()))
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def drop_lookup_indexes(conn: sqlite3.Connection) -> None:
+    for statement in LOOKUP_INDEXES:
+        conn.execute("DROP INDEX IF EXISTS " + statement.split(" EXISTS ")[1].split(" ON ")[0])
+
+
+def ensure_lookup_indexes(conn: sqlite3.Connection) -> None:
+    for statement in LOOKUP_INDEXES:
+        conn.execute(statement)
+
+
+def ensure_scratch(conn: sqlite3.Connection) -> str:
+    """A temporary FTS table with the index's tokenizer (it stems text exactly as the index
+    does), with its vocabulary (`_terms`) and token (`_tokens`) views; returns its name."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch USING fts5(x, tokenize='{TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_terms USING fts5vocab(temp, scratch, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_tokens USING fts5vocab(temp, scratch, 'instance')")
+    return "temp.scratch"
