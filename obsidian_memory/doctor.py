@@ -178,10 +178,8 @@ def check_archive(settings) -> Check:
         return Check("archive", FAIL, denied)
     if not os.path.exists(path):
         return Check("archive", OK, f"{path} not created yet: the first archived session creates it")
-    try:
-        from obsidian_memory import archive
-    except ImportError as exc:
-        return Check("archive", WARN, f"cannot check {path}: {exc}")
+    from obsidian_memory import archive
+
     verdict = archive.integrity_check(path)
     if verdict != "ok":
         return Check("archive", FAIL, f"{path} failed the integrity check: {verdict}")

@@ -55,9 +55,3 @@ def _main_worktree(toplevel: str, dotgit_file: str) -> str:
         return os.path.dirname(common)
     return toplevel  # a submodule or bare layout: treat the toplevel as the repository
 
-
-def project_name(cwd: str | None) -> str:
-    """The git toplevel folder name of `cwd`, else its last component."""
-    toplevel, _ = find_repo(cwd)
-    base = toplevel or (cwd or "")
-    return os.path.basename(os.path.normpath(base)) if base else ""

@@ -94,18 +94,3 @@ class Session:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Session":
-        data = dict(data)
-        data["prompts"] = [Prompt(**p) for p in data.get("prompts") or []]
-        data["compact_summaries"] = [CompactSummary(**c) for c in data.get("compact_summaries") or []]
-        data["subagents"] = [Subagent(**s) for s in data.get("subagents") or []]
-        for name, kind in (("todos", Todo), ("commits", Commit), ("commands", Command), ("errors", ToolError)):
-            data[name] = [kind(**item) for item in data.get(name) or []]
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    @property
-    def id8(self) -> str:
-        return self.session_id[:8]

@@ -24,15 +24,6 @@ def search_path(settings=None) -> list[str]:
     return unique
 
 
-def find_template(name: str, settings=None) -> str:
-    """The path of the template `name` that wins (FileNotFoundError when there is none)."""
-    for folder in search_path(settings):
-        candidate = os.path.join(folder, name)
-        if os.path.isfile(candidate):
-            return candidate
-    raise FileNotFoundError(f"template {name!r} not found in {', '.join(search_path(settings)) or 'any folder'}")
-
-
 def environment(settings=None, filters: dict | None = None):
     """A jinja2 environment over the search path: no autoescape (Markdown, not HTML), undefined
     names are errors, and the text is kept as written (no trailing-newline loss)."""
