@@ -110,7 +110,7 @@ def test_the_lock_of_a_killed_process_is_taken_at_once(tmp_path, kind):
     path = tmp_path / "killed.lock"
     kill(hold(path, kind))
     started = time.monotonic()
-    with locks.FileLock(str(path), kind=kind, timeout=5) as lock:
+    with locks.FileLock(str(path), kind=kind, timeout=5):
         assert time.monotonic() - started < 1
         if kind == "portable":
             assert path.read_text().split()[0] == str(os.getpid())

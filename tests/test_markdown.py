@@ -112,7 +112,7 @@ def test_frontmatter_text_holds_the_searchable_values():
 # -- links: what counts as a link, where it is, and what it says -------------------------------------
 
 def outlinks(text: str) -> list[tuple]:
-    return [(l.target, l.anchor, l.label, l.embed, l.kind, l.line) for l in markdown.parse_note(text, "T").outlinks]
+    return [(k.target, k.anchor, k.label, k.embed, k.kind, k.line) for k in markdown.parse_note(text, "T").outlinks]
 
 
 def test_links_carry_anchor_label_embed_kind_and_file_line():
@@ -124,13 +124,13 @@ def test_links_carry_anchor_label_embed_kind_and_file_line():
 def test_links_in_code_comments_and_self_anchors_are_not_links():
     text = ("`[[code]]` and ``[[more `code`]]``\n```\n[[fenced]]\n```\n%% [[inline comment]] %%\n%%\n[[block comment]]\n"
             "%%\n<!-- [[html]] -->\n[[#Heading on this note]] [[ ]] `%%` [[after code]]")
-    assert [l[0] for l in outlinks(text)] == ["after code"]
+    assert [link[0] for link in outlinks(text)] == ["after code"]
 
 
 def test_markdown_links_to_the_web_mail_or_attachments_are_not_note_links():
     text = ("[w](https://x.org/a.md) [m](mailto:a@b.c) [o](obsidian://open?file=X) [a](#anchor) "
             "[i](pic.PNG) [p](doc.pdf#page=2) [n](<Note with spaces.md>) [v](Version 1.10)")
-    assert [l[0] for l in outlinks(text)] == ["Note with spaces.md"]
+    assert [link[0] for link in outlinks(text)] == ["Note with spaces.md"]
 
 
 def test_a_wikilink_with_an_escaped_pipe_in_a_table_keeps_its_label():
