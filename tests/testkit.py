@@ -100,6 +100,19 @@ _ROOT_FILE_POWERS = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_DAC_READ_SEARCH
 _PR_CAPBSET_DROP = 24
 
 
+def write_note(vault: Path, relative: str, text: str, *, bump: float = 0) -> None:
+    """Write a note (folders made as needed); `bump` moves its mtime that many seconds ahead, for a
+    distinct mtime even on filesystems with coarse timestamps."""
+    import time
+
+    path = vault / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if bump:
+        stamp = time.time() + bump
+        os.utime(path, (stamp, stamp))
+
+
 def graph_vault(tmp_path: Path, monkeypatch) -> Path:
     """A copy of the graph fixture vault (tests/fixtures/graph-vault), indexed in its own cache."""
     import shutil
@@ -108,12 +121,6 @@ def graph_vault(tmp_path: Path, monkeypatch) -> Path:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "graph-vault", root)
     return root
-
-
-def graph_settings(vault: Path, tmp_path: Path):
-    from obsidian_memory import settings as settings_module
-
-    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
 
 
 def without_root_powers():

@@ -3,16 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from obsidian_memory import settings as settings_module
 from obsidian_memory.archive import open_archive
 from obsidian_memory.model import Prompt, Session
 from obsidian_memory.notes import history
-
-
-@pytest.fixture
-def settings(env, monkeypatch):
-    env.apply(monkeypatch)
-    return settings_module.load()
 
 
 @pytest.fixture

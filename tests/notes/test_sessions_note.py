@@ -9,18 +9,11 @@ import pytest
 import yaml
 from archive_fixtures import REAL_2_1_332
 
-from obsidian_memory import settings as settings_module
 from obsidian_memory import transcript
 from obsidian_memory.model import CompactSummary, Prompt, Session, Subagent
 from obsidian_memory.notes import sessions as notes
 
 HOSTILE_TITLE = 'Fix: "quotes", #tag, [[link]] | pipe: yes\nsecond line \u2028 %% comment'
-
-
-@pytest.fixture
-def settings(env, monkeypatch):
-    env.apply(monkeypatch)
-    return settings_module.load()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 
 import pytest
 
@@ -13,7 +12,7 @@ from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph, store
 from obsidian_memory.search.store import build
 from obsidian_memory.search.links import Resolver
-from testkit import graph_settings, graph_vault, shared_path
+from testkit import shared_path, write_note
 
 # What Obsidian shows for the fixture vault (tests/fixtures/graph-vault), worked out by hand.
 FIXTURE_LINKS = {
@@ -38,21 +37,12 @@ def backlinks_from(outgoing: dict) -> dict:
 
 
 @pytest.fixture
-def vault(tmp_path, monkeypatch):
-    return graph_vault(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(vault, tmp_path):
-    return graph_settings(vault, tmp_path)
+def vault(graph):
+    return graph
 
 
 def write(vault, relative: str, text: str) -> None:
-    path = vault / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    stamp = time.time() + 10          # a distinct mtime even on coarse timestamps
-    os.utime(path, (stamp, stamp))
+    write_note(vault, relative, text, bump=10)
 
 
 def outgoing(settings, path: str) -> list[str]:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sqlite3
 import time
 
@@ -13,28 +12,7 @@ from obsidian_memory import sqlitedb
 from obsidian_memory.search import fulltext, store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex, build, walk_vault
-
-
-@pytest.fixture
-def vault(tmp_path, monkeypatch):
-    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
-    root = tmp_path / "vault"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def settings(vault, tmp_path):
-    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
-
-
-def write(vault, relative: str, text: str, *, bump: int = 0) -> None:
-    path = vault / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    if bump:   # a distinct mtime even on filesystems with coarse timestamps
-        stamp = time.time() + bump
-        os.utime(path, (stamp, stamp))
+from testkit import write_note as write
 
 
 def ranked(settings, query: Query, *, fresh: bool = True):

@@ -10,17 +10,12 @@ import pytest
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
 from obsidian_memory.search.reading import read_notes
-from testkit import graph_settings, graph_vault, shared_path
+from testkit import shared_path
 
 
 @pytest.fixture
-def vault(tmp_path, monkeypatch):
-    return graph_vault(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(vault, tmp_path):
-    return graph_settings(vault, tmp_path)
+def vault(graph):
+    return graph
 
 
 def read_one(settings, path, **kw) -> dict:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 
 import pytest
 
 from obsidian_memory import markdown
-from obsidian_memory import settings as settings_module
 from obsidian_memory.search import hybrid, semantic
 from obsidian_memory.search.store import vectors
+from testkit import write_note as write
 
 
 def _require_model():
@@ -39,28 +38,6 @@ class CountingModel:
             raise KeyboardInterrupt("killed")
         self.texts.extend(texts)
         return semantic.embed_passages(texts)
-
-
-@pytest.fixture
-def vault(tmp_path, monkeypatch):
-    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
-    root = tmp_path / "vault"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def settings(vault, tmp_path):
-    return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
-
-
-def write(vault, relative: str, text: str, bump: int = 0) -> None:
-    path = vault / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    if bump:
-        stamp = time.time() + bump
-        os.utime(path, (stamp, stamp))
 
 
 def stored_paths(settings) -> set[str]:
