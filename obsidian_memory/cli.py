@@ -54,11 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if name not in ("hook", "doctor"):  # a hook logs setting problems instead, doctor lists them
         from obsidian_memory import settings
         settings.warn_on(sys.stderr)
-    try:
-        module = _import_command(module_name)
-    except ImportError as exc:
-        sys.stderr.write(f"{PROG}: error: the {name!r} command is not available ({exc})\n")
-        return 2
+    module = _import_command(module_name)
     if hasattr(module, "main"):
         return module.main(rest)
     return run_argparse_command(module, f"{PROG} {name}", description, rest)
