@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
+from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import Scope
 
 # hybrid: BM25, then the semantic list by note heads and the one by section chunks; the two
@@ -119,7 +120,7 @@ def _semantic(request, query: Query, depth: int, hybrid: bool = False):
     scores = score_notes(matrix, semantic.embed_query(query.text))
 
     def hits(values, seq_of) -> list[Hit]:
-        return [Hit(path=scores.paths[i], basename=_basename(scores.paths[i]), score=round(float(values[i]), 4),
+        return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
                     excerpt="", engine="semantic", extra={"_chunk": seq_of(i)})
                 for i in scores.ranking(values, allowed, depth)]
 
@@ -172,10 +173,6 @@ def _coverage_note(covered: tuple[int, int]) -> list[str]:
                 f"`obsidian_memory.py embed` embeds the rest"]
     return []
 
-
-def _basename(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
 
 
 # -- scoring vectors ----------------------------------------------------------------------------------

@@ -25,6 +25,11 @@ def strip_md(path: str) -> str:
     return path[:-3] if path[-3:].lower() == ".md" else path
 
 
+def note_title(path: str) -> str:
+    """A note's title as Obsidian shows it: its file name without `.md`."""
+    return strip_md(path.rsplit("/", 1)[-1])
+
+
 def name_key(target: str) -> str:
     """The folded note name a link target can only resolve to (the last path segment, no .md)."""
     return fold_name(strip_md(target.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]).strip())

@@ -24,6 +24,7 @@ import urllib.parse
 
 from obsidian_memory.fsutil import OutsideVault, vault_relative
 from obsidian_memory.search.base import Hit, Query, Result, in_scope
+from obsidian_memory.search.links import note_title
 from obsidian_memory.textclean import one_line, strip_control
 
 ENGINE = "omnisearch"
@@ -194,14 +195,10 @@ def _hit(item: dict) -> Hit | None:
     path = strip_control(path)
     basename = item.get("basename")
     if not isinstance(basename, str) or not basename:
-        basename = _basename(path)
+        basename = note_title(path)
     return Hit(path=path, basename=strip_control(basename), score=_number(item.get("score")),
                excerpt=clean_excerpt(item.get("excerpt")), engine=ENGINE)
 
-
-def _basename(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def _number(value) -> float:

@@ -12,7 +12,7 @@ import os
 from obsidian_memory import fsutil, markdown
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph
-from obsidian_memory.search.links import strip_md
+from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import VaultIndex
 
 
@@ -78,7 +78,7 @@ def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict
     if text is None:
         raise UserError(f"cannot read {path!r}")
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    title = strip_md(path.rsplit("/", 1)[-1])
+    title = note_title(path)
     note = markdown.parse_note(text, title)
     body = text if raw else markdown.split_frontmatter(text)[1]
     truncated = max_chars is not None and len(body) > max_chars

@@ -41,6 +41,7 @@ import os
 from obsidian_memory import frontmatter, markdown
 from obsidian_memory.fsutil import read_text
 from obsidian_memory.search.base import Hit, Query, Result, in_scope
+from obsidian_memory.search.links import note_title
 from obsidian_memory.textclean import one_line
 
 ENGINE = "scan"
@@ -92,7 +93,7 @@ def query_terms(text: str) -> list[str]:
 
 def score_note(relative: str, text: str, terms: list[str]) -> Hit | None:
     """Score one note (see the module docstring); None when no term matches."""
-    basename = _basename(relative)
+    basename = note_title(relative)
     name = basename.lower()
     lowered = text.lower()
     matched = [t for t in terms if t in name or t in lowered]
@@ -175,10 +176,6 @@ def _inside(root: str, path: str) -> bool:
 def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
-
-def _basename(relative: str) -> str:
-    name = relative.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def _headings(lowered: str) -> list[str]:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from obsidian_memory import markdown
+from obsidian_memory.fsutil import read_text
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
@@ -256,13 +257,10 @@ class _Row:
 
 
 def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
-    try:
-        with open(os.path.join(vault, *path.split("/")), "rb") as handle:
-            text = handle.read().decode("utf-8", errors="replace")
-    except OSError:
+    text = read_text(os.path.join(vault, *path.split("/")))
+    if text is None:
         return None                       # vanished or unreadable: the next check sees it again
-    title = path.rsplit("/", 1)[-1][:-3]
-    return _Row(path, stat[0], stat[1], markdown.parse_note(text, title))
+    return _Row(path, stat[0], stat[1], markdown.parse_note(text, link_resolution.note_title(path)))
 
 
 def _parsed_batches(vault: str, todo: list):

@@ -20,7 +20,9 @@ import time
 from dataclasses import dataclass, field
 
 from obsidian_memory import sqlitedb
+from obsidian_memory.fsutil import read_text
 from obsidian_memory.markdown import Chunk, chunks_of, text_hash
+from obsidian_memory.search.links import note_title
 from obsidian_memory.locks import LockBusy
 from obsidian_memory.search.store.build import update_lock, walk_vault
 from obsidian_memory.search.store.index import index_path
@@ -239,13 +241,10 @@ class _Read:
 
 
 def _read(vault: str, path: str, stat) -> _Read | None:
-    try:
-        with open(os.path.join(vault, *path.split("/")), "rb") as handle:
-            text = handle.read().decode("utf-8", errors="replace")
-    except OSError:
+    text = read_text(os.path.join(vault, *path.split("/")))
+    if text is None:
         return None                 # vanished or unreadable: the next run sees it again
-    title = path.rsplit("/", 1)[-1][:-3]
-    return _Read(path, stat, text_hash(text), chunks_of(text, title))
+    return _Read(path, stat, text_hash(text), chunks_of(text, note_title(path)))
 
 
 def _known_hashes(conn, model: str, hashes: set[str]) -> set[str]:
