@@ -19,7 +19,7 @@ import re
 import sqlite3
 
 from obsidian_memory import sqlitedb
-from obsidian_memory.sqlitedb import run_script
+from obsidian_memory.sqlitedb import run_script as _run_script
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
 _DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
@@ -33,7 +33,7 @@ SNIPPET_CHARS = 160
 
 
 def _migration_1(db: sqlite3.Connection) -> None:
-    run_script(db, """
+    _run_script(db, """
         CREATE TABLE sessions (
             session_id TEXT PRIMARY KEY,
             title TEXT NOT NULL DEFAULT '',
@@ -100,7 +100,7 @@ def _migration_3(db: sqlite3.Connection) -> None:
     # the archive: each session counts its changes (`revision`) against the count its note shows
     # (`note_revision`), and the counters do the same for the history table, so that the next run
     # finds what is outdated instead of taking the unchanged transcripts' word for it
-    run_script(db, """
+    _run_script(db, """
         ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE sessions ADD COLUMN note_revision INTEGER NOT NULL DEFAULT 0;
         CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
