@@ -17,7 +17,7 @@ LAYERS = [
                     "obsidian_memory.locks", "obsidian_memory.spawn", "obsidian_memory.logs",
                     "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
                     "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.markdown"]),
-    ("data", ["obsidian_memory.transcript", "obsidian_memory.redact", "obsidian_memory.archive",
+    ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
               "obsidian_memory.session_search", "obsidian_memory.evaluation", "obsidian_memory.search.links",
               "obsidian_memory.search.semantic"]),
     ("vault notes", ["obsidian_memory.notes", "obsidian_memory.notes.*"]),
@@ -55,13 +55,18 @@ def layer(name: str) -> int:
 
 
 def imports(path, known: set[str]) -> set[str]:
-    """The package's modules that `path` imports, anywhere in it."""
+    """The package's modules that `path` imports, anywhere in it (relative imports resolved)."""
     found = set()
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.update(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in known else node.module
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1] if node.level else [])
+            source = ".".join(part for part in (base, node.module or "") if part)
+            found.update(f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
                          for alias in node.names)
     return {name for name in found if name in known}
 
