@@ -3,13 +3,13 @@
 A block opens with a first line `---` and closes at the next line that is `---` or `...`
 (trailing spaces and a `\\r` allowed). Without a closing line there is no block. Parsing the
 YAML inside is `markdown.split_frontmatter`'s business; this module is import-light (the
-SessionStart path reads the state note through it): `re` only.
+SessionStart path reads the state note through it): `re` only, and nothing compiled at import.
 """
 from __future__ import annotations
 
 import re
 
-_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_CLOSING = r"(?m)^(?:---|\.\.\.)[ \t]*\r?$"
 
 
 def locate(text: str) -> tuple[int, int, int] | None:
@@ -20,7 +20,7 @@ def locate(text: str) -> tuple[int, int, int] | None:
     first_break = text.find("\n")
     if first_break < 0 or text[:first_break].strip() != "---":
         return None
-    closing = _CLOSING.search(text, first_break + 1)
+    closing = re.compile(_CLOSING).search(text, first_break + 1)     # (re caches the compiled pattern)
     if closing is None:
         return None
     body = closing.end() + 1 if text[closing.end():closing.end() + 1] == "\n" else closing.end()
