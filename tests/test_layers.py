@@ -18,6 +18,7 @@ LAYERS = [
                     "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
                     "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.markdown"]),
     ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
+              "obsidian_memory.session_merge",
               "obsidian_memory.session_search", "obsidian_memory.evaluation", "obsidian_memory.search.links",
               "obsidian_memory.search.semantic"]),
     ("vault notes", ["obsidian_memory.notes", "obsidian_memory.notes.*"]),
