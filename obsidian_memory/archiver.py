@@ -204,21 +204,16 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
     there is no usable index."""
     import sqlite3
 
+    from obsidian_memory.search.store import VaultIndex
+
     try:
-        from obsidian_memory.search.index import open_readonly
-        conn = open_readonly(settings)
-    except (ImportError, OSError, sqlite3.Error):
+        index = VaultIndex.open_readonly(settings)
+        if index is None:
+            return []
+        with index:
+            return index.paths_with_property("session_id", session_id.lower())
+    except (OSError, sqlite3.Error):
         return []
-    if conn is None:
-        return []
-    try:
-        return [row[0] for row in conn.execute(
-            "SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id "
-            "WHERE p.key = 'session_id' AND p.value = ?", (session_id.lower(),))]
-    except sqlite3.Error:
-        return []
-    finally:
-        conn.close()
 
 
 def _rebuild_history(settings, archive) -> None:

@@ -225,6 +225,11 @@ class VaultIndex:
         """Every path in scope; only the path is read (the covering index: the rows hold whole notes)."""
         return [p for (p,) in self.conn.execute(f"SELECT n.path FROM notes n {scope.where()}", scope.params)]
 
+    def paths_with_property(self, key: str, value: str) -> list[str]:
+        """The notes whose frontmatter has `key: value` (both as `markdown.frontmatter_pairs` folds them)."""
+        return [p for (p,) in self.conn.execute("SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id"
+                                                " WHERE p.key = ? AND p.value = ?", (key, value))]
+
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
         """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
