@@ -214,4 +214,4 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
     assert outside.returncode == 0 and b"Secret.md" in outside.stdout
     in_front = run(f'OBSIDIAN_VAULT="{other}" {rules[0]} zebra --source scan', CLAUDECODE="1")
     assert in_front.returncode == 0 and b"Secret.md" in in_front.stdout
-    assert not any(f"Bash(OBSIDIAN_VAULT" in r for r in user.settings()["permissions"]["allow"])
+    assert not any("Bash(OBSIDIAN_VAULT" in r for r in user.settings()["permissions"]["allow"])
