@@ -204,10 +204,10 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
         allowed = run(f'{prefix} zebra --vault "{user.vault}"', CLAUDECODE="1")   # (the local index)
         assert allowed.returncode == 0 and b"Mine.md" in allowed.stdout, allowed.stderr
         assert run(f'{prefix} zebra --port 9999', CLAUDECODE="1").returncode == 2
-    from obsidian_memory.search import index_build
+    from obsidian_memory.search import store
     from obsidian_memory.settings import Settings
-    assert not os.path.exists(index_build.index_path(Settings(str(user.config_dir), vault=str(other))))
-    assert os.path.exists(index_build.index_path(Settings(str(user.config_dir), vault=str(user.vault))))
+    assert not os.path.exists(store.index_path(Settings(str(user.config_dir), vault=str(other))))
+    assert os.path.exists(store.index_path(Settings(str(user.config_dir), vault=str(user.vault))))
     # The user's own ways to another vault: outside Claude Code, or OBSIDIAN_VAULT in front (which the rule
     # does not pre-approve, so Claude Code asks first).
     outside = run(f'{rules[0]} zebra --vault "{other}" --source scan')
