@@ -176,6 +176,24 @@ def open_archive(path: str, *, readonly: bool = False, busy_timeout: float = 5.0
     return archive
 
 
+_DAMAGE_MARKS = ("malformed", "not a database", "corrupt", "file is encrypted", "unsupported file format",
+                 "no such table", "no such column", "already exists", "duplicate column")
+# (the last four: our own schema and migrations, so only a damaged header or schema makes them fail)
+
+
+def is_damage(exc: BaseException) -> bool:
+    """An SQLite error that says the file itself is damaged (not locked, not a full disk)."""
+    return isinstance(exc, sqlite3.DatabaseError) and any(mark in str(exc).lower() for mark in _DAMAGE_MARKS)
+
+
+def damage_advice(path: str) -> str:
+    """What to do about a damaged archive, in words that stay true as the tool grows."""
+    return (f"nothing was written to it; move it aside (mv '{path}' '{path}.damaged'), then run "
+            "`obsidian_memory.py import` to archive again the transcripts Claude Code still has; the "
+            "sessions whose transcripts are gone live on in their notes in the vault, and session notes "
+            "are written from the transcripts meanwhile")
+
+
 def integrity_check(path: str) -> str:
     """'ok', or what SQLite's integrity check reports (for doctor)."""
     try:
@@ -189,6 +207,7 @@ def integrity_check(path: str) -> str:
 
 class Archive:
     def __init__(self, db: sqlite3.Connection, path: str, *, readonly: bool):
+        db.text_factory = _text   # a damaged row reads as text with replacement marks, not as a crash
         self.db = db
         self.path = path
         self.readonly = readonly
@@ -210,9 +229,26 @@ class Archive:
         return sqlitedb.schema_version(self.db)
 
     def _migrate(self) -> None:
+        self._check_tables()
         if sqlitedb.migrate(self.db, MIGRATIONS) > SCHEMA_VERSION:
             raise ArchiveError(f"the session archive {self.path} has schema version {self.schema_version()}, "
                                f"newer than this obsidian-memory understands ({SCHEMA_VERSION}): upgrade it")
+
+    def quick_check(self) -> None:
+        """Every page of the archive read once (PRAGMA quick_check): damage in a part that a
+        write would reach only later raises before anything is written."""
+        rows = self.db.execute("PRAGMA quick_check").fetchall()
+        if [str(row[0]) for row in rows] != ["ok"]:
+            raise sqlite3.DatabaseError(f"database disk image is malformed ({'; '.join(str(r[0]) for r in rows[:3])})")
+
+    def _check_tables(self) -> None:
+        """A header damaged in just the wrong place leaves SQLite reading an archive with no tables
+        and no complaint: that is damage too, and nothing may be written over it."""
+        found = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if self.schema_version() < 0:
+            raise sqlite3.DatabaseError("database disk image is malformed (a negative schema version)")
+        if self.schema_version() and not {"sessions", "prompts", "transcripts"} <= found:
+            raise sqlite3.DatabaseError("database disk image is malformed (its tables are missing)")
 
     def _write(self) -> sqlitedb.transaction:
         if self.readonly:
@@ -552,6 +588,10 @@ def project_matches(pattern: str, project: str | None, repo_root: str | None) ->
 
 
 # -- helpers ----------------------------------------------------------------------------
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
 
 def _utc_now() -> str:
     from obsidian_memory.clock import utcnow_iso

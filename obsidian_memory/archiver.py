@@ -12,10 +12,13 @@ import fnmatch
 import glob
 import os
 import re
+import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from obsidian_memory import logs
+from obsidian_memory.errors import UserError
 from obsidian_memory.locks import FileLock, LockBusy
 
 ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
@@ -67,6 +70,77 @@ class ImportSummary:
         return text
 
 
+# -- the archive, and when it cannot be used ----------------------------------------------------
+
+class ArchiveDamaged(UserError):
+    """The archive file is damaged, or was emptied while the vault holds its sessions' notes:
+    nothing is written to it (exit status 1, one line that says what to do)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code=1)
+
+
+@contextmanager
+def writable_archive(settings):
+    """The archive, opened (created, migrated) for writing, for a `with` block; any sign of a
+    damaged file, at the open or later, ends the block as ArchiveDamaged (the transaction in
+    progress is rolled back: nothing is written over the damage)."""
+    from obsidian_memory.archive import is_damage, open_archive
+
+    problem = archive_problem(settings)
+    if problem:
+        raise ArchiveDamaged(problem)
+    try:
+        with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
+            yield archive
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise _damaged(settings, exc) from None
+        raise
+    except UnicodeDecodeError:   # SQLite's own message quotes a schema whose bytes were overwritten
+        raise _damaged(settings, "its schema is unreadable") from None
+
+
+@contextmanager
+def _readonly_archive(settings):
+    from obsidian_memory.archive import is_damage, open_archive
+
+    try:
+        with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_TIMEOUT) as archive:
+            yield archive
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise _damaged(settings, exc) from None
+        raise
+    except UnicodeDecodeError:   # SQLite's own message quotes a schema whose bytes were overwritten
+        raise _damaged(settings, "its schema is unreadable") from None
+
+
+def _damaged(settings, exc) -> ArchiveDamaged:
+    from obsidian_memory.archive import damage_advice
+
+    return ArchiveDamaged(f"the session archive {settings.archive} is damaged ({exc}): {damage_advice(settings.archive)}")
+
+
+def archive_problem(settings) -> str:
+    """Why the archive must not be written although SQLite would open it ("" when it may): an
+    archive emptied to 0 bytes would be created anew and the history table would drop every
+    session whose transcript is gone, while the vault still holds their notes."""
+    from obsidian_memory.archive import damage_advice
+
+    try:
+        if os.path.getsize(settings.archive) > 0:
+            return ""
+    except OSError:
+        return ""   # no archive yet: the first session creates it
+    from obsidian_memory.notes.sessions import session_note_ids
+
+    if not session_note_ids(settings, limit=1):
+        return ""
+    return (f"the session archive {settings.archive} is empty (0 bytes) while the vault holds session notes: "
+            f"it was emptied or replaced; {damage_advice(settings.archive)}")
+
+
 # -- one transcript ------------------------------------------------------------------------------
 
 def archive_transcript(path: str, settings, *, compact_summary: str | None = None,
@@ -75,9 +149,7 @@ def archive_transcript(path: str, settings, *, compact_summary: str | None = Non
     """Archive one transcript into the archive and the vault. `force=False` skips a transcript
     whose (size, mtime) is the one recorded at its last archive; `session_id` (a hook's payload)
     is the session the file must hold."""
-    from obsidian_memory.archive import open_archive
-
-    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
+    with writable_archive(settings) as archive:
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
                               force=force, session_id=session_id)
         if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
@@ -202,8 +274,6 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
     """The notes whose `session_id` property is this one, as the local index last saw the vault
     (read-only, never brought up to date here: the caller checks each path). None known when
     there is no usable index."""
-    import sqlite3
-
     from obsidian_memory.search.store import VaultIndex
 
     try:
@@ -264,18 +334,59 @@ def _handle_hook(payload: dict, settings) -> None:
             path = None
     if not path and session_id:
         path = find_transcript(settings, session_id)
-    if path and os.path.getsize(path) > 0:
-        # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
-        result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False,
-                                    session_id=session_id)
-        if result.status == FAILED:
-            logs.log_for(settings, f"hook archive: {path}: {result.reason}")
-        return
-    if summary and session_id:
-        _archive_summary_only(settings, session_id, summary, trigger)
+    try:
+        if path and os.path.getsize(path) > 0:
+            # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
+            result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False,
+                                        session_id=session_id)
+            if result.status == FAILED:
+                logs.log_for(settings, f"hook archive: {path}: {result.reason}")
+            return
+        if summary and session_id:
+            _archive_summary_only(settings, session_id, summary, trigger)
+            return
+    except ArchiveDamaged as exc:
+        logs.log_for(settings, f"hook archive: {exc}")
+        if path:
+            note_without_archive(path, settings, session_id)
         return
     if path or session_id:
         logs.log_for(settings, f"hook archive: no transcript to archive for session {session_id!r} ({path!r})")
+
+
+def note_without_archive(path: str, settings, session_id: str | None = None) -> str | None:
+    """While the archive cannot be written, the session's note is rendered from its transcript
+    alone (parsed, checked and redacted as for the archive) so that no session goes unrecorded.
+    What is safe without the archive: no PostCompact summary is kept, the history table (rebuilt
+    from the archive) is left alone, and a note showing more prompts than this transcript holds
+    is not replaced (the transcript may be a shorter copy). Returns the note's path, if written."""
+    from obsidian_memory import transcript
+    from obsidian_memory.notes import sessions as notes
+
+    session = transcript.parse(path)
+    claimed = session_id or _uuid_stem(path)
+    if (claimed and session.session_id != claimed) or is_excluded(session, settings) or not session.prompts:
+        return None
+    if settings.redact:
+        from obsidian_memory.redact import redact_session
+        session = redact_session(session)
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            indexed = lambda sid: _indexed_note_paths(settings, sid)   # noqa: E731
+            found = notes.locate_note(settings, session.session_id, notes.note_relative_path(session, settings),
+                                      indexed)
+            shown = notes.prompts_shown(notes.read_note(settings, found)) if found else 0
+            if shown is None or shown > len(session.prompts):
+                logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "
+                                       f"transcript {path} holds, and the archive cannot say which is right")
+                return None
+            relative = notes.write_note(session, settings, note_path=found, indexed=indexed)
+    except (OSError, ValueError) as exc:
+        logs.log_for(settings, f"hook archive: no note for session {session.session_id} either: "
+                               f"{type(exc).__name__}: {exc}")
+        return None
+    logs.log_for(settings, f"hook archive: note {relative} written from the transcript alone (archive unusable)")
+    return relative
 
 
 def transcript_problem(settings, path: str, session_id: str | None = None) -> str:
@@ -303,9 +414,7 @@ def transcript_problem(settings, path: str, session_id: str | None = None) -> st
 
 def _archive_summary_only(settings, session_id, summary, trigger) -> None:
     """PostCompact without a readable transcript: keep the summary; the transcript comes later."""
-    from obsidian_memory.archive import open_archive
-
-    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
+    with writable_archive(settings) as archive:
         _store_compact_summary(archive, settings, session_id, summary, trigger)
         _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
         _rebuild_history(settings, archive)
@@ -321,7 +430,6 @@ def find_transcript(settings, session_id: str) -> str | None:
 
 
 def _is_busy(exc: BaseException) -> bool:
-    import sqlite3
     return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc).lower()
 
 
@@ -390,13 +498,15 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
 
 def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False,
                   deadline: float | None = None) -> ImportSummary:
-    from obsidian_memory.archive import open_archive
+    from obsidian_memory.archive import is_damage
 
     summary = ImportSummary()
     if dry_run and not os.path.exists(settings.archive):
         known = {}
     else:
-        with open_archive(settings.archive, readonly=dry_run, busy_timeout=BUSY_TIMEOUT) as archive:
+        with (writable_archive(settings) if not dry_run else _readonly_archive(settings)) as archive:
+            if not dry_run:
+                archive.quick_check()   # (a batch: worth one read of the file before writing to it)
             known = archive.fingerprints()
     if dry_run:
         for path in paths:
@@ -405,7 +515,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             elif project is None or _in_project(path, project):
                 summary.would_archive.append(path)
         return summary
-    with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
+    with writable_archive(settings) as archive:
         from obsidian_memory.progress import track
 
         for index, path in enumerate(track(paths, None if progress else False, desc="import", unit="transcript",
@@ -416,6 +526,8 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             try:
                 result = _archive_path(path, settings, archive, known, project)
             except Exception as exc:
+                if is_damage(exc):
+                    raise   # the whole archive, not this transcript: writable_archive says what to do
                 result = ArchiveResult(FAILED, path, reason=_describe(exc))
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)

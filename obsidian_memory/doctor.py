@@ -178,17 +178,33 @@ def check_archive(settings) -> Check:
         return Check("archive", FAIL, denied)
     if not os.path.exists(path):
         return Check("archive", OK, f"{path} not created yet: the first archived session creates it")
-    from obsidian_memory import archive
+    from obsidian_memory import archive, archiver
 
+    emptied = archiver.archive_problem(settings)
+    if emptied:
+        return Check("archive", FAIL, emptied)
     verdict = archive.integrity_check(path)
     if verdict != "ok":
-        return Check("archive", FAIL, f"{path} failed the integrity check: {verdict}")
+        return Check("archive", FAIL, f"{path} failed the integrity check ({verdict}): {archive.damage_advice(path)}")
     try:
         with archive.open_archive(path, readonly=True) as db:
             count = db.count_sessions()
+            unknown = _notes_unknown_to(db, settings)
     except Exception as exc:
         return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
+    if unknown:
+        return Check("archive", WARN, f"{path} (integrity ok, {count} session(s)), but {unknown} session note(s) in "
+                                      f"{settings.sessions_folder}/ are not in it (written on another machine, or the "
+                                      "archive was emptied or replaced): the history table leaves them out")
     return Check("archive", OK, f"{path} (integrity ok, {count} session(s))")
+
+
+def _notes_unknown_to(db, settings) -> int:
+    from obsidian_memory.notes.sessions import session_note_ids
+
+    if not os.path.isdir(settings.vault):
+        return 0
+    return sum(1 for session_id in session_note_ids(settings) if not db.find_sessions(session_id))
 
 
 def check_hooks(layout, settings_obj, problem, plugin) -> Check:
@@ -302,8 +318,14 @@ def check_transcripts(settings) -> Check:
     transcripts = archiver.transcript_paths(settings)
     if not transcripts:
         return Check("transcripts", INFO, f"none under {settings.projects_dir}")
+    if archiver.archive_problem(settings):
+        return Check("transcripts", INFO, f"{len(transcripts)} found; import waits until the archive is repaired "
+                                          "(see archive)")
     try:
         waiting = len(archiver.import_transcripts(settings, dry_run=True, progress=False).would_archive)
+    except archiver.ArchiveDamaged:
+        return Check("transcripts", INFO, f"{len(transcripts)} found; import waits until the archive is repaired "
+                                          "(see archive)")
     except Exception as exc:
         return Check("transcripts", WARN, f"{len(transcripts)} found; cannot compare with the archive: {exc}")
     if waiting:

@@ -224,6 +224,32 @@ def locate_note(settings, session_id: str, recorded: str | None, indexed=None) -
     return _walk_for_note(settings, session_id)
 
 
+def session_note_ids(settings, *, limit: int | None = None) -> set[str]:
+    """The session ids of the notes in the sessions folder (by their `session_id` property);
+    stops after `limit` found."""
+    found: set[str] = set()
+    root = os.path.join(os.path.realpath(settings.vault), *settings.sessions_folder.strip("/").split("/"))
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if name.endswith(".md") and not name.startswith("."):
+                session_id = note_session_id(_head(os.path.join(folder, name)))
+                if session_id:
+                    found.add(session_id)
+                    if limit is not None and len(found) >= limit:
+                        return found
+    return found
+
+
+_PROMPTS_LINE = re.compile(r"^prompts:[ \t]*(\d+)[ \t]*$", re.M)
+
+
+def prompts_shown(text: str | None) -> int | None:
+    """The `prompts` property of a note of ours (how many prompts it shows), or None."""
+    match = _PROMPTS_LINE.search(text or "")
+    return int(match.group(1)) if match else None
+
+
 def _walk_for_note(settings, session_id: str) -> str | None:
     import time
 
