@@ -8,6 +8,7 @@ last writer renders the newest state).
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import os
@@ -47,6 +48,7 @@ class ImportSummary:
     skipped: int = 0                    # no prompt, excluded project, still being written (sweep)
     failed: int = 0
     stopped: int = 0                    # transcripts left for later at the deadline (sweep)
+    halted: str = ""                    # why the run stopped early: the archive cannot be written
     would_archive: list[str] = field(default_factory=list)   # dry run
     results: list[ArchiveResult] = field(default_factory=list)
 
@@ -67,6 +69,8 @@ class ImportSummary:
             text += f" (skipped {self.skipped}: no prompt, excluded or still active)"
         if self.stopped:
             text += f"; stopped at the deadline with {self.stopped} to go"
+        if self.halted:
+            text += f"; stopped: {self.halted}"
         return text
 
 
@@ -96,6 +100,8 @@ def writable_archive(settings):
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
             raise _damaged(settings, exc) from None
+        if cannot_write(exc):
+            raise UserError(f"{cannot_write(exc)}: {settings.archive}", code=1) from None
         raise
     except UnicodeDecodeError:   # SQLite's own message quotes a schema whose bytes were overwritten
         raise _damaged(settings, "its schema is unreadable") from None
@@ -239,12 +245,30 @@ def is_excluded(session, settings) -> bool:
     return False
 
 
+COMPACT_SUMMARY_LIMIT = 100_000   # characters of a PostCompact summary kept (real ones are ~5-20k)
+
+
 def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
-    if settings.redact:
+    archive.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
+
+
+def capped_summary(text: str, *, redact: bool = True) -> str:
+    """A PostCompact `compact_summary`, redacted and cut to COMPACT_SUMMARY_LIMIT characters under a
+    visible mark (it reaches the note) when it was longer. Redaction sees a margin beyond the cut,
+    so that a secret across the cut is recognised whole before it is cut away."""
+    from obsidian_memory.textclean import strip_control
+
+    length = len(text)
+    if length > COMPACT_SUMMARY_LIMIT:
+        text = text[:COMPACT_SUMMARY_LIMIT + 4096]
+    if redact:
         from obsidian_memory.redact import redact_text
         text = redact_text(text)
-    from obsidian_memory.textclean import strip_control
-    archive.add_compact_summary(session_id, strip_control(text), trigger=trigger)
+    text = strip_control(text)
+    if length > COMPACT_SUMMARY_LIMIT:   # the mark first: the note and the context show a summary's start
+        text = (f"[cut by obsidian-memory: this summary was {length:,} characters long; the first "
+                f"{COMPACT_SUMMARY_LIMIT:,} are kept]\n\n" + text[:COMPACT_SUMMARY_LIMIT].rstrip() + "\n…")
+    return text
 
 
 # -- the vault side ------------------------------------------------------------------------------
@@ -528,12 +552,35 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             except Exception as exc:
                 if is_damage(exc):
                     raise   # the whole archive, not this transcript: writable_archive says what to do
+                cause = cannot_write(exc)
+                if cause:   # every transcript after this one would fail the same way: say it once
+                    summary.halted = f"{cause}; {len(paths) - index} transcript(s) left for the next run"
+                    logs.log_for(settings, f"archive: stopped at {path}: {summary.halted}")
+                    return summary
                 result = ArchiveResult(FAILED, path, reason=_describe(exc))
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)
         _write_pending_notes(settings, archive, summary)
         _rebuild_history(settings, archive)
     return summary
+
+
+_FULL = {errno.EFBIG: "a file size limit (ulimit -f) was reached", errno.ENOSPC: "the disk is full",
+         errno.EROFS: "the file system is read-only", getattr(errno, "EDQUOT", -1): "the disk quota is used up"}
+
+
+def cannot_write(exc: BaseException) -> str:
+    """The cause, in words, when `exc` says the archive (or the vault) cannot be written at all
+    (a full disk, a file size limit, a read-only file system) rather than that one transcript is
+    bad; "" otherwise."""
+    if isinstance(exc, OSError) and exc.errno in _FULL:
+        return f"cannot write: {_FULL[exc.errno]} ({exc.strerror})"
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            mark in text for mark in ("disk i/o error", "database or disk is full", "readonly database")):
+        return (f"cannot write the archive: {exc} (a full disk, a file size limit such as `ulimit -f`, or a "
+                "read-only folder)")
+    return ""
 
 
 def _write_pending_notes(settings, archive, summary) -> None:

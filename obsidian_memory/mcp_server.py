@@ -245,4 +245,48 @@ def build(vault: str | None = None) -> Server:
 
 def serve(vault: str | None = None) -> None:
     """Serve on stdin/stdout until the client closes stdin."""
-    build(vault).run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, build(vault))
+
+
+async def _serve_stdio(server: Server) -> None:
+    """The SDK's stdio serving, plus an answer where the SDK stays silent: a line that is not
+    JSON gets a JSON-RPC parse error (-32700), and JSON that is no JSON-RPC message an
+    invalid-request error (-32600, with its id when it has one), so that a client never waits
+    for a reply that is not coming. (The SDK hands such lines to the session as exceptions,
+    which it only logs; its stdio transport has no hook for replying, hence this filter.)"""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        forward, filtered = anyio.create_memory_object_stream(0)
+
+        async def sort_out() -> None:
+            async with forward:
+                async for item in read_stream:
+                    if isinstance(item, Exception):
+                        await write_stream.send(_error_reply(item))
+                    else:
+                        await forward.send(item)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(sort_out)
+            await lowlevel.run(filtered, write_stream, lowlevel.create_initialization_options())
+
+
+def _error_reply(exc: Exception):
+    from mcp.shared.message import SessionMessage
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if any(error.get("type") == "json_invalid" for error in errors) or not errors:
+        code, message, request_id = PARSE_ERROR, "Parse error: not JSON", None
+    else:
+        candidate = errors[-1].get("input")
+        request_id = candidate.get("id") if isinstance(candidate, dict) else None
+        if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+            request_id = None
+        code, message = INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message"
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message)))

@@ -15,7 +15,7 @@ import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
 from archive_fixtures import REAL_2_1_332_ID, copy_real, session_id, write_transcript  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from testkit import CLI, REPO, SEARCH_CLI, Env, mcp_session_lines, without_package  # noqa: E402
+from testkit import CLI, MCP_INITIALIZE, REPO, SEARCH_CLI, Env, mcp_session_lines, without_package  # noqa: E402
 
 from obsidian_memory.search import MODES  # noqa: E402
 
@@ -241,6 +241,32 @@ def test_a_slow_session_search_blocks_no_other_call_and_ends_with_an_error(world
     assert search["isError"] is True
     [block] = search["content"]
     assert "was too slow: stopped after 3 s" in block["text"] and "\n" not in block["text"]
+
+
+def test_malformed_input_gets_a_json_rpc_error_instead_of_silence(world):
+    """21.9: a line that is not JSON (or not JSON-RPC) got no answer, so a client waited forever."""
+    import threading
+
+    lines = [json.dumps(m) for m in MCP_INITIALIZE] + [
+        "this is not json", '{"jsonrpc": "2.0", "id": 6, "method": 12}', "[1, 2]",
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})]
+    server = subprocess.Popen([sys.executable, str(CLI), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, env=world.environ(), cwd=str(world.root))
+    watchdog = threading.Timer(60, server.kill)
+    watchdog.start()
+    try:
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(5)]
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        watchdog.cancel()
+        if server.poll() is None:
+            server.kill()
+    errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert errors == [(None, -32700), (6, -32600), (None, -32600)]
+    assert [a["id"] for a in answers if "result" in a] == [1, 7]   # and it went on serving
 
 
 def test_status_reports_the_vault_index_archive_and_omnisearch_like_the_status_command(world):

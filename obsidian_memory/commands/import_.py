@@ -30,4 +30,4 @@ def run(args) -> int:
         if result.kept:
             print(f"kept {result.session_id}: {result.kept}")
     print(summary.line())
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or summary.halted else 0

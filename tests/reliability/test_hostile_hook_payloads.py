@@ -161,3 +161,20 @@ def test_json_payload_fixture_is_the_real_shape():
     payload = hook_payload("SessionEnd", None)
     assert {"session_id", "transcript_path", "hook_event_name"} <= set(payload)
     json.dumps(payload)
+
+
+def test_a_50_mb_compact_summary_is_cut_with_a_visible_mark(user):
+    """21.9: a PostCompact `compact_summary` of 50 MB was stored whole (archive, note, context)."""
+    huge = "The summary begins. " + "word " * 10_000_000
+    payload = hook_payload("PostCompact", user.real, session_id=REAL, compact_summary=huge)
+    run_hook(user, json.dumps(payload).encode("utf-8"))
+    db = sqlite3.connect(user.archive_db)
+    try:
+        [(stored,)] = db.execute("SELECT text FROM compact_summaries WHERE origin = 'post_compact'").fetchall()
+    finally:
+        db.close()
+    mark = f"[cut by obsidian-memory: this summary was {len(huge):,} characters long; the first 100,000 are kept]"
+    assert stored.startswith(mark + "\n\nThe summary begins.") and len(stored) < 101_000
+    [note] = (user.vault / "Meta" / "claude-sessions").rglob("*.md")
+    text = note.read_text(encoding="utf-8")
+    assert mark in text and len(text) < 150_000
