@@ -397,8 +397,7 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             indexed = lambda sid: _indexed_note_paths(settings, sid)   # noqa: E731
-            found = notes.locate_note(settings, session.session_id, notes.note_relative_path(session, settings),
-                                      indexed)
+            found = notes.locate_note(settings, session.session_id, None, indexed)
             shown = notes.prompts_shown(notes.read_note(settings, found)) if found else 0
             if shown is None or shown > len(session.prompts):
                 logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "

@@ -202,12 +202,17 @@ def note_session_id(text: str | None) -> str | None:
     return str(value) if value else None
 
 
-def is_note_of(settings, relative: str, session_id: str) -> bool:
+def is_note_of(settings, relative: str, session_id: str, *, unmarked: bool = False) -> bool:
+    """The note at `relative` says it is this session's (`unmarked`: or says nothing: a note at
+    the path the archive recorded, written before notes carried the property or stripped of it)."""
     try:
         target = fsutil.resolve_inside(settings.vault, relative)
     except ValueError:
         return False
-    return os.path.isfile(target) and note_session_id(_head(target)) == session_id
+    if not os.path.isfile(target):
+        return False
+    found = note_session_id(_head(target))
+    return found == session_id or (unmarked and found is None)
 
 
 def locate_note(settings, session_id: str, recorded: str | None, indexed=None) -> str | None:
@@ -216,7 +221,7 @@ def locate_note(settings, session_id: str, recorded: str | None, indexed=None) -
     (the local index's idea of which notes carry this session_id: it may lag, so each is checked);
     else a walk of the vault (sessions folder first) bounded in files and time. Only when the
     recorded note is gone or not this session's is anything but that one file read."""
-    if recorded and is_note_of(settings, recorded, session_id):
+    if recorded and is_note_of(settings, recorded, session_id, unmarked=True):
         return recorded
     for candidate in (indexed(session_id) or []) if indexed else []:
         if is_note_of(settings, candidate, session_id):
