@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -42,7 +43,7 @@ from obsidian_memory import context as context_module  # noqa: E402
 from obsidian_memory import settings as settings_module  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
 from obsidian_memory.commands import sweep as sweep_command  # noqa: E402
-from obsidian_memory.model import CompactSummary, Prompt, Session  # noqa: E402
+from obsidian_memory.model import CompactSummary, Prompt, Session, Todo  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
@@ -75,9 +76,28 @@ def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
                 session_id=sid, project=os.path.basename(cwd), cwd=cwd, repo_root=None if in_scratch else root_dir,
                 git_branch="main", started_at=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z",
                 title=f"session {n}: fix the importer edge case", prompts=[Prompt(f"prompt {n}")],
-                compact_summaries=[CompactSummary("1. Primary Request: fix the importer\n" * 40)] if n % 3 == 0 else []),
+                compact_summaries=[CompactSummary("1. Primary Request: fix the importer\n" * 40)] if n % 3 == 0 else [],
+                # where it stopped (issue 15): a last answer and a todo list, half of it open
+                last_assistant_message="Fixed the importer edge case; the tests pass.\n" * 30,
+                todos=[Todo(f"step {i} of the importer fix", "completed" if i % 2 else "pending") for i in range(8)]),
                 note_path=f"Meta/claude-sessions/2026-01/2026-01-01_{sid[:8]}.md")
     return env, repo
+
+
+def baseline_config(env: dict, baseline: str, root: Path) -> dict:
+    """The environment for the baseline's hook: a copy of the config folder whose archive says
+    the schema version the baseline knows (the tables later migrations added are left in place;
+    an older version reads only what it knows), so that both versions read the same sessions."""
+    known = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {baseline!r}); "
+                            "from obsidian_memory.archive import SCHEMA_VERSION; print(SCHEMA_VERSION)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    copy = root / "baseline-config"
+    shutil.copytree(env["CLAUDE_CONFIG_DIR"], copy)
+    db = sqlite3.connect(copy / "session-archive.db")
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    db.execute(f"PRAGMA user_version = {min(int(version), int(known))}")
+    db.close()
+    return dict(env, CLAUDE_CONFIG_DIR=str(copy))
 
 
 def baseline_hook(baseline: str) -> list[str]:
@@ -112,15 +132,16 @@ def timed(command: list[str], env: dict, stdin: bytes | None, cwd: Path) -> floa
 
 
 def measure(commands: dict[str, list[str]], env: dict, stdin: bytes, cwd: Path, runs: int,
-            before=None) -> dict[str, float]:
+            before=None, envs: dict | None = None) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in commands}
+    envs = envs or {}
     for name, command in commands.items():  # warm up: bytecode, page cache
-        timed(command, env, stdin if name != "bare" else None, cwd)
+        timed(command, envs.get(name, env), stdin if name != "bare" else None, cwd)
     for _ in range(runs):
         for name, command in commands.items():
             if before:
                 before(name)
-            times[name].append(timed(command, env, stdin if name != "bare" else None, cwd))
+            times[name].append(timed(command, envs.get(name, env), stdin if name != "bare" else None, cwd))
     return {name: statistics.median(values) for name, values in times.items()}
 
 
@@ -181,23 +202,34 @@ def main() -> int:
             "hook (-m obsidian_memory)": [sys.executable, "-m", "obsidian_memory", "hook", "session-start"],
             "hook (as installed)": installed_hook(root / "home"),
         }
+        module_env = dict(env, PYTHONPATH=str(REPO))
+        envs = {}
         if args.baseline:
             commands["hook (baseline)"] = baseline_hook(os.path.abspath(args.baseline))
-        module_env = dict(env, PYTHONPATH=str(REPO))
+            envs["hook (baseline)"] = baseline_config(module_env, os.path.abspath(args.baseline), root)
         done = subprocess.run(commands["hook (launcher script)"], input=stdin, capture_output=True, env=env, cwd=repo)
         text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
         stamp = root / "home" / ".claude" / "obsidian-memory" / sweep_command.STAMP
         stamp.touch()
 
-        report(f"steady state (sweep stamp fresh), median of {args.runs}", measure(commands, module_env, stdin, repo, args.runs))
+        if args.baseline:
+            baseline_stamp = Path(envs["hook (baseline)"]["CLAUDE_CONFIG_DIR"]) / "obsidian-memory" / sweep_command.STAMP
+            baseline_stamp.parent.mkdir(parents=True, exist_ok=True)
+            baseline_stamp.touch()
+        report(f"steady state (sweep stamp fresh), median of {args.runs}",
+               measure(commands, module_env, stdin, repo, args.runs, envs=envs))
 
         def drop_stamp(name):
             time.sleep(0.5)  # let the previous sweep finish: it runs after the hook, beside Claude Code
             if name != "bare":
                 stamp.unlink(missing_ok=True)
+                if name in envs:
+                    baseline_stamp.unlink(missing_ok=True)
         report(f"sweep spawned on every run, median of {max(10, args.runs // 4)}",
-               measure(commands, module_env, stdin, repo, max(10, args.runs // 4), before=drop_stamp))
+               measure(commands, module_env, stdin, repo, max(10, args.runs // 4), before=drop_stamp, envs=envs))
         stamp.touch()
+        if args.baseline:
+            baseline_stamp.touch()
         cold_env = dict(module_env, PYTHONDONTWRITEBYTECODE="1")
         cold_env.pop("PYTHONPYCACHEPREFIX")
         report("for information: no bytecode cache (PYTHONDONTWRITEBYTECODE=1), median of 15",

@@ -445,6 +445,37 @@ class Archive:
         row = self.db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
         return int(row[0]) if row else 0
 
+    def counter(self, name: str) -> int:
+        """A named count kept with the archive (0 when never set), e.g. that a file was written once."""
+        return self._counter(name)
+
+    def set_counter(self, name: str, value: int) -> None:
+        with self._write():
+            self.db.execute("INSERT INTO counters (name, value) VALUES (?, ?) "
+                            "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, int(value)))
+
+    def activity_rows(self, since: str) -> list[tuple]:
+        """(started_at, project, commits) of each session with a note started on or after `since`
+        (an ISO date or timestamp in UTC), for the activity note."""
+        return self.db.execute(
+            "SELECT s.started_at, s.project, (SELECT COUNT(*) FROM outcomes o "
+            "WHERE o.session_id = s.session_id AND o.kind = 'commit') FROM sessions s "
+            "WHERE s.note_path IS NOT NULL AND s.started_at >= ? ORDER BY s.started_at", (since,)).fetchall()
+
+    def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> dict:
+        """The start of the session's last answer and its todo items that are not done, for the
+        SessionStart context: {"last_answer": str | None, "open_todos": [(text, status), ...]}."""
+        row = self.db.execute("SELECT substr(last_assistant_message, 1, ?) FROM sessions WHERE session_id = ?",
+                              (int(answer_chars), session_id)).fetchone()
+        todos = []
+        for text, detail in self.db.execute(
+                "SELECT text, detail FROM outcomes WHERE session_id = ? AND kind = 'todo' ORDER BY position",
+                (session_id,)):
+            status = str(_loads(detail).get("status") or "pending")
+            if status != "completed":
+                todos.append((text, status))
+        return {"last_answer": row[0] if row else None, "open_todos": todos}
+
     def find_sessions(self, prefix: str) -> list[str]:
         """Ids of the archived sessions whose id starts with `prefix` (sorted)."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -312,15 +312,21 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
 
 def _rebuild_history(settings, archive) -> None:
     """Rewrite the history table if the archive changed since it was last rendered (by any run,
-    also one that was killed before it got here). A missing vault was logged with the note."""
+    also one that was killed before it got here), and with it the activity note and (once) the
+    Bases view. A missing vault was logged with the note."""
     if not archive.history_outdated() or not os.path.isdir(settings.vault):
         return
-    from obsidian_memory.notes import history
+    from obsidian_memory.notes import activity, bases, history
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
-            history.rebuild(settings, archive)
-    except (OSError, ValueError) as exc:
+            for what, build in (("history note", history.rebuild), ("activity note", activity.rebuild),
+                                ("Bases view", bases.ensure_base)):
+                try:
+                    build(settings, archive)
+                except (OSError, ValueError) as exc:
+                    logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
+    except OSError as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
 
 

@@ -7,14 +7,17 @@ the rest is shared by the sections in proportion to SECTION_WEIGHTS; a section t
 than its share gives the surplus to the others, so no section can starve another. Sections are
 cut at line boundaries, with a visible mark saying what was left out and where to find it.
 
-Everything quoted from notes or the archive (state, learnings, titles, summaries) goes inside a
-fence longer than any backtick run in it, after terminal escapes and control characters are
-stripped and system-reminder tags are defused, so that a note cannot pose as instructions.
+The latest session of the repository also shows the start of its last compaction summary and
+where it stopped: its todo items not done and the start of its last answer.
+
+Everything quoted from notes or the archive (state, learnings, titles, summaries, answers) goes
+inside a fence longer than any backtick run in it, after terminal escapes and control characters
+are stripped and system-reminder tags are defused, so that a note cannot pose as instructions.
 
 On `source=compact`, the compaction summary that replaces the conversation keeps the task but
 not the injected memory, so state and learnings are injected again in full; the sessions list
-shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary (they were shown
-at startup; the resume ids stay at hand) and its unused share goes to state and learnings.
+shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary or where the
+latest one stopped (they were shown at startup; the resume ids stay at hand) and its unused share goes to state and learnings.
 
 This module is on the SessionStart path: it imports only os, re and our import-light modules at
 the top (textclean among them), compiles no regex at import, and imports the archive (sqlite3)
@@ -35,6 +38,8 @@ COMPACT_SESSION_LIMIT = 3
 NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is read in part
 MIN_LINE_START = 40            # a cut-off line is shown in part only when this much of it fits
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
+STOPPED_CHARS = 700            # where the latest session stopped: open todos, the start of its last answer
+STATUS_WORDS = {"in_progress": "in progress", "pending": "open"}
 MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
                  "of past Claude Code sessions.")
@@ -192,19 +197,23 @@ def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_s
     lines = [_session_lines(row) for row in sessions]
     fence = fence_for("\n".join(lines))
     whole_list = heading + _fence_block(fence, "\n".join(lines))
-    # the summary may take what the whole list leaves, but at least 2/5 of a tight cap
+    # the latest session's summary start and where it stopped may take what the whole list
+    # leaves, but at least 2/5 of a tight cap; where it stopped first (it says what is still open)
     room = None if cap is None else max(cap * 2 // 5, cap - len(whole_list))
-    summary = _summary_block(sessions[0], room) if with_summary and sessions else ""
+    stopped = _stopped_block(sessions[0], room) if with_summary and sessions else ""
+    summary = _summary_block(sessions[0], None if room is None else room - len(stopped)) \
+        if with_summary and sessions else ""
+    latest = summary + stopped
     if cap is None:
-        return whole_list + summary
+        return whole_list + latest
     for count in range(len(lines), 0, -1):
         left = len(lines) - count
         mark = _mark(f"{left} more sessions: `obsidian_memory.py sessions`") if left else ""
         block = heading + _fence_block(fence, "\n".join(lines[:count])) + mark
-        if len(block) + len(summary) <= cap:
-            return block + summary
-        if len(block) <= cap and count == 1:
-            return block
+        if len(block) + len(latest) <= cap:
+            return block + latest
+        if count == 1:
+            return next((block + extra for extra in (stopped, "") if len(block) + len(extra) <= cap), "")
     return ""
 
 
@@ -233,6 +242,25 @@ def _summary_block(row: dict, room: int | None) -> str:
     limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
+                          line_start=True, why="only its start")
+
+
+def _stopped_block(row: dict, room: int | None) -> str:
+    """Where the latest session stopped: its todo items not done and the start of its last answer."""
+    todos = row.get("open_todos") or []
+    answer = quoted(row.get("last_answer") or "").strip()
+    if not todos and not answer:
+        return ""
+    lines = []
+    if todos:
+        lines.append("Open tasks:")
+        lines += [f"- {STATUS_WORDS.get(status, 'open')}: {_one_line(text)}" for text, status in todos]
+    if answer:
+        lines.append("Start of its last answer:")
+        lines += [line.rstrip() for line in answer.splitlines() if line.strip()]
+    limit = STOPPED_CHARS if room is None else min(STOPPED_CHARS, room)
+    heading = f"Where the latest session ({_local_time(row.get('started_at'))}) stopped:\n"
+    return fenced_section(heading, lines, limit, unit="lines", where="the rest is in its note",
                           line_start=True, why="only its start")
 
 
@@ -274,6 +302,9 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
                 rows = archive.recent_sessions(repo_root=repo_root, limit=limit, exclude_session_id=session_id)
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), limit, session_id)
+            if rows and rows[0].get("session_id"):
+                stopped = archive.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
+                rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
     except Exception as exc:  # a locked, corrupt or newer archive costs the section, not the hook
         from obsidian_memory import logs
         logs.log_for(settings, f"session-start: archive {settings.archive} not read: {type(exc).__name__}: {exc}")

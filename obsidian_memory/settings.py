@@ -200,10 +200,11 @@ class Settings:
     excluded_projects: tuple = setting(Texts(), (), "project names (glob patterns allowed) or absolute folders "
                                                     "whose sessions are never archived", stops=True)
     redact: bool = setting(Boolean(), True, "redact secrets before writing (only `false` turns it off)")
-    sessions_folder: str = setting(VaultPath(note=False), "Meta/claude-sessions", "where session notes go",
+    sessions_folder: str = setting(VaultPath(note=False), "Meta/claude-sessions",
+                                   "where session notes go (the Bases view is this path + `.base`)",
                                    stops=True)
     history_note: str = setting(VaultPath(note=True), "Meta/claude-session-history.md",
-                                "the table of all sessions", stops=True)
+                                "the table of all sessions (`claude-activity.md` goes beside it)", stops=True)
     state_note: str = setting(VaultPath(note=True), "Meta/claude-state.md", "the working-state note", stops=True)
     learnings_note: str = setting(VaultPath(note=True), "Meta/claude-learnings.md", "the learnings note",
                                   stops=True)

@@ -35,16 +35,22 @@ def cell(value) -> str:
 
 
 def render_history(rows: list[dict], existing: str | None) -> str:
-    block = f"{BEGIN}\n{render_table(rows)}{END}\n"
+    return between_markers(existing, BEGIN, END, render_table(rows), DEFAULT_PREAMBLE)
+
+
+def between_markers(existing: str | None, begin: str, end: str, block: str, preamble: str) -> str:
+    """`existing` with what lies between the two marker lines replaced by `block`; a new note
+    (preamble + block) when there is none; the block appended below a note without the markers
+    (a file we did not write, or whose markers were removed: all of it is kept)."""
+    wrapped = f"{begin}\n{block}{end}\n"
     if not existing:
-        return DEFAULT_PREAMBLE + block
-    start = existing.find(BEGIN)
-    end = existing.find(END, start + 1) if start >= 0 else -1
-    if start < 0 or end < 0:
-        # a file we did not write, or whose markers were removed: keep all of it above the table
-        return existing.rstrip("\n") + "\n\n" + block
-    after = existing[end + len(END):].lstrip("\n")
-    return existing[:start] + block + (("\n" + after) if after else "")
+        return preamble + wrapped
+    start = existing.find(begin)
+    stop = existing.find(end, start + 1) if start >= 0 else -1
+    if start < 0 or stop < 0:
+        return existing.rstrip("\n") + "\n\n" + wrapped
+    after = existing[stop + len(end):].lstrip("\n")
+    return existing[:start] + wrapped + (("\n" + after) if after else "")
 
 
 def rebuild(settings, archive) -> str:
