@@ -5,7 +5,7 @@ usage: python benchmarks/session_start.py [--sessions 10000] [--runs 40] [--base
 
 In a temporary HOME: an archive of N sessions (built with the archive API; a tenth of them in the
 benchmark's git repository, the rest spread over 200 other repositories, a third with a
-compaction summary), and a vault with a working-state note and 300 learnings. Then, interleaved
+compaction summary, each with a last answer and a todo list half open), and a vault with a working-state note and 300 learnings. Then, interleaved
 so that machine noise hits both alike:
   - `python -c pass` of this interpreter (same environment),
   - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the launcher
@@ -17,7 +17,8 @@ with the sweep's stamp fresh (the steady state: the sweep starts at most once pe
 and once more with the stamp removed before each run (a sweep spawned every time; each run
 waits half a second first, so that no run competes with the previous one's sweep).
 `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package, e.g. a worktree of
-main) adds that package's hook to the same interleaved runs, and prints new / baseline.
+main) adds that package's hook to the same interleaved runs, and prints new / baseline; it reads
+a copy of the same archive, marked with the schema version it knows.
 Prints the medians and the ratio hook / bare (target <= 1.5), the in-process build_context time,
 and the size of the injected context. Bytecode is cached (PYTHONPYCACHEPREFIX in the temp dir),
 as it is after a pip install; the same without bytecode is printed for information.
@@ -92,7 +93,7 @@ def baseline_config(env: dict, baseline: str, root: Path) -> dict:
                             "from obsidian_memory.archive import SCHEMA_VERSION; print(SCHEMA_VERSION)"],
                            capture_output=True, text=True, check=True).stdout.strip()
     copy = root / "baseline-config"
-    shutil.copytree(env["CLAUDE_CONFIG_DIR"], copy)
+    shutil.copytree(env["CLAUDE_CONFIG_DIR"], copy, symlinks=True)
     db = sqlite3.connect(copy / "session-archive.db")
     version = db.execute("PRAGMA user_version").fetchone()[0]
     db.execute(f"PRAGMA user_version = {min(int(version), int(known))}")
