@@ -101,6 +101,7 @@ def test_a_new_archive_needs_nothing_rendered(db):
 
 OLD_NOTE = """---
 title: "Plan and build the CSV importer in importer.py"
+session_id: "{session_id}"
 started: "2026-05-11T10:00:00"
 tags: [claude-session]
 ---
@@ -133,10 +134,10 @@ def test_import_after_the_upgrade_fills_the_new_parts_and_keeps_the_users_sectio
     raw.execute("UPDATE prompts SET session_id = ? WHERE session_id = 's-alive'", (crafted_id,))
     raw.execute("UPDATE transcripts SET session_id = ?, size = ?, mtime = ?", (crafted_id, stat.st_size, stat.st_mtime))
     raw.close()
-    for name in ("a.md", "b.md"):
+    for name, sid in (("a.md", crafted_id), ("b.md", "s-gone")):
         note = env.vault / "Meta" / "claude-sessions" / "2026-05" / name
         note.parent.mkdir(parents=True, exist_ok=True)
-        note.write_text(OLD_NOTE, encoding="utf-8")
+        note.write_text(OLD_NOTE.replace("{session_id}", sid), encoding="utf-8")
 
     done = env.run("import")
     assert done.returncode == 0, done.stderr
