@@ -13,7 +13,8 @@ import os
 
 from obsidian_memory import clock, fsutil
 from obsidian_memory.notes.history import between_markers
-from obsidian_memory.notes.sessions import VaultUnavailable, inline
+from obsidian_memory.notes.sessions import VaultUnavailable
+from obsidian_memory.textclean import markdown_inline as inline
 
 NOTE_NAME = "claude-activity.md"
 WEEKS = 12
