@@ -548,8 +548,8 @@ class Archive:
         commits, pull requests, commands, errors) `regex.search()` matches, newest first, each with
         the first matching field and `snippet(text)` of it. The caller bounds the regex's cost
         (session_search)."""
-        self.db.create_function("om_matches", 1,
-                                lambda text: text is not None and regex.search(text) is not None,
+        matches = getattr(regex, "matches", None) or (lambda text: regex.search(text) is not None)
+        self.db.create_function("om_matches", 1, lambda text: text is not None and matches(text),
                                 deterministic=True)
         where, params = self._project_scope("s", project)
         if since_utc:

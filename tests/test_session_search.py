@@ -137,6 +137,7 @@ def test_re2_matches_exactly_where_python_does(pattern, text):
     python = re.compile(pattern, re.IGNORECASE).search(text)
     found = matcher.search(text)
     assert (found is None) == (python is None), (pattern, text)
+    assert matcher.matches(text) == (python is not None), (pattern, text)   # the fast path every row takes
     if found is not None:
         assert found.start() == python.start(), (pattern, text)
 
