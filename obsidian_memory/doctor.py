@@ -44,7 +44,8 @@ def run_checks(settings=None) -> list[Check]:
         check_claude_md(layout, plugin),
     ]
     if settings:
-        checks += [check_omnisearch(settings), check_semantic(settings), check_transcripts(settings)]
+        checks += [check_index(settings), check_omnisearch(settings), check_semantic(settings),
+                   check_transcripts(settings)]
     else:
         checks.append(Check("others", INFO, "vault, archive, Omnisearch, semantic search and transcripts are "
                                             "checked once the settings above are fixed"))
@@ -284,6 +285,22 @@ def check_claude_md(layout, plugin) -> Check:
     if plugin:
         return Check("CLAUDE.md", INFO, "no standing directive in CLAUDE.md (plugin install)")
     return Check("CLAUDE.md", FAIL, f"{layout.claude_md} lacks the obsidian-memory block ({RUN_INSTALL})")
+
+
+def check_index(settings) -> Check:
+    """Information, or a warning when the local index leaves notes out or cannot be read."""
+    from obsidian_memory.search import store
+    from obsidian_memory.search.store.build import skipped_text
+
+    info = store.status(settings)
+    if info.get("error"):
+        return Check("index", WARN, info["error"])
+    if not info["exists"]:
+        return Check("index", INFO, "not built yet: the first local search or `reindex` builds it")
+    detail = f"{info['notes_indexed']} notes ({info['index_path']})"
+    if info["skipped"]["count"]:
+        return Check("index", WARN, f"{detail}; {skipped_text(info['skipped']['names'], info['skipped']['count'])}")
+    return Check("index", INFO, detail)
 
 
 def check_omnisearch(settings) -> Check:

@@ -136,6 +136,25 @@ def open_regular(path: str):
         raise
 
 
+def undecodable(name: str) -> bool:
+    """Whether a file name the system gave us holds bytes that are not UTF-8 (Python keeps them as
+    lone surrogates): such a name cannot be stored, printed or sent as text."""
+    if name.isascii():
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def shown_name(path: str) -> str:
+    """A path whose undecodable bytes and control characters are shown as \\xNN escapes: safe to
+    print, not to open."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def read_text(path: str) -> str | None:
     """The file as text (UTF-8, invalid bytes replaced), or None when it cannot be read."""
     try:

@@ -34,6 +34,10 @@ def format_text(report: dict) -> str:
     lines.append(f"            {idx['index_path']}")
     if idx.get("error"):
         lines.append(f"            {idx['error']}")
+    if idx.get("skipped", {}).get("count"):
+        from obsidian_memory.search.store.build import skipped_text
+
+        lines.append(f"            {skipped_text(idx['skipped']['names'], idx['skipped']['count'])}")
     lines.append(semantic_line(report["semantic"]))
     omni = report["engines"]["omnisearch"]
     lines.append(f"omnisearch: {omni['advice']}" + ("" if omni["answers"] else f" [{omni['detail']}]"))

@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 
 from obsidian_memory import frontmatter, markdown
-from obsidian_memory.fsutil import read_text
+from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.search.base import Hit, Query, Result, in_scope
 from obsidian_memory.search.links import note_title
 from obsidian_memory.textclean import one_line
@@ -64,17 +64,24 @@ class Scanner:
     name = ENGINE
 
     def search(self, query: Query, request) -> Result:
-        hits, total = search(query, request.settings.vault)
-        return Result(hits, total, "fulltext")
+        skipped: list[str] = []
+        hits, total = search(query, request.settings.vault, skipped)
+        notes = []
+        if skipped:
+            from obsidian_memory.search.store.build import skipped_text
+
+            notes.append(f"scanner: {skipped_text(skipped)}")
+        return Result(hits, total, "fulltext", notes)
 
 
-def search(query: Query, vault: str) -> tuple[list[Hit], int]:
-    """Ranked hits in scope (truncated to `query.limit`) and how many there were before truncation."""
+def search(query: Query, vault: str, skipped: list | None = None) -> tuple[list[Hit], int]:
+    """Ranked hits in scope (truncated to `query.limit`) and how many there were before truncation;
+    the names of notes and folders left out (not valid UTF-8) are added to `skipped`."""
     terms = query_terms(query.text)
     if not terms:
         return [], 0
     hits = []
-    for relative, absolute in iter_notes(vault, query.folders, query.excludes):
+    for relative, absolute in iter_notes(vault, query.folders, query.excludes, skipped):
         text = read_text(absolute)
         if text is None:
             continue
@@ -138,16 +145,26 @@ def excerpt(text: str, lowered: str, terms: list[str]) -> str:
     return snippet
 
 
-def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = ()):
-    """(vault-relative path, absolute path) of every visible `*.md` note in scope, sorted."""
+def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = (),
+               skipped: list | None = None):
+    """(vault-relative path, absolute path) of every visible `*.md` note in scope, sorted. Notes
+    and folders whose names are not valid UTF-8 are left out (as the index does), their names
+    (escaped) added to `skipped`."""
     root = os.path.realpath(vault)
     for folder, dirnames, filenames in os.walk(root, followlinks=False):
         rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
         rel_folder = "" if rel_folder == "." else rel_folder
-        dirnames[:] = sorted(d for d in dirnames
-                             if not d.startswith(".") and _may_hold_scope(_join(rel_folder, d), folders, excludes))
+        if skipped is not None:
+            skipped += [shown_name(_join(rel_folder, d)) + "/" for d in dirnames
+                        if not d.startswith(".") and undecodable(d)]
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not undecodable(d)
+                             and _may_hold_scope(_join(rel_folder, d), folders, excludes))
         for filename in sorted(filenames):
             if filename.startswith(".") or not filename.lower().endswith(".md"):
+                continue
+            if undecodable(filename):
+                if skipped is not None:
+                    skipped.append(shown_name(_join(rel_folder, filename)))
                 continue
             relative = _join(rel_folder, filename)
             if not in_scope(relative, folders, excludes):

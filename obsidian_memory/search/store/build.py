@@ -13,10 +13,10 @@ import os
 import sqlite3
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from obsidian_memory import markdown
-from obsidian_memory.fsutil import read_text
+from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
@@ -39,6 +39,7 @@ class UpdateStats:
     rebuilt: bool = False         # the file was (re)created: missing, old schema or corrupt
     skipped: bool = False         # another process held the update lock too long: answered as is
     link_seconds: float = 0.0     # of `seconds`, the time spent resolving links
+    skipped_names: list = field(default_factory=list)   # notes and folders left out: names not UTF-8
 
     @property
     def changed(self) -> int:
@@ -51,7 +52,16 @@ class UpdateStats:
             text += " (index rebuilt)"
         if self.skipped:
             text += " (another process is updating the index; answered from its current state)"
+        if self.skipped_names:
+            text += f"; {skipped_text(self.skipped_names)}"
         return text
+
+
+def skipped_text(names: list[str], count: int | None = None) -> str:
+    """"2 skipped: names not valid UTF-8 (a\\xff.md, b\\xfe/); rename them to index them"."""
+    count = len(names) if count is None else count
+    shown = ", ".join(names[:3]) + (f" (+{count - 3} more)" if count > 3 else "")
+    return f"{count} skipped: names not valid UTF-8 ({shown}); rename them to index them"
 
 
 # -- the update lock ---------------------------------------------------------------------------
@@ -64,12 +74,13 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 
 # -- the vault walk ----------------------------------------------------------------------------
 
-def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
+def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None) -> dict[str, tuple[int, int]]:
     """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
     folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so are
     symlinked folders (as the scanner does: no loops, no duplicates, nothing outside) and
-    symlinked notes that resolve outside the vault. This runs before every search: one stat per
-    note and nothing else."""
+    symlinked notes that resolve outside the vault. A note or folder whose name is not valid
+    UTF-8 cannot be stored or shown: it is left out and its name (escaped) added to `skipped`.
+    This runs before every search: one stat per note and nothing else."""
     found: dict[str, tuple[int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
     root = os.path.realpath(vault)
@@ -89,8 +100,14 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int,
                     if entry.is_dir():
                         if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
                             continue
+                        if undecodable(name):
+                            _skip(skipped, prefix + name + "/")
+                            continue
                         stack.append((prefix + name + "/", entry.path))
                     elif name.endswith(".md") or name[-3:].lower() == ".md":
+                        if undecodable(name):
+                            _skip(skipped, prefix + name)
+                            continue
                         rel = prefix + name
                         if patterns and is_ignored(rel, patterns):
                             continue
@@ -101,6 +118,11 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = ()) -> dict[str, tuple[int,
                 except OSError:
                     continue
     return found
+
+
+def _skip(skipped: list | None, path: str) -> None:
+    if skipped is not None:
+        skipped.append(shown_name(path))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -128,46 +150,55 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     When they differ the per-note comparison decides what to re-read."""
     started = time.perf_counter()
     stats = UpdateStats()
-    on_disk = walk_vault(vault, ignore)
+    on_disk = walk_vault(vault, ignore, stats.skipped_names)
     stored = None
     if not force:
-        fingerprint = _fingerprint(on_disk)
+        fingerprint = _fingerprint(on_disk, stats.skipped_names)
         same = fingerprint == meta(conn, "fingerprint")
         pending = meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
         if not same and not pending:
             stored = _stored_stats(conn)
         if not pending and (same or not _differs(on_disk, stored)):
             if not same:
-                _remember_fingerprint(conn, fingerprint)
+                _remember(conn, fingerprint, stats.skipped_names)
             stats.unchanged = len(on_disk)
             stats.seconds = time.perf_counter() - started
             return stats
     try:
         with update_lock(lock_path, wait=lock_wait) as lock:
             if lock.waited or stored is None:
-                on_disk = walk_vault(vault, ignore)    # what the vault holds now that we may write
+                stats.skipped_names.clear()            # what the vault holds now that we may write
+                on_disk = walk_vault(vault, ignore, stats.skipped_names)
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
             complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
-            set_meta(conn, "fingerprint", _fingerprint(on_disk) if complete else "")
+            _remember(conn, _fingerprint(on_disk, stats.skipped_names) if complete else "", stats.skipped_names)
     except LockBusy:
         stats.skipped = True
     stats.seconds = time.perf_counter() - started
     return stats
 
 
-def _fingerprint(on_disk: dict[str, tuple[int, int]]) -> str:
+def _fingerprint(on_disk: dict[str, tuple[int, int]], skipped: list[str]) -> str:
     from array import array
 
     digest = hashlib.blake2b(digest_size=16)
-    digest.update("\n".join(on_disk).encode("utf-8", "surrogateescape"))
+    digest.update("\n".join([*on_disk, "", *skipped]).encode("utf-8", "surrogateescape"))
     digest.update(array("q", [n for stat in on_disk.values() for n in stat]).tobytes())
     return digest.hexdigest()
 
 
-def _remember_fingerprint(conn: sqlite3.Connection, fingerprint: str) -> None:
-    """Best effort: the next check is then a single comparison."""
+SKIPPED = "skipped_names"       # meta: the names left out of the last walk (JSON list, capped)
+SKIPPED_KEPT = 50
+
+
+def _remember(conn: sqlite3.Connection, fingerprint: str, skipped: list[str]) -> None:
+    """The walk's fingerprint (the next check is then a single comparison) and the names it left
+    out (for `status` and `doctor`). Best effort."""
+    import json
+
     try:
         set_meta(conn, "fingerprint", fingerprint)
+        set_meta(conn, SKIPPED, json.dumps({"count": len(skipped), "names": skipped[:SKIPPED_KEPT]}))
     except sqlite3.OperationalError:
         pass
 

@@ -10,6 +10,7 @@ is deleted and built again.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -429,7 +430,8 @@ def status(settings) -> dict:
     """For `status` and `doctor`: where the index is, how big and how fresh (never builds it)."""
     path = index_path(settings)
     info = {"engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
-            "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None}
+            "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None,
+            "skipped": {"count": 0, "names": []}}
     if not info["exists"]:
         return info
     info["size_bytes"] = sqlitedb.size_on_disk(path)
@@ -440,6 +442,9 @@ def status(settings) -> dict:
             info["notes_indexed"] = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
             last = sqlitedb.meta(conn, "last_update")
             info["last_update"] = float(last) if last else None
+            skipped = sqlitedb.meta(conn, build.SKIPPED)
+            if skipped:
+                info["skipped"] = json.loads(skipped)
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
