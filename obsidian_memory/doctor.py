@@ -297,6 +297,10 @@ def check_index(settings) -> Check:
         return Check("index", WARN, info["error"])
     if not info["exists"]:
         return Check("index", INFO, "not built yet: the first local search or `reindex` builds it")
+    verdict = store.integrity(settings)
+    if verdict != "ok":
+        return Check("index", WARN, f"{info['index_path']} is damaged ({verdict}): the next search or reindex "
+                                    f"deletes it and builds it again")
     detail = f"{info['notes_indexed']} notes ({info['index_path']})"
     if info["skipped"]["count"]:
         return Check("index", WARN, f"{detail}; {skipped_text(info['skipped']['names'], info['skipped']['count'])}")

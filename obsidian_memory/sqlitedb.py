@@ -102,13 +102,29 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
                  (key, value))
 
 
+def damaged(exc: BaseException) -> bool:
+    """Whether an error says the database file itself is damaged (not busy, not out of space):
+    SQLITE_CORRUPT ("database disk image is malformed") or SQLITE_NOTADB ("file is not a database")."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)         # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (11, 26)
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
 def remove_files(path: str) -> None:
     """The database and its WAL, shared-memory and journal files (those that exist)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
-        try:
-            os.unlink(path + suffix)
-        except FileNotFoundError:
-            pass
+        remove_files_with(path, suffix)
+
+
+def remove_files_with(path: str, suffix: str) -> None:
+    try:
+        os.unlink(path + suffix)
+    except FileNotFoundError:
+        pass
 
 
 def size_on_disk(path: str) -> int:

@@ -157,7 +157,7 @@ class _Dispatch:
 
     def _index(self, query: Query, strict: bool):
         try:
-            result = self._engine_for_index().search(query, self.request)
+            result = self._index_once(query)
         except UserError:
             raise
         except Exception as exc:
@@ -167,6 +167,22 @@ class _Dispatch:
             self._note(f"the local index failed ({self.index_down}); used the scanner")
             return None
         return self._take("index", result, query)
+
+    def _index_once(self, query: Query) -> Result:
+        """The index engine's answer; a damaged index file is deleted, built again (a note says
+        so) and asked again, once."""
+        import sqlite3
+
+        from obsidian_memory import sqlitedb
+
+        try:
+            return self._engine_for_index().search(query, self.request)
+        except sqlite3.DatabaseError as exc:
+            if not sqlitedb.damaged(exc):
+                raise
+            self.request.discard_index(exc)
+            self._note(f"the local index was damaged ({exc}): it was deleted and built again")
+        return self._engine_for_index().search(query, self.request)
 
     def _engine_for_index(self):
         """The engine of the mode asked for, else of the vault's default; a semantic mode that

@@ -23,7 +23,7 @@ from obsidian_memory.errors import UserError
 from obsidian_memory.search import fulltext
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.fulltext import fts_quote
-from obsidian_memory.search.store import EVERYTHING, VaultIndex
+from obsidian_memory.search.store import EVERYTHING, VaultIndex, using_fresh
 from obsidian_memory.textclean import strip_control
 
 DIRECTIONS = ("outgoing", "backlinks", "both")
@@ -89,8 +89,7 @@ def not_found_message(path: str, suggestions: list[str]) -> str:
 
 def suggest_paths(settings, path: str, n: int = 3) -> list[str]:
     """The `n` existing note paths closest to `path` (fuzzy, on the path and on the note name)."""
-    with VaultIndex.open_fresh(settings) as index:
-        return suggest_from(index.paths(), path, n)
+    return using_fresh(settings, lambda index: suggest_from(index.paths(), path, n))
 
 
 def suggest_from(paths: list[str], path: str, n: int = 3) -> list[str]:
@@ -137,19 +136,22 @@ def related(settings, path: str, *, depth: int = 1, direction: str = "both") -> 
     depth = int(depth)
     if not 1 <= depth <= MAX_DEPTH:
         raise UserError(f"depth must be between 1 and {MAX_DEPTH}")
-    with VaultIndex.open_fresh(settings) as index:
-        start_id, start = find_note(index, path)
-        found: dict[int, tuple[int, str, int]] = {}       # id -> (depth, context, order)
-        if direction in ("outgoing", "both"):
-            _walk(index, start_id, depth, outgoing=True, found=found)
-        if direction in ("backlinks", "both"):
-            _walk(index, start_id, depth, outgoing=False, found=found)
-        titles = index.titles(found)
-        ordered = sorted(found.items(), key=lambda item: (abs(item[1][0]), item[1][0] < 0, item[1][2]))
-        notes = [{"path": titles[i][0], "title": titles[i][1], "depth": d, "context": context}
-                 for i, (d, context, _) in ordered]
-        unresolved = _unresolved(index, start_id) if direction != "backlinks" else []
-        return {"path": start, "depth": depth, "direction": direction, "notes": notes, "unresolved": unresolved}
+    return using_fresh(settings, lambda index: _related(index, path, depth, direction))
+
+
+def _related(index: VaultIndex, path: str, depth: int, direction: str) -> dict:
+    start_id, start = find_note(index, path)
+    found: dict[int, tuple[int, str, int]] = {}       # id -> (depth, context, order)
+    if direction in ("outgoing", "both"):
+        _walk(index, start_id, depth, outgoing=True, found=found)
+    if direction in ("backlinks", "both"):
+        _walk(index, start_id, depth, outgoing=False, found=found)
+    titles = index.titles(found)
+    ordered = sorted(found.items(), key=lambda item: (abs(item[1][0]), item[1][0] < 0, item[1][2]))
+    notes = [{"path": titles[i][0], "title": titles[i][1], "depth": d, "context": context}
+             for i, (d, context, _) in ordered]
+    unresolved = _unresolved(index, start_id) if direction != "backlinks" else []
+    return {"path": start, "depth": depth, "direction": direction, "notes": notes, "unresolved": unresolved}
 
 
 def _walk(index: VaultIndex, start_id: int, depth: int, *, outgoing: bool, found: dict) -> None:
@@ -227,28 +229,31 @@ def similar(settings, path: str, *, limit: int = 10) -> dict:
     their rarity, and links in common (notes both link to or are linked from, Adamic-Adar, so a
     hub counts little) plus a direct link. `why` says which signals a result shares."""
     limit = max(1, int(limit))
-    with VaultIndex.open_fresh(settings) as index:
-        note_id, start = find_note(index, path)
-        notes = index.note_count()
-        terms = key_terms(index, note_id, notes)
-        lexical = _lexical_scores(index, terms, note_id)
-        tags, weights, rare = _tags_of(index, note_id, notes)
-        link_scores, direct, shared_links = _link_scores(index, note_id)
-        candidates = (set(lexical) | rare | set(link_scores) | direct) - {note_id}
-        if not candidates:
-            return {"path": start, "engine": "lexical", "results": []}
-        tag_scores = _tag_scores(index, weights, candidates)
-        top_lex = max(lexical.values(), default=0.0) or 1.0
-        top_links = max(link_scores.values(), default=0.0) or 1.0
-        scores = {c: (WEIGHT_TERMS * lexical.get(c, 0.0) / top_lex + WEIGHT_TAGS * tag_scores.get(c, 0.0)
-                      + WEIGHT_LINKS * link_scores.get(c, 0.0) / top_links + WEIGHT_DIRECT * (c in direct))
-                  for c in candidates}
-        best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
-        titles = index.titles(best)
-        reasons = _why(index, best, terms, tags, direct, shared_links, note_id)
-        results = [{"path": titles[c][0], "title": titles[c][1], "score": round(scores[c], 4), "why": reasons[c]}
-                   for c in best]
-        return {"path": start, "engine": "lexical", "results": results}
+    return using_fresh(settings, lambda index: _similar(index, path, limit))
+
+
+def _similar(index: VaultIndex, path: str, limit: int) -> dict:
+    note_id, start = find_note(index, path)
+    notes = index.note_count()
+    terms = key_terms(index, note_id, notes)
+    lexical = _lexical_scores(index, terms, note_id)
+    tags, weights, rare = _tags_of(index, note_id, notes)
+    link_scores, direct, shared_links = _link_scores(index, note_id)
+    candidates = (set(lexical) | rare | set(link_scores) | direct) - {note_id}
+    if not candidates:
+        return {"path": start, "engine": "lexical", "results": []}
+    tag_scores = _tag_scores(index, weights, candidates)
+    top_lex = max(lexical.values(), default=0.0) or 1.0
+    top_links = max(link_scores.values(), default=0.0) or 1.0
+    scores = {c: (WEIGHT_TERMS * lexical.get(c, 0.0) / top_lex + WEIGHT_TAGS * tag_scores.get(c, 0.0)
+                  + WEIGHT_LINKS * link_scores.get(c, 0.0) / top_links + WEIGHT_DIRECT * (c in direct))
+              for c in candidates}
+    best = sorted(scores, key=lambda c: (-scores[c], c))[:limit]
+    titles = index.titles(best)
+    reasons = _why(index, best, terms, tags, direct, shared_links, note_id)
+    results = [{"path": titles[c][0], "title": titles[c][1], "score": round(scores[c], 4), "why": reasons[c]}
+               for c in best]
+    return {"path": start, "engine": "lexical", "results": results}
 
 
 def key_terms(index: VaultIndex, note_id: int, notes: int, keep: int = KEY_TERMS) -> list[tuple[str, float]]:

@@ -13,7 +13,7 @@ from obsidian_memory import fsutil, markdown
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph
 from obsidian_memory.search.links import note_title
-from obsidian_memory.search.store import VaultIndex
+from obsidian_memory.search.store import VaultIndex, using_fresh
 
 
 def read_notes(settings, paths: list[str], *, raw: bool = False, max_chars: int | None = None) -> list[dict]:
@@ -24,9 +24,11 @@ def read_notes(settings, paths: list[str], *, raw: bool = False, max_chars: int 
         raise UserError("no note path given")
     if max_chars is not None and max_chars < 0:
         raise UserError("--max-chars must be 0 or more")
-    with VaultIndex.open_fresh(settings) as index:
+    def locate(index: VaultIndex) -> tuple[list[str], dict]:
         found = [_locate(settings, index, _inside_form(settings.vault, p)) for p in paths]
-        links = index.links_of(found)
+        return found, index.links_of(found)
+
+    found, links = using_fresh(settings, locate)
     return [_read_one(settings, path, raw, max_chars, links[path]) for path in found]
 
 

@@ -4,14 +4,29 @@ the semantic extra (`vectors`). Only this package speaks SQL to them."""
 from __future__ import annotations
 
 from obsidian_memory.search.store.build import UpdateStats, walk_vault
-from obsidian_memory.search.store.index import EVERYTHING, SEARCH_LOCK_WAIT, Scope, VaultIndex, index_path, status
+from obsidian_memory.search.store.index import (EVERYTHING, SEARCH_LOCK_WAIT, Scope, VaultIndex, discard, index_path,
+                                                integrity, rebuild, status, using_fresh)
 from obsidian_memory.search.store.schema import SCHEMA_VERSION
 
-__all__ = ["EVERYTHING", "SCHEMA_VERSION", "SEARCH_LOCK_WAIT", "Scope", "UpdateStats", "VaultIndex", "index_path",
-           "status", "update", "walk_vault"]
+__all__ = ["EVERYTHING", "SCHEMA_VERSION", "SEARCH_LOCK_WAIT", "Scope", "UpdateStats", "VaultIndex", "discard",
+           "index_path", "integrity", "rebuild", "status", "update", "using_fresh", "walk_vault"]
 
 
 def update(settings, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
-    """Open the vault's index, bring it up to date (every note with `force`) and close it."""
+    """Bring the vault's index up to date; with `force`, every note is read again into a new file
+    (`rebuild`). A file found damaged is deleted and built again."""
+    import sqlite3
+
+    from obsidian_memory import sqlitedb
+
+    if force:
+        return rebuild(settings, progress=progress)
+    try:
+        with VaultIndex.open(settings) as index:
+            return index.update(progress=progress, lock_wait=lock_wait)
+    except sqlite3.DatabaseError as exc:
+        if not sqlitedb.damaged(exc):
+            raise
+        discard(settings, exc)
     with VaultIndex.open(settings) as index:
-        return index.update(force=force, progress=progress, lock_wait=lock_wait)
+        return index.update(progress=progress, lock_wait=lock_wait)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from obsidian_memory import sqlitedb
 from obsidian_memory.search.store import build, schema
-from obsidian_memory.locks import LockBusy
+from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
 
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
@@ -123,23 +123,32 @@ class VaultIndex:
             conn, created = _connect(path)
         except LockBusy:
             conn, created = _connect(path)   # the rebuild another process held the lock for is done by now or never
-        except sqlite3.DatabaseError:
-            with update_lock(path):
-                sqlitedb.remove_files(path)
+        except sqlite3.DatabaseError as exc:
+            if not sqlitedb.damaged(exc):
+                raise
+            discard(settings, exc)
             conn, created = _connect(path)
         return cls(conn, settings, path, created=created)
 
     @classmethod
     def open_fresh(cls, settings) -> "VaultIndex":
-        """The index brought up to date (as a search does), then read in one snapshot."""
-        index = cls.open(settings)
-        try:
-            index.update(lock_wait=SEARCH_LOCK_WAIT)
-            index.conn.execute("BEGIN")
-        except BaseException:
-            index.close()
-            raise
-        return index
+        """The index brought up to date (as a search does), then read in one snapshot. A file
+        found damaged on the way is deleted and built again."""
+        for attempt in range(2):
+            index = cls.open(settings)
+            try:
+                index.update(lock_wait=SEARCH_LOCK_WAIT)
+                index.conn.execute("BEGIN")
+                return index
+            except sqlite3.DatabaseError as exc:
+                index.close()
+                if attempt or not sqlitedb.damaged(exc):
+                    raise
+                discard(settings, exc)
+            except BaseException:
+                index.close()
+                raise
+        raise AssertionError("unreachable")
 
     @classmethod
     def open_readonly(cls, settings) -> "VaultIndex | None":
@@ -172,6 +181,8 @@ class VaultIndex:
         try:
             if self.conn.in_transaction:
                 self.conn.execute("COMMIT")      # the read snapshot
+        except sqlite3.DatabaseError:
+            pass                                 # (a damaged file: what matters is closing it)
         finally:
             self.conn.close()
 
@@ -377,35 +388,101 @@ class VaultIndex:
         return outgoing, incoming
 
 
+# -- damage and rebuilds -------------------------------------------------------------------------------
+
+def discard(settings, why: BaseException | None = None) -> None:
+    """Delete the index file (found damaged: `why`); the next open builds it again."""
+    path = index_path(settings)
+    if why is not None:
+        from obsidian_memory import logs
+
+        logs.log_for(settings, f"the local index {path} is damaged ({why}): deleted, it is built again")
+    with update_lock(path):
+        sqlitedb.remove_files(path)
+
+
+def using_fresh(settings, work):
+    """`work(index)` on the index brought up to date, in one snapshot; when the file turns out to
+    be damaged on the way, it is deleted, built again and `work` runs once more."""
+    try:
+        with VaultIndex.open_fresh(settings) as index:
+            return work(index)
+    except sqlite3.DatabaseError as exc:
+        if not sqlitedb.damaged(exc):
+            raise
+        discard(settings, exc)
+    with VaultIndex.open_fresh(settings) as index:
+        return work(index)
+
+
+def rebuild(settings, *, progress=None) -> UpdateStats:
+    """Every note read again into a new file beside the index, which then takes its place: until
+    then searches answer from the previous index (and a damaged one is never read)."""
+    _check_vault(settings)
+    path = index_path(settings)
+    fresh = path + ".rebuild"
+    with FileLock(fresh + ".busy", timeout=0.0):
+        sqlitedb.remove_files(fresh)
+        conn, _ = _connect(fresh)
+        index = VaultIndex(conn, settings, fresh)
+        try:
+            stats = index.update(progress=progress)
+            _compared_with_previous(stats, settings, set(index.paths()))
+        finally:
+            index.close()            # the last connection: its WAL is merged into the file
+        with update_lock(path):
+            for suffix in ("-wal", "-shm", "-journal"):   # the old file's: never to be read with the new one
+                sqlitedb.remove_files_with(path, suffix)
+            os.replace(fresh, path)
+        sqlitedb.remove_files(fresh)
+    return stats
+
+
+def _compared_with_previous(stats: UpdateStats, settings, paths: set[str]) -> None:
+    """A rebuild's counts as against the index it replaces: notes it had are `updated`; none to
+    read (missing or damaged): the index was `rebuilt`."""
+    previous: set[str] | None = None
+    try:
+        old = VaultIndex.open_readonly(settings)
+        if old is not None:
+            with old:
+                previous = set(old.paths())
+    except sqlite3.DatabaseError:
+        previous = None
+    if previous is None:
+        stats.rebuilt = True
+        return
+    stats.updated = len(paths & previous)
+    stats.added = len(paths - previous)
+    stats.removed = len(previous - paths)
+
+
 # -- opening the file ------------------------------------------------------------------------------------
 
 def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
-    """(an open index with the current schema, whether it was created); an outdated or damaged
-    file is replaced."""
-    for attempt in range(2):
-        conn = None
+    """(an open index with the current schema, whether it was created); a file of another schema
+    version is replaced. A damaged file raises (the caller decides: `discard`)."""
+    conn = _open(path)
+    try:
+        if _current(conn):
+            return conn, False
+    except BaseException:
+        conn.close()
+        raise
+    conn.close()
+    with update_lock(path):
+        conn = _open(path)
         try:
-            conn = _open(path)
             if _current(conn):
                 return conn, False
+        except BaseException:
             conn.close()
-            with update_lock(path):
-                conn = _open(path)
-                if _current(conn):
-                    return conn, False
-                conn.close()
-                sqlitedb.remove_files(path)
-                conn = _open(path)
-                schema.create(conn)
-                return conn, True
-        except sqlite3.DatabaseError:
-            if conn is not None:
-                conn.close()
-            if attempt:
-                raise
-            with update_lock(path):
-                sqlitedb.remove_files(path)
-    raise AssertionError("unreachable")
+            raise
+        conn.close()
+        sqlitedb.remove_files(path)
+        conn = _open(path)
+        schema.create(conn)
+        return conn, True
 
 
 def _open(path: str) -> sqlite3.Connection:
@@ -448,5 +525,20 @@ def status(settings) -> dict:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        info["error"] = f"unreadable index ({exc}); the next search rebuilds it"
+        info["error"] = f"damaged index ({exc}): the next search or reindex deletes it and builds it again"
     return info
+
+
+def integrity(settings) -> str:
+    """'ok', or what SQLite's quick check finds wrong with the index file (for `doctor`: it reads
+    the whole file)."""
+    path = index_path(settings)
+    try:
+        conn = sqlitedb.connect(path, readonly=True, timeout=5)
+        try:
+            problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return "ok" if problems == ["ok"] else "; ".join(problems)

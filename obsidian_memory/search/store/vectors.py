@@ -132,9 +132,29 @@ def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=N
                 batch_notes: int = BATCH_NOTES) -> EmbedStats:
     """Bring the store in step with the vault: embed new and changed notes (most recently
     modified first, at most `limit` of them), forget deleted ones. `embedder` provides
-    `model_id()` and `embed_passages(texts)` (default: the real model)."""
+    `model_id()` and `embed_passages(texts)` (default: the real model). A store found damaged
+    on the way is deleted and filled again."""
     if embedder is None:
         from obsidian_memory.search import semantic as embedder
+    try:
+        return _embed_vault(settings, limit, embedder, progress, batch_notes)
+    except sqlite3.DatabaseError as exc:
+        if not sqlitedb.damaged(exc):
+            raise
+        discard(settings, exc)
+    return _embed_vault(settings, limit, embedder, progress, batch_notes)
+
+
+def discard(settings, why: BaseException) -> None:
+    """Delete the vector store (found damaged: `why`); `embed` fills a new one."""
+    from obsidian_memory import logs
+
+    path = store_path(settings)
+    logs.log_for(settings, f"the vector store {path} is damaged ({why}): deleted; `embed` fills it again")
+    sqlitedb.remove_files(path)
+
+
+def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats:
     started = time.perf_counter()
     model = embedder.model_id()
     stats = EmbedStats(model=model)
@@ -322,6 +342,12 @@ def load_matrix(settings, model: str) -> Matrix | None:
         if cached is not None and cached[0] == generation:
             return cached[1]
         matrix = _read_matrix(conn, model)
+    except sqlite3.DatabaseError as exc:
+        if not sqlitedb.damaged(exc):
+            raise
+        conn.close()
+        discard(settings, exc)
+        return None
     finally:
         conn.close()
     _cache[key] = (generation, matrix)
@@ -369,6 +395,8 @@ def coverage(settings, model: str | None = None) -> dict:
         info["vectors"] = conn.execute(f"SELECT count(*) FROM embeddings {where}", params).fetchone()[0]
         row = conn.execute("SELECT max(embedded_at) FROM notes").fetchone()
         info["last_embed"] = row[0] if row else None
+    except sqlite3.DatabaseError as exc:
+        info["error"] = f"unreadable vector store ({exc}); `embed` rebuilds it"
     finally:
         conn.close()
     return info
