@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from obsidian_memory import __version__
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import MODES, SOURCES
+from obsidian_memory.search.dispatch import MAX_QUERIES, MAX_QUERY_CHARS, MAX_SCOPE_CHARS, MAX_SCOPES
 from obsidian_memory.search.graph import DIRECTIONS, MAX_DEPTH
 from obsidian_memory.session_search import DEADLINE_SECONDS, MAX_DEADLINE_SECONDS
 
@@ -32,6 +33,11 @@ INSTRUCTIONS = ("Tools over the user's Obsidian vault and the archive of their p
                 "ranked search, reading notes, following links, similar notes, a regex over past sessions. "
                 + DATA_NOT_INSTRUCTIONS)
 READ_MAX_CHARS = 20_000
+# Argument sizes (issue 21.1): a client cannot make a tool hold or echo megabytes
+MAX_PATHS = 50
+Query = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
+Scope = Annotated[str, Field(max_length=MAX_SCOPE_CHARS)]
+NotePath = Annotated[str, Field(max_length=1024)]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
@@ -78,16 +84,23 @@ class Tools:
 
     def search(
         self,
-        query: Annotated[str | None, Field(description="search words (2-5 distinctive keywords work best)")] = None,
-        queries: Annotated[list[str] | None, Field(description="several phrasings of one need: each is run and "
+        query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
+                                           description="search words (2-5 distinctive keywords work best)")] = None,
+        queries: Annotated[list[Query] | None, Field(max_length=MAX_QUERIES, description="several phrasings of one need: each is run and "
                                                                "the rankings are fused (reciprocal rank fusion)")] = None,
         limit: Annotated[int, Field(ge=1, le=200, description="number of results")] = 10,
-        folders: Annotated[list[str], Field(description="only notes under these vault-relative folders (any)")] = [],
-        excludes: Annotated[list[str], Field(description="drop notes under these vault-relative folders")] = [],
-        tags: Annotated[list[str], Field(description="only notes with all these tags (local engines)")] = [],
-        not_tags: Annotated[list[str], Field(description="drop notes with any of these tags")] = [],
-        frontmatter: Annotated[list[str], Field(description="only notes whose frontmatter has each key:value")] = [],
-        not_frontmatter: Annotated[list[str], Field(description="drop notes whose frontmatter has a key:value")] = [],
+        folders: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                              description="only notes under these vault-relative folders (any)")] = [],
+        excludes: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                               description="drop notes under these vault-relative folders")] = [],
+        tags: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                           description="only notes with all these tags (local engines)")] = [],
+        not_tags: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                               description="drop notes with any of these tags")] = [],
+        frontmatter: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                                  description="only notes whose frontmatter has each key:value")] = [],
+        not_frontmatter: Annotated[list[Scope], Field(max_length=MAX_SCOPES,
+                                                      description="drop notes whose frontmatter has a key:value")] = [],
         source: Annotated[Literal[SOURCES],
                           Field(description="engine: auto = Omnisearch when Obsidian answers, else the local "
                                             "index")] = "auto",
@@ -106,7 +119,8 @@ class Tools:
 
     def read(
         self,
-        paths: Annotated[list[str], Field(min_length=1, description="vault-relative note paths (.md optional)")],
+        paths: Annotated[list[NotePath], Field(min_length=1, max_length=MAX_PATHS,
+                                               description="vault-relative note paths (.md optional)")],
         raw: Annotated[bool, Field(description="the file as it is, frontmatter included")] = False,
         max_chars: Annotated[int | None, Field(ge=1, description=f"cut each body at this many characters "
                                                                  f"(default {READ_MAX_CHARS}; null: no cut)")]
@@ -119,7 +133,7 @@ class Tools:
 
     def related(
         self,
-        path: Annotated[str, Field(description="vault-relative note path")],
+        path: Annotated[NotePath, Field(description="vault-relative note path")],
         depth: Annotated[int, Field(ge=1, le=MAX_DEPTH, description="how many links away")] = 1,
         direction: Annotated[Literal[DIRECTIONS],
                              Field(description="follow links out of notes, links into them, or both")] = "both",
@@ -130,7 +144,7 @@ class Tools:
 
     def similar(
         self,
-        path: Annotated[str, Field(description="vault-relative note path")],
+        path: Annotated[NotePath, Field(description="vault-relative note path")],
         limit: Annotated[int, Field(ge=1, le=100, description="number of notes")] = 10,
     ) -> dict[str, Any]:
         from obsidian_memory.search import graph, output

@@ -33,6 +33,11 @@ from obsidian_memory.search.base import Hit, Query, Request, Response, Result
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 MODES = ("hybrid", "semantic", "fulltext", "title")
+# Bounds on what a search takes (issue 21.1): every step then costs time and memory linear in them
+MAX_QUERY_CHARS = 1000       # one query (a pasted error message fits; a whole file does not)
+MAX_QUERIES = 10             # phrasings fused in one search
+MAX_SCOPES = 32              # folders, excluded folders, tags, frontmatter pairs: of each kind
+MAX_SCOPE_CHARS = 512        # one of them
 
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
@@ -50,9 +55,10 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
     if int(limit) < 1:
         raise UserError("the number of results (-n) must be at least 1")
     base = Query(text=queries[0], limit=int(limit),
-                 folders=_scopes(vault, folders, "--folder"), excludes=_scopes(vault, excludes, "--exclude"),
-                 tags=_tags(tags), not_tags=_tags(not_tags),
-                 frontmatter=_pairs(frontmatter), not_frontmatter=_pairs(not_frontmatter))
+                 folders=_scopes(vault, _bounded(folders, "--folder"), "--folder"),
+                 excludes=_scopes(vault, _bounded(excludes, "--exclude"), "--exclude"),
+                 tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
+                 frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)))
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         run.note_missing_folders(vault, base.folders)
@@ -234,11 +240,34 @@ class _Dispatch:
 
 def _queries(query_or_queries) -> list[str]:
     items = [query_or_queries] if isinstance(query_or_queries, str) else list(query_or_queries or ())
+    if len(items) > MAX_QUERIES:
+        raise UserError(f"at most {MAX_QUERIES} queries in one search ({len(items):,} given)")
+    for item in items:
+        if len(str(item)) > MAX_QUERY_CHARS and len(" ".join(str(item).split())) > MAX_QUERY_CHARS:
+            raise UserError(f"a query holds at most {MAX_QUERY_CHARS:,} characters (one has {len(str(item)):,}): "
+                            f"give the few distinctive words that matter")
     queries = [" ".join(str(q).split()) for q in items]
     queries = [q for q in queries if q]
     if not queries:
         raise UserError("give a search query (2-5 distinctive words work best)")
     return queries
+
+
+def _bounded(values, flag: str) -> list[str]:
+    """The values of a repeatable option, refused when there are too many or one is too long."""
+    values = [str(v) for v in (values or ())]
+    if len(values) > MAX_SCOPES:
+        raise UserError(f"at most {MAX_SCOPES} {flag} values in one search ({len(values):,} given)")
+    for value in values:
+        if len(value) > MAX_SCOPE_CHARS:
+            raise UserError(f"a {flag} value holds at most {MAX_SCOPE_CHARS} characters (one has {len(value):,})")
+    return values
+
+
+def _bounded_pairs(values) -> list:
+    values = list(values or ())
+    _bounded([v if isinstance(v, str) else ":".join(map(str, v)) for v in values], "--frontmatter")
+    return values
 
 
 def _port(value) -> int:

@@ -23,6 +23,8 @@ POOL = 150                 # candidates taken from the BM25 list (fewer from the
 RERANK = 50                # leading candidates checked for the phrase and proximity bonuses
 COMMON_SHARE = 0.5         # a word in more than this share of the notes does not rank
 FUZZY_WEIGHT = 0.5         # a typo or prefix match counts half an exact one
+MAX_TERMS = 32             # the distinct words of a query that rank (the rest is left out)
+MAX_TYPO_WORD = 24         # longer words get no typo variants (their number grows with the square of the length)
 EXCERPT_CHARS = 300
 
 # Bonuses added to the BM25 score normalised to [0, 1] over the candidates.
@@ -112,13 +114,15 @@ def parse(text: str) -> tuple[list[str], list[list[str]], list[str]]:
 def prepare(index: VaultIndex, text: str) -> ParsedQuery:
     plain, phrases, negatives = parse(text)
     content = [w for w in plain if w not in STOPWORDS] or plain
-    content = list(dict.fromkeys(content))
+    content = list(dict.fromkeys(content))[:MAX_TERMS]
+    plain, phrases = plain[:MAX_TERMS * 4], [p[:MAX_TERMS] for p in phrases[:MAX_TERMS]]
+    negatives = negatives[:MAX_TERMS]
     stems = index.stems(content)
     terms = [Term(raw=w, stem=s) for w, s in zip(content, stems)]
     if terms and not phrases and len(terms[-1].raw) >= 3 and plain and plain[-1] == terms[-1].raw:
         terms[-1].prefix = True
     for term in terms:
-        if len(term.raw) >= 4 and not term.raw.isdigit():
+        if 4 <= len(term.raw) <= MAX_TYPO_WORD and not term.raw.isdigit():
             term.variants = typo_variants(index, term.stem)
     sequence = plain if len(plain) >= 2 else []
     return ParsedQuery(terms, sequence, phrases, negatives)

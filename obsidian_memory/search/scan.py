@@ -94,8 +94,11 @@ def search(query: Query, vault: str, skipped: list | None = None) -> tuple[list[
     return hits[: query.limit], len(hits)
 
 
+MAX_TERMS = 32
+
+
 def query_terms(text: str) -> list[str]:
-    return list(dict.fromkeys(text.lower().split()))
+    return list(dict.fromkeys(text.lower().split()))[:MAX_TERMS]
 
 
 def score_note(relative: str, text: str, terms: list[str]) -> Hit | None:

@@ -7,7 +7,7 @@ an edit or a swap). No body, no vectors: the names the vault index holds.
 from __future__ import annotations
 
 from obsidian_memory.search.base import Hit, Query, Result
-from obsidian_memory.search.fulltext import fold, words
+from obsidian_memory.search.fulltext import MAX_TERMS, fold, words
 from obsidian_memory.search.store import Scope
 
 TITLE_MIN_SCORE = 0.6
@@ -18,7 +18,7 @@ class Title:
     name = "index"
 
     def search(self, query: Query, request) -> Result:
-        wanted = " ".join(words(query.text))
+        wanted = " ".join(words(query.text)[:MAX_TERMS])
         if not wanted:
             return Result([], 0, "title")
         rows = request.index().names_in_scope(Scope.of(query))
