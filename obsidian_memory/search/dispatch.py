@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 
 from obsidian_memory.errors import UserError
 from obsidian_memory.search.base import Hit, Query, Request, Response, Result
+from obsidian_memory.textclean import shorten
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 MODES = ("hybrid", "semantic", "fulltext", "title")
@@ -250,6 +252,10 @@ def _queries(query_or_queries) -> list[str]:
     queries = [q for q in queries if q]
     if not queries:
         raise UserError("give a search query (2-5 distinctive words work best)")
+    for query in queries:
+        if not re.search(r"[^\W_]", query):     # (the words every engine ranks by: letters and digits)
+            raise UserError(f"the query {shorten(query, 40)!r} has no word to search for (letters or digits): "
+                            f"give 2-5 distinctive words")
     return queries
 
 

@@ -244,3 +244,11 @@ def test_an_unknown_mode_is_one_line_and_exit_2(vault):
         result = run("deploy", "--mode", "vector")
         err = result.stderr.decode()
         assert result.returncode == 2 and "vector" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("query", ["🙂", "!!!", "-- ..."])
+def test_a_query_without_a_word_is_one_clear_error_not_the_whole_vault(vault, query):
+    for source in ("scan", "index"):
+        result = vault.search(query, "--source", source)
+        assert result.returncode == 2 and result.stdout == b""
+        assert b"has no word to search for" in result.stderr and len(result.stderr.splitlines()) == 1

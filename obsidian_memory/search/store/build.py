@@ -58,10 +58,10 @@ class UpdateStats:
 
 
 def skipped_text(names: list[str], count: int | None = None) -> str:
-    """"2 skipped: names not valid UTF-8 (a\\xff.md, b\\xfe/); rename them to index them"."""
+    """"2 skipped: names not valid UTF-8 (a\\xff.md, b\\xfe/); rename them to find them"."""
     count = len(names) if count is None else count
     shown = ", ".join(names[:3]) + (f" (+{count - 3} more)" if count > 3 else "")
-    return f"{count} skipped: names not valid UTF-8 ({shown}); rename them to index them"
+    return f"{count} skipped: names not valid UTF-8 ({shown}); rename them to find them"
 
 
 # -- the update lock ---------------------------------------------------------------------------
