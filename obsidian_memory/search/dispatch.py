@@ -56,14 +56,17 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
         raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if int(limit) < 1:
         raise UserError("the number of results (-n) must be at least 1")
+    notes: list[str] = []
     base = Query(text=queries[0], limit=int(limit),
-                 folders=_scopes(vault, _bounded(folders, "--folder"), "--folder"),
-                 excludes=_scopes(vault, _bounded(excludes, "--exclude"), "--exclude"),
+                 folders=_folders(vault, _scopes(vault, _bounded(folders, "--folder"), "--folder"), "--folder", notes),
+                 excludes=_folders(vault, _scopes(vault, _bounded(excludes, "--exclude"), "--exclude"), "--exclude",
+                                   notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)))
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
-        run.note_missing_folders(vault, base.folders)
+        for note in notes:
+            run._note(note)
         hits, total = run.run(base) if len(queries) == 1 else _fan_out(run, base, queries)
         if links:
             found = request.links_of([hit.path for hit in hits])
@@ -135,11 +138,6 @@ class _Dispatch:
             return self._local(query)
         answer = self._omnisearch(query)
         return answer if answer is not None else self._local(query)
-
-    def note_missing_folders(self, vault: str, folders: tuple[str, ...]) -> None:
-        for folder in folders:
-            if folder and not os.path.isdir(os.path.join(vault, *folder.split("/"))):
-                self._note(f"folder {folder!r} does not exist in the vault")
 
     # -- engines ------------------------------------------------------------------------------
     def _omnisearch(self, query: Query):
@@ -308,6 +306,51 @@ def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
         if folder not in cleaned:
             cleaned.append(folder)
     return tuple(cleaned)
+
+
+def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) -> tuple[str, ...]:
+    """Each folder as the vault spells it. Every engine matches folders with their case (so does
+    Obsidian's own search), so `plugins` for `Plugins/` is taken when it names exactly one folder,
+    with a note; a --folder that names none or several is refused (its search could only come
+    back empty), an --exclude that names none is noted and one that names several drops them all."""
+    out: list[str] = []
+    for folder in folders:
+        if not folder:
+            out.append(folder)
+            continue
+        found = _folder_spelled(vault, folder)
+        if found == [folder]:
+            out.append(folder)
+            continue
+        shown = shorten(folder, 80)
+        if not found and flag == "--folder":
+            raise UserError(f"--folder {shown!r}: no such folder in the vault")
+        if not found:
+            notes.append(f"--exclude {shown!r}: no such folder in the vault")
+        elif len(found) > 1 and flag == "--folder":
+            raise UserError(f"--folder {shown!r} names {len(found)} folders that differ only in case "
+                            f"({', '.join(found[:5])}): give the one you mean")
+        else:
+            notes.append(f"{flag} {shown!r} taken as {', '.join(found)} (the case differs)")
+        out += [f for f in found if f not in out]
+    return tuple(out)
+
+
+def _folder_spelled(vault: str, folder: str) -> list[str]:
+    """The vault's folders that `folder` names, segment by segment: the exact spelling when it
+    exists, else every spelling that differs only in case."""
+    spellings = [""]
+    for part in folder.split("/"):
+        following = []
+        for parent in spellings:
+            try:
+                names = [e.name for e in os.scandir(os.path.join(vault, *parent.split("/"))) if e.is_dir()]
+            except OSError:
+                continue
+            matches = [part] if part in names else [n for n in names if n.casefold() == part.casefold()]
+            following += [f"{parent}/{name}" if parent else name for name in matches]
+        spellings = following
+    return sorted(spellings)
 
 
 def _relative_if_inside(vault: str, text: str) -> str:

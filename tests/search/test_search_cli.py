@@ -252,3 +252,22 @@ def test_a_query_without_a_word_is_one_clear_error_not_the_whole_vault(vault, qu
         result = vault.search(query, "--source", source)
         assert result.returncode == 2 and result.stdout == b""
         assert b"has no word to search for" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("source", ["scan", "index"])
+def test_a_folder_in_another_case_is_taken_when_it_names_one_folder_and_says_so(vault, source):
+    found = vault.search("deploy", "--source", source, "--folder", "runbooks", "--json")
+    assert [h["path"] for h in as_json(found)["results"]] == ["Runbooks/Deploy checklist.md"]
+    assert b"--folder 'runbooks' taken as Runbooks (the case differs)" in found.stderr
+    missing = vault.search("deploy", "--source", source, "--folder", "Nowhere")
+    assert missing.returncode == 2 and b"no such folder in the vault" in missing.stderr
+
+
+@pytest.mark.parametrize("source", ["scan", "index"])
+def test_folders_differing_only_in_case_are_told_apart(vault, source):
+    (vault.vault / "notes").mkdir()
+    (vault.vault / "notes" / "lower.md").write_text("Another deploy idea.\n", encoding="utf-8")
+    exact = as_json(vault.search("deploy", "--source", source, "--folder", "Notes", "--json"))
+    assert [h["path"] for h in exact["results"]] == ["Notes/draft idea.md"]
+    ambiguous = vault.search("deploy", "--source", source, "--folder", "NOTES")
+    assert ambiguous.returncode == 2 and b"names 2 folders that differ only in case" in ambiguous.stderr

@@ -43,12 +43,12 @@ class Scope:
     def of(cls, query) -> "Scope":
         clauses, params = [], []
         folders = [f for f in query.folders if f]
-        if folders and len(folders) == len(query.folders):
-            clauses.append("(" + " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in folders) + ")")
-            params += [_like_prefix(f) for f in folders]
+        if folders and len(folders) == len(query.folders):     # (a folder is matched with its case)
+            clauses.append("(" + " OR ".join(_UNDER for _ in folders) + ")")
+            params += [p for f in folders for p in _under_params(f)]
         for folder in (x for x in query.excludes if x):
-            clauses.append("NOT (n.path LIKE ? ESCAPE '\\')")
-            params.append(_like_prefix(folder))
+            clauses.append(f"NOT {_UNDER}")
+            params += _under_params(folder)
         for tags, test in ((query.tags, "EXISTS"), (query.not_tags, "NOT EXISTS")):
             for tag in tags:
                 clauses.append(f"{test} ({_TAG_SQL})")
@@ -82,8 +82,12 @@ def _prop_sql(key: str, value: str) -> tuple[str, list]:
     return "SELECT 1 FROM note_props p WHERE p.note_id = n.id AND p.key = ? AND p.value = ?", [key, value]
 
 
-def _like_prefix(folder: str) -> str:
-    return _escape_like(folder.strip("/")) + "/%"
+_UNDER = "(substr(n.path, 1, ?) = ?)"
+
+
+def _under_params(folder: str) -> list:
+    prefix = folder.strip("/") + "/"
+    return [len(prefix), prefix]
 
 
 def _escape_like(text: str) -> str:
