@@ -1,0 +1,34 @@
+"""`reindex --force` reads every note into a new file beside the index, which takes the index's
+place at the end: a search meanwhile answers at once from the previous index instead of waiting
+for the whole rebuild (issue 13), and a second --force at the same time is refused."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from testkit import CLI
+
+NOTES = 4000
+
+
+def test_a_search_during_reindex_force_answers_from_the_previous_index(env):
+    for n in range(NOTES):
+        words = " ".join(f"w{(n * 7 + k) % 5000}" for k in range(300))     # a rebuild of some seconds
+        (env.vault / f"Note {n:04d}.md").write_text(f"# Note {n}\nzebra {n} {words}\n", encoding="utf-8")
+    assert env.run("reindex").returncode == 0
+    rebuild = subprocess.Popen([sys.executable, str(CLI), "reindex", "--force"], env=env.environ(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(env.root))
+    try:
+        time.sleep(1.0)                   # the rebuild is under way (it takes seconds at this size)
+        found = env.search("zebra", "--source", "index", "--json", timeout=60)
+        still_running = rebuild.poll() is None
+    finally:
+        out, err = rebuild.communicate(timeout=300)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["total_results"] == NOTES
+    assert still_running, "the search waited for the rebuild to finish"
+    assert rebuild.returncode == 0 and f"{NOTES} updated".encode() in out, err
+    after = env.search("zebra", "--source", "index", "--json")
+    assert json.loads(after.stdout)["total_results"] == NOTES
