@@ -20,8 +20,13 @@ def run(args) -> int:
     from obsidian_memory import settings as settings_module
     from obsidian_memory.search import store
 
+    from obsidian_memory.locks import LockBusy
+
     settings = settings_module.load(vault=args.vault)
-    stats = store.update(settings, force=args.force)
+    try:
+        stats = store.update(settings, force=args.force)
+    except LockBusy as exc:
+        raise UserError(f"another `reindex --force` is rebuilding this vault's index ({exc})", code=1) from exc
     sys.stdout.write(f"index {'rebuilt' if stats.rebuilt else 'updated'}: {stats.summary()}\n")
     if args.embed:
         start_embedding(settings)
