@@ -466,27 +466,30 @@ def _compared_with_previous(stats: UpdateStats, settings, paths: set[str]) -> No
 def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
     """(an open index with the current schema, whether it was created); a file of another schema
     version is replaced. A damaged file raises (the caller decides: `discard`)."""
-    conn = _open(path)
-    try:
-        if _current(conn):
-            return conn, False
-    except BaseException:
-        conn.close()
-        raise
-    conn.close()
+    conn = _open_current(path)
+    if conn is not None:
+        return conn, False
     with update_lock(path):
-        conn = _open(path)
-        try:
-            if _current(conn):
-                return conn, False
-        except BaseException:
-            conn.close()
-            raise
-        conn.close()
+        conn = _open_current(path)        # another process may have made it meanwhile
+        if conn is not None:
+            return conn, False
         sqlitedb.remove_files(path)
         conn = _open(path)
         schema.create(conn)
         return conn, True
+
+
+def _open_current(path: str) -> sqlite3.Connection | None:
+    """The file opened when it holds the current schema, else None."""
+    conn = _open(path)
+    try:
+        if _current(conn):
+            return conn
+    except BaseException:
+        conn.close()
+        raise
+    conn.close()
+    return None
 
 
 def _open(path: str) -> sqlite3.Connection:
