@@ -311,8 +311,9 @@ def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
 def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) -> tuple[str, ...]:
     """Each folder as the vault spells it. Every engine matches folders with their case (so does
     Obsidian's own search), so `plugins` for `Plugins/` is taken when it names exactly one folder,
-    with a note; a --folder that names none or several is refused (its search could only come
-    back empty), an --exclude that names none is noted and one that names several drops them all."""
+    with a note; a --folder that names several folders differing only in case is refused, an
+    --exclude that does drops them all; one that names none is used as given (a --folder with a
+    note: Omnisearch may know folders the disk does not show yet)."""
     out: list[str] = []
     for folder in folders:
         if not folder:
@@ -323,10 +324,10 @@ def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) 
             out.append(folder)
             continue
         shown = shorten(folder, 80)
-        if not found and flag == "--folder":
-            raise UserError(f"--folder {shown!r}: no such folder in the vault")
         if not found:
-            notes.append(f"--exclude {shown!r}: no such folder in the vault")
+            if flag == "--folder":
+                notes.append(f"folder {shown!r} does not exist in the vault")
+            found = [folder]
         elif len(found) > 1 and flag == "--folder":
             raise UserError(f"--folder {shown!r} names {len(found)} folders that differ only in case "
                             f"({', '.join(found[:5])}): give the one you mean")

@@ -128,10 +128,9 @@ class VaultIndex:
         except LockBusy:
             conn, created = _connect(path)   # the rebuild another process held the lock for is done by now or never
         except sqlite3.DatabaseError as exc:
-            if not sqlitedb.damaged(exc):
-                raise
-            discard(settings, exc)
-            conn, created = _connect(path)
+            if sqlitedb.damaged(exc):
+                discard(settings, exc)
+            conn, created = _connect(path)   # (else a file another process was replacing: once more)
         return cls(conn, settings, path, created=created)
 
     @classmethod
