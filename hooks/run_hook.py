@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The plugin's hook launcher: `run_hook.py session-start` or `run_hook.py archive`.
+"""The plugin's hook launcher: `run_hook.py session-start`, `run_hook.py user-prompt` or `run_hook.py archive`.
 
 Claude Code runs it (from hooks/hooks.json) with whatever `python3` is on PATH, so it is pure
 standard library and fails open: whatever happens it prints nothing of its own and exits 0.
@@ -9,7 +9,8 @@ missing or stale (a plugin update), the first hook starts a detached bootstrap (
 install of the plugin) and returns at once; the hooks work from the next session on, and so does
 the vault-search skill, whose commands name `${CLAUDE_PLUGIN_DATA}/venv/bin/python` (Claude Code
 fills the placeholders in). Once ready:
-- session-start: replaced by `<venv>/python -I -m obsidian_memory hook session-start` (exec);
+- session-start, user-prompt: replaced by `<venv>/python -I -m obsidian_memory hook <event>` (exec:
+  their stdout is the context Claude Code reads);
 - archive: SessionEnd is handed to a detached process (plugin hook timeouts do not raise
   Claude Code's 1.5 s SessionEnd budget); PreCompact/PostCompact run inline.
 When install.py has wired obsidian-memory into settings.json, the plugin stands aside (no
@@ -47,8 +48,8 @@ def main(argv):
         start_bootstrap(data)
         if not is_usable(data):
             return 0  # this session goes without us; the next one has the hooks
-    if event == "session-start":
-        os.execv(python, [python, "-I", "-m", "obsidian_memory", "hook", "session-start"])
+    if event in ("session-start", "user-prompt"):
+        os.execv(python, [python, "-I", "-m", "obsidian_memory", "hook", event])
     if event == "archive":
         payload = sys.stdin.buffer.read()
         command = [python, "-I", "-m", "obsidian_memory", "hook", "archive"]

@@ -139,7 +139,44 @@ def _migration_4(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4]
+def _migration_5(db: sqlite3.Connection) -> None:
+    # prompt recall (issue 17): each session's terms in four fields (recall.terms.document), and a
+    # full-text index over them (FTS5, kept in step by triggers; `recall_vocab` gives the number of
+    # sessions holding a term). Filled on upsert; sessions archived before are indexed in batches
+    # by the sweep and import (index_for_recall), not here: a migration runs inside whatever hook
+    # opens the archive first, and SessionEnd has 1.5 s. A SQLite without FTS5 gets no index (and
+    # prompt recall says so), never a failed migration.
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(x)")
+        db.execute("DROP TABLE temp.fts5_probe")
+    except sqlite3.OperationalError:
+        return
+    _run_script(db, """
+        CREATE TABLE recall_docs (
+            doc_id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            asked TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            said TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE recall_fts USING fts5(
+            title, asked, outcome, said, content='recall_docs', content_rowid='doc_id', detail=column,
+            tokenize='unicode61 remove_diacritics 0'
+        );
+        CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')
+    """)
+    columns = "title, asked, outcome, said"
+    remove = f"INSERT INTO recall_fts (recall_fts, rowid, {columns}) VALUES ('delete', old.doc_id, " \
+             "old.title, old.asked, old.outcome, old.said);"
+    add = f"INSERT INTO recall_fts (rowid, {columns}) VALUES (new.doc_id, new.title, new.asked, new.outcome, new.said);"
+    # triggers hold semicolons: one statement each, not through _run_script
+    db.execute(f"CREATE TRIGGER recall_docs_insert AFTER INSERT ON recall_docs BEGIN {add} END")
+    db.execute(f"CREATE TRIGGER recall_docs_delete AFTER DELETE ON recall_docs BEGIN {remove} END")
+    db.execute(f"CREATE TRIGGER recall_docs_update AFTER UPDATE ON recall_docs BEGIN {remove} {add} END")
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -308,6 +345,7 @@ class Archive:
                  for i, p in enumerate(session.prompts)])
             self._replace_summaries(session)
             self._replace_outcomes(session)
+            self._refresh_recall_doc(session.session_id)
             self.db.execute(
                 "UPDATE sessions SET revision = revision + 1, note_revision = CASE WHEN ? IS NULL "
                 "THEN note_revision ELSE revision + 1 END WHERE session_id = ?", (note_path, session.session_id))
@@ -339,6 +377,105 @@ class Archive:
             "INSERT INTO outcomes (session_id, kind, position, text, detail) VALUES (?, ?, ?, ?, ?)",
             [(session.session_id, kind, position, text, detail) for kind, position, text, detail in _outcome_rows(session)])
 
+    # -- prompt recall: the terms of each session (issue 17) -------------------------------------
+    def has_recall_index(self) -> bool:
+        """Whether this archive has the recall index (not when SQLite lacks FTS5)."""
+        if getattr(self, "_recall_index", None) is None:
+            self._recall_index = self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_docs'").fetchone() is not None
+        return self._recall_index
+
+    def _refresh_recall_doc(self, session_id: str) -> None:
+        """The session's recall document, from what the archive holds of it (so that upserts,
+        PostCompact summaries and the backfill make the very same document)."""
+        if not self.has_recall_index():
+            return
+        from obsidian_memory.recall.terms import FIELDS, document
+
+        fields = document(self._recall_texts(session_id))
+        self.db.execute(
+            f"INSERT INTO recall_docs (session_id, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?) "
+            f"ON CONFLICT(session_id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)}",
+            (session_id, *(fields[f] for f in FIELDS)))
+
+    def _recall_texts(self, session_id: str) -> dict[str, list[str]]:
+        texts: dict[str, list[str]] = {"title": [], "asked": [], "outcome": [], "said": []}
+        row = self.db.execute("SELECT title FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        texts["title"] = [row[0]] if row and row[0] else []
+        for text, answer in self.db.execute(
+                "SELECT text, answer FROM prompts WHERE session_id = ? ORDER BY position", (session_id,)):
+            texts["asked"].append(text)
+            if answer:
+                texts["said"].append(answer)
+        texts["said"] += [r[0] for r in self.db.execute(
+            "SELECT text FROM compact_summaries WHERE session_id = ? ORDER BY position DESC", (session_id,))]
+        for kind, text in self.db.execute(
+                "SELECT kind, text FROM outcomes WHERE session_id = ? ORDER BY CASE kind WHEN 'error' THEN 0 "
+                "WHEN 'commit' THEN 1 WHEN 'pull_request' THEN 2 WHEN 'todo' THEN 3 WHEN 'plan' THEN 4 ELSE 5 END, "
+                "position", (session_id,)):
+            texts["said" if kind == "command" else "outcome"].append(text)
+        return texts
+
+    def sessions_without_recall_doc(self, limit: int) -> list[str]:
+        """Sessions the recall index lacks (archived before it existed), newest first."""
+        if not self.has_recall_index():
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT session_id FROM sessions WHERE session_id NOT IN (SELECT session_id FROM recall_docs) "
+            "ORDER BY started_at DESC LIMIT ?", (int(limit),))]
+
+    def index_for_recall(self, session_ids) -> None:
+        with self._write():
+            for session_id in session_ids:
+                self._refresh_recall_doc(session_id)
+
+    def recall_size(self) -> int:
+        """How many sessions the recall index holds."""
+        if not self.has_recall_index():
+            return 0
+        return int(self.db.execute("SELECT COUNT(*) FROM recall_docs").fetchone()[0])
+
+    def recall_document_counts(self, terms) -> dict[str, int]:
+        """term -> how many sessions hold it (in any field)."""
+        terms = list(dict.fromkeys(terms))
+        if not terms or not self.has_recall_index():
+            return {}
+        marks = ", ".join("?" for _ in terms)
+        return {term: int(doc) for term, doc in self.db.execute(
+            f"SELECT term, doc FROM recall_vocab WHERE term IN ({marks})", terms)}
+
+    def recall_postings(self, terms) -> dict[str, list[int]]:
+        """term -> ids of the recall documents holding it (in any field)."""
+        if not self.has_recall_index():
+            return {}
+        return {term: [r[0] for r in self.db.execute("SELECT rowid FROM recall_fts WHERE recall_fts MATCH ?",
+                                                      (f'"{term}"',))]
+                for term in dict.fromkeys(terms)}
+
+    def recall_documents(self, doc_ids) -> list[dict]:
+        """The recall documents with what a reader needs of their session."""
+        doc_ids = list(doc_ids)
+        if not doc_ids:
+            return []
+        names = ("doc_id", "session_id", "title_terms", "asked", "outcome", "said", "title", "project", "cwd",
+                 "repo_root", "started_at", "note_path")
+        marks = ", ".join("?" for _ in doc_ids)
+        return [dict(zip(names, row)) for row in self.db.execute(
+            f"SELECT d.doc_id, d.session_id, d.title, d.asked, d.outcome, d.said, s.title, s.project, s.cwd, "
+            f"s.repo_root, s.started_at, s.note_path FROM recall_docs d JOIN sessions s USING (session_id) "
+            f"WHERE d.doc_id IN ({marks})", doc_ids)]
+
+    def recall_evidence(self, session_id: str) -> list[tuple[str, str]]:
+        """(kind, text) of the lines that can say why a session matched: its errors, commits,
+        pull requests, tasks, then its prompts."""
+        rows = [(k, t) for k, t in self.db.execute(
+            "SELECT kind, text FROM outcomes WHERE session_id = ? AND kind IN ('error', 'commit', 'pull_request', "
+            "'todo') ORDER BY CASE kind WHEN 'error' THEN 0 WHEN 'commit' THEN 1 WHEN 'pull_request' THEN 2 ELSE 3 END, "
+            "position LIMIT 200", (session_id,))]
+        rows += [("prompt", t) for (t,) in self.db.execute(
+            "SELECT text FROM prompts WHERE session_id = ? ORDER BY position LIMIT 50", (session_id,))]
+        return rows
+
     def add_compact_summary(self, session_id: str, text: str, *, trigger: str | None = None,
                             timestamp: str | None = None) -> None:
         """Store a PostCompact `compact_summary` (unless the session already has that summary)."""
@@ -361,6 +498,7 @@ class Archive:
                 "VALUES (?, ?, ?, ?, ?, ?)", [(session_id, i, *row) for i, row in enumerate(merged)])
             self.db.execute("UPDATE sessions SET archived_at = ?, revision = revision + 1 WHERE session_id = ?",
                             (now, session_id))
+            self._refresh_recall_doc(session_id)
 
     def record_note(self, session_id: str, note_path: str, revision: int) -> None:
         """The session's note was written at `note_path` from the session at `revision`."""

@@ -27,6 +27,7 @@ ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
 VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
+RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -567,6 +568,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             summary.add(result)
         _write_pending_notes(settings, archive, summary)
         _rebuild_history(settings, archive)
+        _index_for_recall(settings, archive, deadline)
     return summary
 
 
@@ -586,6 +588,22 @@ def cannot_write(exc: BaseException) -> str:
         return (f"cannot write the archive: {exc} (a full disk, a file size limit such as `ulimit -f`, or a "
                 "read-only folder)")
     return ""
+
+
+def _index_for_recall(settings, archive, deadline: float | None) -> None:
+    """Put the sessions archived before the recall index existed into it, newest first, in
+    batches (each its own transaction), until `deadline` (time.monotonic(); None: all)."""
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            batch = archive.sessions_without_recall_doc(RECALL_BATCH)
+            if not batch:
+                return
+            archive.index_for_recall(batch)
+    except Exception as exc:
+        from obsidian_memory.archive import is_damage
+        if is_damage(exc):
+            raise   # the whole archive: writable_archive says what to do
+        logs.log_for(settings, f"archive: recall index not completed: {_describe(exc)}", None if _is_busy(exc) else exc)
 
 
 def _write_pending_notes(settings, archive, summary) -> None:

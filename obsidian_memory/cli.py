@@ -13,13 +13,15 @@ PROG = "obsidian_memory.py"
 
 # command -> (module under obsidian_memory.commands, one-line description)
 COMMANDS = {
-    "hook": ("hook", "run as a Claude Code hook: `hook archive` or `hook session-start` (reads the hook JSON on stdin)"),
+    "hook": ("hook", "run as a Claude Code hook: `hook archive`, `hook session-start` or `hook user-prompt` "
+                     "(reads the hook JSON on stdin)"),
     "archive": ("archive", "archive one transcript file into the archive and the vault"),
     "import": ("import_", "backfill every transcript under $CLAUDE_CONFIG_DIR/projects"),
     "sessions": ("sessions", "list recent archived sessions"),
     "show": ("show", "print an archived session's note"),
     "search": ("search", "ranked vault search, or regex search over archived sessions with --sessions"),
     "context": ("context", "print what the SessionStart hook would inject"),
+    "recall": ("recall", "show what the prompt hook would inject for a prompt, with scores and the decision"),
     "state": ("state", "show, set or clear the working-state note"),
     "learn": ("learn", "append a dated learning to the learnings note"),
     "log": ("log", "append a dated line to the agent log note"),

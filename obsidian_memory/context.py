@@ -40,6 +40,7 @@ MIN_LINE_START = 40            # a cut-off line is shown in part only when this 
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
 STOPPED_CHARS = 700            # where the latest session stopped: open todos, the start of its last answer
 STATUS_WORDS = {"in_progress": "in progress", "pending": "open"}
+RESUME_LINE = "  resume id "  # how a listed session's id is shown (listed_session_ids reads it back)
 MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
                  "of past Claude Code sessions.")
@@ -229,10 +230,15 @@ def _session_lines(row: dict) -> str:
         details.append(f"{count} prompt{'s' if count != 1 else ''}")
     if details:
         facts[0] += " · " + ", ".join(details)
-    facts.append(f"  resume id {_one_line(row.get('session_id') or '')}")
+    facts.append(f"{RESUME_LINE}{_one_line(row.get('session_id') or '')}")
     if row.get("note_path"):
         facts.append(f"  note {_one_line(row['note_path'])}")
     return "\n".join(facts)
+
+
+def listed_session_ids(text: str) -> list[str]:
+    """The resume ids a context text lists (the lines _session_lines writes)."""
+    return [line[len(RESUME_LINE):].strip() for line in text.splitlines() if line.startswith(RESUME_LINE)]
 
 
 def _summary_block(row: dict, room: int | None) -> str:

@@ -36,7 +36,7 @@ def run_checks(settings=None) -> list[Check]:
     plugin = _enabled_plugin(settings_obj or {})
     checks = [check_python(layout), check_package(layout), *check_config(settings, broken)]
     if settings:
-        checks += [check_vault(settings), check_archive(settings)]
+        checks += [check_vault(settings), check_archive(settings), check_prompt_recall(settings)]
     checks += [
         check_hooks(layout, settings_obj, settings_problem, plugin),
         check_skill(layout, plugin),
@@ -206,6 +206,28 @@ def _notes_unknown_to(db, settings) -> int:
     if not os.path.isdir(settings.vault):
         return 0
     return sum(1 for session_id in session_note_ids(settings) if not db.find_sessions(session_id))
+
+
+def check_prompt_recall(settings) -> Check:
+    """Prompt recall (the UserPromptSubmit hook, registered with the others): its mode, and how
+    much of the archive its index holds."""
+    mode = settings.prompt_recall
+    if mode == "off":
+        return Check("prompt recall", INFO, "off (prompt_recall: off in config.yaml)")
+    when = "the first prompt of a session" if mode == "first" else "every prompt"
+    if not os.path.exists(settings.archive):
+        return Check("prompt recall", OK, f"on for {when}; nothing archived yet")
+    try:
+        from obsidian_memory import archive
+        with archive.open_archive(settings.archive, readonly=True) as db:
+            if not db.has_recall_index():
+                return Check("prompt recall", WARN, f"on for {when}, but the archive has no recall index: this "
+                                                    "Python's SQLite lacks FTS5, so no past session is found")
+            indexed, total = db.recall_size(), db.count_sessions()
+    except Exception as exc:
+        return Check("prompt recall", WARN, f"cannot read {settings.archive}: {type(exc).__name__}: {exc}")
+    rest = "" if indexed >= total else " (the background sweep and `import` index the rest)"
+    return Check("prompt recall", OK, f"on for {when}; {indexed} of {total} archived sessions indexed{rest}")
 
 
 def check_hooks(layout, settings_obj, problem, plugin) -> Check:

@@ -7,7 +7,7 @@ holds only real changes, so a second install plans nothing and writes nothing.
 What an install adds, and what an uninstall takes away again:
 - `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the launcher scripts (scripts/);
 - `config.yaml` there (kept on re-install and on uninstall; `--purge` removes it);
-- in `settings.json`: four hook handlers and two `permissions.allow` rules, recognised by the
+- in `settings.json`: five hook handlers and two `permissions.allow` rules, recognised by the
   `obsidian-memory/bin/` path in their command or arguments, and the rule `Skill(vault-search)`
   unless the user already had it (`install-state.json` remembers that we added it: it names no
   path of ours). A hook runs the launcher with the Python the installer ran with (the one the venv
@@ -64,11 +64,12 @@ EXEC_FORM_SINCE = (2, 1, 139)   # Claude Code runs `command` + `args` without a 
 # event -> (matcher or None, `hook` argument, timeout in seconds)
 HOOKS = {
     "SessionStart": ("startup|resume|clear|compact|fork", "session-start", 10),
+    "UserPromptSubmit": (None, "user-prompt", 5),   # prompt recall; a timed-out hook's output is dropped
     "SessionEnd": (None, "archive", 30),     # a settings-file timeout also raises the 1.5 s end budget
     "PreCompact": (None, "archive", 30),
     "PostCompact": (None, "archive", 30),
 }
-NEW_CONFIG_KEYS = ("vault", "context_budget", "excluded_projects", "redact")
+NEW_CONFIG_KEYS = ("vault", "context_budget", "excluded_projects", "redact", "prompt_recall")
 
 
 # -- where everything lives ------------------------------------------------------------------

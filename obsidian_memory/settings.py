@@ -153,6 +153,22 @@ class Texts(Kind):
         return tuple(items)
 
 
+class Choice(Kind):
+    """One of a few words, case aside. YAML reads a bare `off` as false (and `on` as true): those
+    count as the words themselves."""
+
+    def __init__(self, *choices: str):
+        self.choices = choices
+        self.wants = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+
+    def parse(self, value):
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        if isinstance(value, str) and value.strip().lower() in self.choices:
+            return value.strip().lower()
+        raise Invalid(value)
+
+
 # -- the definitions ------------------------------------------------------------------------------
 
 class Setting:
@@ -212,6 +228,9 @@ class Settings:
     index_ignore: tuple = setting(Texts(), (), "vault-relative glob patterns the local index skips")
     archive_path: str | None = setting(AbsolutePath(), None, "the session archive", stops=True,
                                        shown="~/.claude/session-archive.db")
+    prompt_recall: str = setting(Choice("off", "first", "every"), "first",
+                                 "when the prompt hook looks for past sessions a prompt revisits: the first "
+                                 "prompt of a session, every prompt, or never")
 
     config_dir: str
     extra: dict              # config keys no definition knows (each is a `doctor` warning)

@@ -55,7 +55,7 @@ def test_hooks_json_runs_the_launcher_in_exec_form_with_files_that_exist():
         assert handler["command"] == "python3"
         script, event = handler["args"]
         assert script == "${CLAUDE_PLUGIN_ROOT}/hooks/run_hook.py" and LAUNCHER.is_file()
-        assert event in ("session-start", "archive")
+        assert event in ("session-start", "user-prompt", "archive")
 
 
 def test_the_plugin_asks_for_the_vault_through_its_user_configuration():

@@ -112,19 +112,24 @@ _TEMPLATES = [(_tests, 1), (_rename, 1), (_upgrade, 2), (_explain, 1), (_refacto
               (_logging, 1)]
 
 
-def filler_specs(count: int, seed: int = 17) -> list[Spec]:
+def filler_specs(count: int, seed: int = 17, *, max_turns: int = 1) -> list[Spec]:
+    """`count` everyday sessions, each of 1 to `max_turns` turns in one repository."""
     rng = random.Random(seed)
     specs = []
     repos = list(REPOS)
     for n in range(count):
         repo = repos[n % len(repos)]
         test_command, modules, dependencies, topics = REPOS[repo]
-        template, pool = rng.choice(_TEMPLATES)
-        subject = rng.choice([modules, modules, dependencies, topics][pool])
-        prompt, title, steps, message, answer = template(rng, repo, test_command, subject)
-        if message:
-            steps = [*steps, commit(message, f"{rng.getrandbits(28):07x}")]
+        turns, title = [], ""
+        for _ in range(rng.randint(1, max_turns) if max_turns > 1 else 1):
+            template, pool = rng.choice(_TEMPLATES)
+            subject = rng.choice({1: modules, 2: dependencies, 3: topics}[pool])
+            prompt, heading, steps, message, answer = template(rng, repo, test_command, subject)
+            if message:
+                steps = [*steps, commit(message, f"{rng.getrandbits(28):07x}")]
+            turns.append(turn(prompt, *steps, answer=answer))
+            title = title or heading
         month, day = 6 + rng.randint(0, 5), rng.randint(1, 28)
         start = f"2026-{month:02d}-{day:02d} {rng.randint(8, 20):02d}:{rng.randint(0, 59):02d}"
-        specs.append(Spec(f"filler-{n}", repo, start, title, [turn(prompt, *steps, answer=answer)]))
+        specs.append(Spec(f"filler-{n}", repo, start, title, turns))
     return specs

@@ -1,11 +1,13 @@
 """`obsidian_memory.py hook <event>`: the entry point Claude Code runs.
 
 The contract, whatever happens: stdin is read as UTF-8 bytes, stdout carries nothing but the
-documented output (the SessionStart JSON object, or nothing), errors go to the log file, and the
-exit status is 0 (exit 2 would block compaction on PreCompact). No argparse on this path.
-SessionStart's background work (the detached sweep) starts after its output is written.
+documented output (the SessionStart or UserPromptSubmit JSON object, or nothing), errors go to
+the log file, and the exit status is 0 (exit 2 would block compaction on PreCompact, and erase the
+prompt on UserPromptSubmit). No argparse on this path. SessionStart's background work (the
+detached sweep, and noting which sessions the context listed) happens after its output is written.
 
-Events: `session-start` (SessionStart) and `archive` (SessionEnd, PreCompact, PostCompact, Stop).
+Events: `session-start` (SessionStart), `user-prompt` (UserPromptSubmit: prompt recall) and
+`archive` (SessionEnd, PreCompact, PostCompact, Stop).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import io
 import json
 import sys
 
-EVENTS = ("session-start", "archive")
+EVENTS = ("session-start", "user-prompt", "archive")
 
 
 def main(argv: list[str]) -> int:
@@ -32,6 +34,9 @@ def main(argv: list[str]) -> int:
         elif event == "session-start":
             from obsidian_memory.context import session_start_output
             output = session_start_output(payload, settings)
+        elif event == "user-prompt":
+            from obsidian_memory.recall.hook import user_prompt_output
+            output = user_prompt_output(payload, settings)
         elif event == "archive":
             from obsidian_memory.archiver import handle_hook
             handle_hook(payload, settings)
@@ -49,7 +54,7 @@ def main(argv: list[str]) -> int:
         except Exception:
             pass
     if event == "session-start" and settings is not None:
-        _after_session_start(payload, settings)
+        _after_session_start(payload, settings, output)
     return 0
 
 
@@ -66,20 +71,38 @@ def _settings():
     return settings, None
 
 
-def _after_session_start(payload, settings) -> None:
+def _after_session_start(payload, settings, output: str | None) -> None:
     """Background work (the sweep of sessions whose end hooks never fired) starts once the output
     is out (so that it does not compete with the context for the CPU), and prints nothing."""
     if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
         return
     real_stdout, sys.stdout = sys.stdout, io.StringIO()
+    session_id = payload.get("session_id")
+    session_id = session_id.strip() if isinstance(session_id, str) else None
+    try:
+        _note_listed_sessions(payload, settings, session_id, output)
+    except BaseException as exc:
+        _log(settings, "hook session-start: could not note the sessions listed", exc)
     try:
         from obsidian_memory.commands.sweep import start_in_background
-        session_id = payload.get("session_id")
-        start_in_background(settings, session_id.strip() if isinstance(session_id, str) else None)
+        start_in_background(settings, session_id)
     except BaseException as exc:
         _log(settings, "hook session-start: could not start the sweep", exc)
     finally:
         sys.stdout = real_stdout
+
+
+def _note_listed_sessions(payload, settings, session_id, output) -> None:
+    """For prompt recall: how the session started and which sessions the context listed (so that
+    the prompt hook knows the first prompt and does not show them again)."""
+    if not session_id or getattr(settings, "prompt_recall", "first") == "off":
+        return
+    from obsidian_memory.context import listed_session_ids
+    from obsidian_memory.recall import seen
+
+    text = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
+    source = payload.get("source") if isinstance(payload.get("source"), str) else None
+    seen.session_started(settings, session_id, source, listed_session_ids(text))
 
 
 def _read_payload() -> dict:

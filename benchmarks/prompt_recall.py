@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Prompt recall, measured: is the right past session injected for a first prompt that revisits
+it, and nothing for the others? And how long does the hook take?
+
+usage: python benchmarks/prompt_recall.py [--split dev|test|both] [--show] [--sessions 10000]
+                                          [--notes 20000] [--runs 30] [--no-latency] [--keep DIR]
+
+Quality. A machine is built in a temporary folder (benchmarks/recall_set/world.py): the judged
+set's 53 sessions and 150 everyday ones, written as Claude Code transcripts and archived by the
+real `import`. Each prompt of benchmarks/recall_set/prompts.json is decided as the hook decides it
+(recall.decide with this machine's archive, from the prompt's repository). Per half (dev: tune on
+it; test: report it) and overall:
+  - revisits: the share whose injection holds a relevant session (target >= 90 %);
+  - the others (chatter, unrelated tasks, near misses): the share with nothing injected (target
+    >= 95 %);
+  - precision: the share of injected sessions that are relevant.
+`--show` prints every prompt's decision (the terms, the best candidates and their scores).
+
+Latency. The archive grows to `--sessions` sessions (the filler templates, archived through the
+archive API: the same upsert and recall index) and a vault of `--notes` notes; then, interleaved so
+that machine noise hits both alike, a bare `python -c pass` and the hook's whole process
+(`scripts/obsidian_memory.py hook user-prompt` fed a real UserPromptSubmit payload, for a revisiting
+prompt, with a fresh session each run so that it is always the first prompt). Prints p50 and p95 of
+both and the ratio (target: the hook <= 150 ms p50).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SET = REPO / "benchmarks" / "recall_set"
+sys.path[:0] = [str(REPO), str(SET)]
+
+import world as world_module  # noqa: E402
+from obsidian_memory import gitinfo  # noqa: E402
+from obsidian_memory.archive import open_archive  # noqa: E402
+from obsidian_memory.recall import decide as decide_module  # noqa: E402
+
+PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.json"
+
+
+def load_prompts() -> list[dict]:
+    return json.loads((SET / "prompts.json").read_text(encoding="utf-8"))["prompts"]
+
+
+def decide_all(world, prompts: list[dict]) -> dict[str, list[str]]:
+    """prompt id -> the session keys the hook would inject."""
+    keys = {spec.session_id: spec.key for spec in world.specs}
+    out = {}
+    with open_archive(str(world.config_dir / "session-archive.db"), readonly=True) as archive:
+        for entry in prompts:
+            cwd = world.cwd(entry["repo"])
+            _, repo_root = gitinfo.find_repo(cwd)
+            decision = decide_module.decide(archive, entry["prompt"], repo_root=repo_root, cwd=cwd)
+            entry["decision"] = decision
+            out[entry["id"]] = [keys.get(c.session_id, c.session_id) for c in decision.chosen]
+    return out
+
+
+def measure(prompts: list[dict], injected: dict[str, list[str]]) -> dict:
+    revisits = [p for p in prompts if p["kind"] == "revisit"]
+    others = [p for p in prompts if p["kind"] != "revisit"]
+    found = sum(1 for p in revisits if set(injected[p["id"]]) & set(p["relevant"]))
+    quiet = sum(1 for p in others if not injected[p["id"]])
+    shown = [(key, p) for p in prompts for key in injected[p["id"]]]
+    right = sum(1 for key, p in shown if key in p["relevant"])
+    return {"revisits": len(revisits), "recall": found / len(revisits) if revisits else 0.0,
+            "others": len(others), "silence": quiet / len(others) if others else 0.0,
+            "injected": len(shown), "precision": right / len(shown) if shown else 1.0}
+
+
+def print_quality(prompts: list[dict], injected: dict[str, list[str]], splits: list[str]) -> None:
+    print(f"\n{'half':<6} {'revisits':>8} {'right one injected':>19} {'others':>7} {'nothing injected':>17} "
+          f"{'precision':>10}")
+    for name in splits + ["all"]:
+        part = [p for p in prompts if name == "all" or p["split"] == name]
+        m = measure(part, injected)
+        print(f"{name:<6} {m['revisits']:>8} {m['recall']:>18.1%} {m['others']:>7} {m['silence']:>16.1%} "
+              f"{m['precision']:>9.1%}  ({m['injected']} injected)")
+    print("targets: right one injected >= 90 %, nothing injected >= 95 %")
+
+
+def show(prompts: list[dict], injected: dict[str, list[str]], keys: dict[str, str]) -> None:
+    for p in prompts:
+        decision = p["decision"]
+        got = injected[p["id"]]
+        ok = (bool(set(got) & set(p["relevant"])) if p["kind"] == "revisit" else not got)
+        print(f"\n{'ok ' if ok else 'BAD'} {p['id']} [{p['split']}] {p['prompt']!r}  (repo {p['repo'] or '~'})")
+        print(f"    relevant {p['relevant']}  injected {got}  -- {decision.reason}")
+        print("    words " + ", ".join(f"{w.text}:{min(w.terms.values())}:{w.weight:.2f}"
+                                       f"{'' if w.informative else '(common)'}" for w in decision.words))
+        for c in decision.candidates[:4]:
+            print(f"      {c.score:.2f} cov {c.coverage:.2f} {'here ' if c.same_place else 'other'} "
+                  f"{keys.get(c.session_id, c.session_id)[:28]:<28} {c.matched}")
+
+
+# -- latency ------------------------------------------------------------------------------------
+
+def grow(world, total: int) -> int:
+    """Add everyday sessions of 1-8 prompts until the archive holds `total` (parsed from real
+    transcripts and upserted through the archive API: the same recall index; no notes, which the
+    hook never reads). Half are in the judged repositories, half in 200 others."""
+    from obsidian_memory import transcript
+    from transcripts import write_transcript
+
+    with open_archive(str(world.config_dir / "session-archive.db")) as archive:
+        missing = total - archive.count_sessions()
+        if missing <= 0:
+            return archive.count_sessions()
+        folder = world.root / "bulk"
+        specs = world_module.filler.filler_specs(missing, seed=99, max_turns=8)
+        for n, spec in enumerate(specs):
+            spec.key = f"bulk-{n}"
+            path = write_transcript(spec, world.cwd(spec.repo), folder)
+            session = transcript.parse(str(path), include_subagents=False)
+            if n % 12 >= 6:
+                session.repo_root = session.cwd = f"/work/other-{n % 200}"
+            archive.upsert_session(session)
+            path.unlink()
+        return archive.count_sessions()
+
+
+def make_vault(vault: Path, notes: int) -> None:
+    """`notes` notes in 40 folders (the hook must never walk them)."""
+    for n in range(notes):
+        path = vault / f"area-{n % 40:02d}" / f"note {n:05d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Note {n}\n\nSome text about topic {n % 97} and [[note {(n * 7) % notes:05d}]].\n",
+                        encoding="utf-8")
+
+
+def timed(command: list[str], env: dict, stdin: bytes | None, cwd: str) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    done = subprocess.run(command, input=stdin, capture_output=True, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0 or done.stderr:
+        raise SystemExit(f"{command} failed with {done.returncode}: {done.stderr[-500:]!r}")
+    return elapsed, done.stdout
+
+
+def latency(world, runs: int) -> None:
+    payload = json.loads(PAYLOAD.read_text(encoding="utf-8"))
+    cwd = world.cwd("trailmap-android")
+    env = dict(world.env, PYTHONPYCACHEPREFIX=str(world.root / "pycache"), PYTHONPATH=str(REPO))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    prompts = {"hook, revisiting prompt (injects)": "the kotlin daemon error is back",
+               "hook, unrelated prompt (nothing)": "Add a dark theme toggle to the settings screen"}
+    commands = {"bare python": [sys.executable, "-c", "pass"]}
+    commands.update({name: [sys.executable, str(world_module.CLI), "hook", "user-prompt"] for name in prompts})
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    injected = {}
+    for run in range(runs + 1):   # the first round warms bytecode and the page cache
+        for name, command in commands.items():
+            stdin = None
+            if name in prompts:
+                stdin = json.dumps(dict(payload, cwd=cwd, prompt=prompts[name],
+                                        session_id=f"bench-{run}-{len(name)}")).encode()
+            elapsed, out = timed(command, env, stdin, cwd)
+            if run:
+                times[name].append(elapsed)
+            if name in prompts:
+                injected[name] = bool(out.strip())
+    bare = statistics.median(times["bare python"])
+    print(f"\nhook latency, whole process, {runs} interleaved runs ({sys.executable}, Python "
+          f"{sys.version.split()[0]}):")
+    for name, values in times.items():
+        values.sort()
+        p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+        extra = "" if name == "bare python" else (f"   p50 / bare {statistics.median(values) / bare:.2f}x"
+                                                  f"   injected: {'yes' if injected[name] else 'no'}")
+        print(f"  {name:<36} p50 {statistics.median(values) * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms{extra}")
+    print("target: the hook <= 150 ms p50")
+
+
+def in_process(world, runs: int = 30) -> None:
+    cwd = world.cwd("trailmap-android")
+    _, repo_root = gitinfo.find_repo(cwd)
+    with open_archive(str(world.config_dir / "session-archive.db"), readonly=True) as archive:
+        for prompt in ("the kotlin daemon error is back", "Add a dark theme toggle to the settings screen"):
+            values = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                decide_module.decide(archive, prompt, repo_root=repo_root, cwd=cwd)
+                values.append(time.perf_counter() - started)
+            print(f"  in-process decide {prompt!r}: median {statistics.median(values) * 1000:.1f} ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    parser.add_argument("--show", action="store_true", help="print every prompt's decision")
+    parser.add_argument("--keep", metavar="DIR", help="build the machine in DIR (reused when it exists)")
+    parser.add_argument("--fillers", type=int, default=150, metavar="N",
+                        help="everyday sessions around the judged ones (default 150)")
+    parser.add_argument("--sessions", type=int, default=10000, help="archive size for the latency runs")
+    parser.add_argument("--notes", type=int, default=20000, help="vault size for the latency runs")
+    parser.add_argument("--runs", type=int, default=30, help="latency runs per command")
+    parser.add_argument("--no-latency", action="store_true", help="quality only")
+    args = parser.parse_args()
+    splits = ["dev", "test"] if args.split == "both" else [args.split]
+    prompts = [p for p in load_prompts() if p["split"] in splits]
+    with tempfile.TemporaryDirectory(prefix="om-bench-recall-") as tmp:
+        root = Path(args.keep) if args.keep else Path(tmp)
+        started = time.perf_counter()
+        if args.keep and (root / "home" / ".claude" / "session-archive.db").exists():
+            world = world_module.World(root, world_module.environment(root),
+                                       world_module.corpus.SESSIONS + world_module.filler.filler_specs(args.fillers))
+        else:
+            world = world_module.build(root, fillers=args.fillers)
+        print(f"machine with {len(world.specs)} archived sessions ready in {time.perf_counter() - started:.1f} s")
+        keys = {spec.session_id: spec.key for spec in world.specs}
+        injected = decide_all(world, prompts)
+        if args.show:
+            show(prompts, injected, keys)
+        print_quality(prompts, injected, splits)
+        if args.no_latency:
+            return 0
+        started = time.perf_counter()
+        size = grow(world, args.sessions)
+        if not any((world.vault / "area-00").glob("*.md")):
+            make_vault(world.vault, args.notes)
+        archive_mb = (world.config_dir / "session-archive.db").stat().st_size / 2**20
+        print(f"\narchive grown to {size:,} sessions ({archive_mb:.0f} MB), vault of {args.notes:,} more notes, "
+              f"in {time.perf_counter() - started:.0f} s")
+        print(f"quality with {size:,} archived sessions (the same prompts):")
+        print_quality(prompts, decide_all(world, prompts), splits)
+        in_process(world)
+        latency(world, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

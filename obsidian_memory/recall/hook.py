@@ -1,0 +1,81 @@
+"""The UserPromptSubmit hook: past sessions the prompt clearly revisits, or nothing.
+
+`prompt_recall` in config.yaml says when it looks: `first` (default: the first typed prompt of a
+session), `every` (every prompt; still only when confident, and never a session shown before in
+the session), or `off`. Whatever happens it fails open: a locked, damaged or missing archive, or a
+search that overruns DEADLINE_SECONDS, means no output (and a line in the log), never a delay
+past the deadline or an error the user sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+MODES = ("off", "first", "every")
+DEADLINE_SECONDS = 0.8       # of archive work; Claude Code waits for this hook before the model starts
+BUSY_SECONDS = 0.2           # a writer holding the archive longer than this costs the recall
+
+
+def user_prompt_output(payload: dict, settings) -> str | None:
+    """The hook's stdout: the documented JSON object, or None."""
+    if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
+        return None
+    mode = getattr(settings, "prompt_recall", "first")
+    prompt, session_id = _string(payload.get("prompt")), _string(payload.get("session_id"))
+    if mode == "off" or not prompt:
+        return None
+    from obsidian_memory.recall import seen
+
+    state = (seen.load(settings, session_id) if session_id else None) or seen.SessionState()
+    looking = mode == "every" or state.first_prompt_next
+    text = ""
+    if looking:
+        cwd = _string(payload.get("cwd")) or os.getcwd()
+        decision, evidence = decide_here(settings, prompt, cwd, shown=state.shown)
+        if decision is not None and decision.chosen:
+            from obsidian_memory.recall.render import render
+            text = render(decision, evidence)
+            if text:
+                state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
+    state.prompts += 1
+    if session_id:
+        try:
+            seen.save(settings, session_id, state)
+        except OSError as exc:
+            from obsidian_memory import logs
+            logs.log_for(settings, f"user-prompt: session state not saved: {exc}")
+    return hook_json(text) if text else None
+
+
+def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
+    """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
+    when the archive cannot answer in time (logged)."""
+    from obsidian_memory.gitinfo import find_repo
+    from obsidian_memory.recall.decide import decide
+
+    if not os.path.isfile(settings.archive):
+        return None, {}
+    _, repo_root = find_repo(cwd)
+    stop_at = time.monotonic() + deadline
+    try:
+        from obsidian_memory.archive import open_archive
+        with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
+            archive.db.set_progress_handler(lambda: time.monotonic() > stop_at, 2000)
+            decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown)
+            evidence = {c.session_id: archive.recall_evidence(c.session_id) for c in decision.chosen}
+            return decision, evidence
+    except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time
+        from obsidian_memory import logs
+        logs.log_for(settings, f"user-prompt: no recall ({type(exc).__name__}: {exc})")
+        return None, {}
+
+
+def hook_json(text: str) -> str:
+    """The documented UserPromptSubmit output: exactly this shape, nothing else on stdout."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}},
+                      ensure_ascii=False)
+
+
+def _string(value) -> str:
+    return value.strip() if isinstance(value, str) else ""

@@ -1,0 +1,141 @@
+"""Words to terms, the same way for an archived session and for a prompt.
+
+A term is a lower-cased word without its English inflection (`lagging`, `lagged`, `lags` -> `lag`;
+`caches`, `caching` -> `cach`), so that a prompt finds a session that said the same thing in
+another form. An identifier written with joiners or in camel case (`billing-db-2`,
+`KotlinCompileDaemon`, `ERR_OSSL_EVP_UNSUPPORTED`, `orders_daily.py`) gives its parts and, in
+addition, one compound term of them all (`billingdb2`): rare, and so strong evidence when a prompt
+names the same thing. Function words, chat words ("again", "please", "look") and lone short
+numbers are no terms.
+
+Pure and import-light (only `re`, patterns compiled on first use): the prompt hook runs it.
+"""
+from __future__ import annotations
+
+import re
+
+MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
+MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
+
+# A word: letters and digits, possibly joined by - _ . (an identifier, a file name, a host).
+_WORD = r"[^\W_]+(?:[-_.][^\W_]+)*"
+_JOINERS = r"[-_]"
+_CAMEL = r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
+
+STOPWORDS = frozenset("""
+a about above after again against ago all also am an and any anymore anything are around as at
+back be because been before being below between both but by can cannot could did didn do does
+doesn doing don done down during each either else even ever every few for from further get gets
+getting go goes going gone got had has hasn have haven having he her here hers him his how i if in
+into is isn it its itself just keep keeps kept last let like ll look looks looking lot made make
+many may me might mine more most much must my myself need needs no nor not now of off on once one
+only or other our ours out over own please re really same see seeing seems shall she should so
+some something still such sure than that the their them then there these they thing things this
+those though through to today too under until up us ve very via want was wasn way we were weren
+what when where which while who whom why will with won would yesterday yet you your yours
+hi hello hey thanks thank ok okay yes yeah cool great nice good morning
+again anyone anybody someone can't happening happened happens help issue issues problem problems
+seem tried try trying wrong think know tell show let's lets whats what's
+""".split())
+
+
+def terms(text: str) -> list[str]:
+    """The terms of `text`, in order, with repeats."""
+    found: list[str] = []
+    for match in re.finditer(_WORD, text or ""):
+        word = match.group(0)
+        if len(word) > MAX_TERM_CHARS * 2:
+            continue
+        found.extend(word_terms(word))
+    return found
+
+
+def word_terms(word: str) -> list[str]:
+    """A word's terms: each part that is a term, then the compound of a joined identifier."""
+    parts, compounds = split_word(word)
+    return parts + compounds
+
+
+def split_word(word: str) -> tuple[list[str], list[str]]:
+    """(the terms of a word's parts, the compound terms of its joined identifiers)."""
+    parts_out: list[str] = []
+    compounds: list[str] = []
+    for segment in word.split("."):
+        parts = [p for piece in re.split(_JOINERS, segment) for p in re.split(_CAMEL, piece) if p]
+        for part in parts:
+            term = part_term(part.lower())
+            if term:
+                parts_out.append(term)
+        if len(parts) > 1:
+            compound = "".join(parts).lower()
+            if len(compound) <= MAX_TERM_CHARS:
+                compounds.append(compound)
+    return parts_out, compounds
+
+
+def part_term(part: str) -> str:
+    """One part of a word as a term, or '' when it says nothing on its own."""
+    if part.isdigit() or (part[-1:] == "s" and part[:-1].isdigit()):   # "502", "502s"
+        number = part.rstrip("s")
+        return number if MIN_NUMBER_CHARS <= len(number) <= 12 else ""
+    if len(part) < 2 or len(part) > MAX_TERM_CHARS or part in STOPWORDS:
+        return ""
+    stem = stem_word(part)
+    return "" if stem in STOPWORDS else stem
+
+
+def stem_word(word: str) -> str:
+    """A light English suffix stripper (plural -s, -ies, -ing, -ed, final -e): enough to meet
+    the forms people use for one thing, and the same for sessions and prompts."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[:-len(suffix)]
+            if any(vowel in base for vowel in "aeiouy"):
+                word = base[:-1] if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz" else base
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def distinct(items) -> list[str]:
+    """The terms of several texts, each once, in first-seen order."""
+    seen: dict[str, None] = {}
+    for text in items:
+        for term in terms(text):
+            seen.setdefault(term, None)
+    return list(seen)
+
+
+# -- a session as four fields of terms -------------------------------------------------------
+
+FIELDS = ("title", "asked", "outcome", "said")
+# What of a session is read, at most (a session of any length costs a bounded document): the
+# start of each text, since prompts, answers and errors say what they are about first.
+FIELD_CHARS = {"title": 500, "asked": 12_000, "outcome": 12_000, "said": 16_000}
+ITEM_CHARS = {"title": 500, "asked": 1_500, "outcome": 600, "said": 1_500}
+
+
+def document(texts: dict[str, list[str]]) -> dict[str, str]:
+    """The indexed form of a session: for each field (title; what was asked; what came out:
+    errors, commits, pull requests, the task list, the plan; what was said: answers, compaction
+    summaries, commands), its distinct terms joined by spaces."""
+    out = {}
+    for name in FIELDS:
+        budget, picked = FIELD_CHARS[name], []
+        for text in texts.get(name) or ():
+            if budget <= 0:
+                break
+            piece = (text or "")[:min(ITEM_CHARS[name], budget)]
+            picked.append(piece)
+            budget -= len(piece)
+        out[name] = " ".join(distinct(picked))
+    return out
