@@ -87,6 +87,10 @@ def expected(definition, value):
         items = [value] if isinstance(value, str) else value
         ok = isinstance(items, list) and all(isinstance(i, str) and i.strip() for i in items)
         return (True, tuple(items)) if ok else (False, None)
+    if isinstance(kind, settings.Choice):
+        word = ("on" if value else "off") if isinstance(value, bool) else value
+        ok = isinstance(word, str) and word.strip().lower() in kind.choices
+        return (True, word.strip().lower()) if ok else (False, None)
     raise AssertionError(f"no oracle for {kind!r}")
 
 
