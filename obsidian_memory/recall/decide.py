@@ -32,7 +32,8 @@ MIN_TERMS = 2
 MIN_MATCHED = 2
 MIN_COVERAGE = 0.6
 MIN_COVERAGE_NEW_WORK = 0.8  # a prompt that asks for new work ("add ...") and says nothing of "again"
-COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative
+COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative,
+COMMON_MIN = 3               # if they are more than this many (in a tiny archive every word is rare)
 MAX_CROWD = 3
 CROWD_RATIO = 0.85
 KEEP_RATIO = 0.85
@@ -175,9 +176,9 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
     needed = MIN_COVERAGE_NEW_WORK if asks_for_new_work(prompt) else MIN_COVERAGE
     if best.score < needed:
-        where = "" if best.same_place else ", less for another repository's session"
-        decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where} (needs {needed:.0%}"
-                           f"{' for a request of new work' if needed != MIN_COVERAGE else ''})")
+        where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
+        decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
+                           f"{' for a request of new work' if needed != MIN_COVERAGE else ''}")
     elif len(best.matched) < MIN_MATCHED:
         decision.reason = f"the best session shares {len(best.matched)} informative word(s) (needs {MIN_MATCHED})"
     elif crowd > MAX_CROWD:
@@ -222,8 +223,13 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
         held = {t: counts.get(t, 0) for t in parts + compounds}
         weights = {t: idf(max(n, 1), size) for t, n in held.items()}
         words.append(Word(text, held, weights, tuple(compounds),
-                          informative=min(held.values()) <= COMMON_SHARE * size))
+                          informative=min(held.values()) <= common_above(size)))
     return words
+
+
+def common_above(size: int) -> float:
+    """A term held by more sessions than this says too little to tell sessions apart."""
+    return max(COMMON_SHARE * size, COMMON_MIN)
 
 
 def idf(sessions: int, size: int) -> float:
@@ -237,7 +243,7 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd) -> list[Cand
     lists (which sessions hold which term) each session gets an upper bound of its coverage (every
     term counted as if in the strongest field); only sessions whose bound reaches what a decision
     can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the SHOWN best, are read and scored."""
-    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= COMMON_SHARE * size})
+    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
     postings = archive.recall_postings(query)
     total = sum(w.weight for w in words)
     bound: dict[int, float] = {}

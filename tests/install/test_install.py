@@ -37,8 +37,8 @@ def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(u
     assert settings["hooks"]["SessionStart"][0] == USER_SETTINGS["hooks"]["SessionStart"][0]
     python = install.slashes(user.python)   # the Python the installer ran with, not the venv's
     launcher = install.slashes(user.layout.launcher("obsidian_memory.py"))
-    expected = {"SessionStart": ("session-start", 10), "SessionEnd": ("archive", 30),
-                "PreCompact": ("archive", 30), "PostCompact": ("archive", 30)}
+    expected = {"SessionStart": ("session-start", 10), "UserPromptSubmit": ("user-prompt", 5),
+                "SessionEnd": ("archive", 30), "PreCompact": ("archive", 30), "PostCompact": ("archive", 30)}
     for event, (argument, timeout) in expected.items():
         (handler,) = our_handlers(settings, event)
         assert handler == {"type": "command", "command": user.python,
