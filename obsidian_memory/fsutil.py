@@ -16,8 +16,9 @@ def atomic_write_text(path: str, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: str, data: bytes, mode: int | None = None) -> None:
-    """As atomic_write_text; `mode` (e.g. the replaced file's, which may be 0600) for the new file."""
+def atomic_write_bytes(path: str, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
+    """As atomic_write_text; `mode` (e.g. the replaced file's, which may be 0600) for the new file.
+    `durable=False` skips the fsync: for a cache file that a crash may lose (still never half-written)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
@@ -30,7 +31,8 @@ def atomic_write_bytes(path: str, data: bytes, mode: int | None = None) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if os.path.isdir(path):

@@ -1,33 +1,41 @@
 """Does a prompt revisit a past session? A calibrated yes or no, never "the top hit, always".
 
-The prompt's terms (recall.terms) are weighed by how rare they are in the archive (inverse
-document frequency: a word most sessions contain says little about which one is meant). Each
-candidate session (the archive's full-text index, this repository's sessions and all of them)
-gets the share of that weight it covers (`coverage`), each term counting fully where it is named
-in the title or the outcome (errors, commits, tasks), a little less in a prompt, and less again in
-what was said (answers, summaries, commands). A session of another repository counts a little
-less than one of this repository (`OTHER_PLACE`).
+Each distinct word of the prompt (recall.terms: an identifier such as `billing-db-2` is one word,
+with its parts and its compound) weighs as much as it is rare in the archive (inverse document
+frequency: a word most sessions hold says little about which one is meant). A word held by more
+than COMMON_SHARE of the sessions is not informative. A session's `coverage` is the share of the
+informative words' weight it holds: a word counts fully where the session names it in its title or
+its outcome (errors met, commits, tasks), a little less in a prompt, less again in what was said
+(answers, compaction summaries, commands); an identifier's parts without the identifier itself
+count PARTS_ONLY (`billing-db-3` is not `billing-db-2`). Its `score` is the coverage, times
+OTHER_PLACE for a session of another repository (this repository's sessions first).
 
 The best session is shown only when all of these hold:
-  - the prompt has at least MIN_TERMS informative terms (not a greeting, thanks, a command, or a
-    prompt of one vague word), and some of them are known to the archive;
-  - the best session covers at least MIN_COVERAGE of the prompt, and at least MIN_MATCHED of its
-    informative terms;
+  - the prompt is no slash command and has at least MIN_TERMS informative words (not a greeting,
+    thanks or a one-word nudge), and the archive knows some of them;
+  - the best score reaches MIN_COVERAGE, or MIN_COVERAGE_NEW_WORK for a prompt that asks for new
+    work ("add ...", "write ...") without a word of the past ("again", "is back"): a new task that
+    shares words with an old one is a near miss unless it shares nearly all of them;
+  - the best session holds at least MIN_MATCHED of the prompt's words;
   - it is not one of a crowd: at most MAX_CROWD sessions come within CROWD_RATIO of its score (a
-    prompt that fits many sessions as well, "add tests for the module", is generic).
+    prompt that fits many sessions as well is generic).
 Then the sessions within KEEP_RATIO of the best (a problem met twice), up to MAX_ITEMS, minus those
 already shown in this session, are the answer.
 
-Read-only, and light to import: the prompt hook runs it before the model sees the prompt.
+The thresholds were set on the dev half of benchmarks/recall_set/prompts.json and are reported on
+its test half by benchmarks/prompt_recall.py. Read-only and light to import: the prompt hook runs
+it before the model sees the prompt (no dataclasses: they import `inspect`).
 """
 from __future__ import annotations
 
 import math
 import os
 import re
+
 from obsidian_memory.recall import terms as terms_module
 
-PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read
+PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read,
+MAX_WORDS = 60               # and its first distinct words: the work stays bounded
 MIN_TERMS = 2
 MIN_MATCHED = 2
 MIN_COVERAGE = 0.6
@@ -40,8 +48,8 @@ KEEP_RATIO = 0.85
 MAX_ITEMS = 3
 PARTS_ONLY = 0.5             # an identifier's parts without the identifier itself count this much
 OTHER_PLACE = 0.85           # a session of another repository (or folder) weighs this much
-MAX_SCORED = 150            # sessions read and scored at most (the best bounds)
-SHOWN = 8                   # candidates kept for `recall` to show
+MAX_SCORED = 150             # sessions read and scored at most (the best bounds)
+SHOWN = 8                    # candidates kept for `recall` to show
 FIELD_WEIGHTS = {"title": 1.0, "outcome": 1.0, "asked": 0.9, "said": 0.7}
 # A prompt that starts by asking for something new is about new work; one that speaks of the past
 # ("again", "is back") is about old work. Words a prompt may open with before its verb.
@@ -54,8 +62,7 @@ PAST_CUES = frozenset("again back still anymore recurring before previous previo
 
 class Word:
     """A word of the prompt: its terms (a joined identifier has its parts and their compound),
-    how many archived sessions hold each, and the word's weight (its rarest term's).
-    (Plain classes here: `dataclasses` imports `inspect`, too slow for this hook.)"""
+    how many archived sessions hold each, and the word's weight (its rarest term's)."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
                  informative: bool):
@@ -211,15 +218,17 @@ def asks_for_new_work(prompt: str) -> bool:
 def weigh(archive, prompt: str, size: int) -> list[Word]:
     """The prompt's distinct words with their terms and weights."""
     found: dict[str, tuple[list[str], list[str]]] = {}
-    for match in re.finditer(terms_module._WORD, prompt):
+    for match in re.finditer(terms_module.WORD, prompt):
         word = match.group(0)
         if word.lower() not in found:
-            found[word.lower()] = terms_module.split_word(word)
+            split = terms_module.split_word(word)
+            if split[0] or split[1]:
+                found[word.lower()] = split
+                if len(found) >= MAX_WORDS:
+                    break
     counts = archive.recall_document_counts(t for parts, compounds in found.values() for t in parts + compounds)
     words = []
     for text, (parts, compounds) in found.items():
-        if not parts and not compounds:
-            continue
         held = {t: counts.get(t, 0) for t in parts + compounds}
         weights = {t: idf(max(n, 1), size) for t, n in held.items()}
         words.append(Word(text, held, weights, tuple(compounds),

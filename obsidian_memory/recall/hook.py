@@ -38,8 +38,8 @@ def user_prompt_output(payload: dict, settings) -> str | None:
             text = render(decision, evidence)
             if text:
                 state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
-    state.prompts += 1
-    if session_id:
+    if session_id and (state.prompts == 0 or text):   # later prompts change nothing worth a write
+        state.prompts += 1
         try:
             seen.save(settings, session_id, state)
         except OSError as exc:

@@ -2,7 +2,8 @@
 per session in our cache folder (`<cache>/prompt-recall/<session id>.json`).
 
 The SessionStart hook records the sessions its context listed and how the session started; the
-prompt hook counts the prompts and adds the sessions it injected. So the prompt hook knows the
+prompt hook notes the first prompt (later ones are not counted: only "had one" matters) and adds the
+sessions it injected. The file is a cache: written without waiting for the disk (no fsync). So the prompt hook knows the
 first typed prompt of a session (`startup` or `clear`, no prompt yet; a resumed or forked session
 has had its first prompt long ago) and never shows a session twice. A session whose SessionStart
 left no file (a hook that failed, obsidian-memory installed mid-session) counts its first prompt
@@ -61,7 +62,7 @@ def save(settings, session_id: str, state: SessionState) -> None:
     if path is None:
         return
     from obsidian_memory import fsutil
-    fsutil.atomic_write_text(path, state.to_json())
+    fsutil.atomic_write_bytes(path, state.to_json().encode("utf-8"), durable=False)   # a cache: no fsync wait
 
 
 def session_started(settings, session_id: str, source: str | None, listed_ids) -> None:

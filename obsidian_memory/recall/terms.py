@@ -18,7 +18,7 @@ MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, no
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
 
 # A word: letters and digits, possibly joined by - _ . (an identifier, a file name, a host).
-_WORD = r"[^\W_]+(?:[-_.][^\W_]+)*"
+WORD = r"[^\W_]+(?:[-_.][^\W_]+)*"
 _JOINERS = r"[-_]"
 _CAMEL = r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
 
@@ -42,11 +42,8 @@ seem tried try trying wrong think know tell show let's lets whats what's
 def terms(text: str) -> list[str]:
     """The terms of `text`, in order, with repeats."""
     found: list[str] = []
-    for match in re.finditer(_WORD, text or ""):
-        word = match.group(0)
-        if len(word) > MAX_TERM_CHARS * 2:
-            continue
-        found.extend(word_terms(word))
+    for match in re.finditer(WORD, text or ""):
+        found.extend(word_terms(match.group(0)))
     return found
 
 
@@ -57,9 +54,12 @@ def word_terms(word: str) -> list[str]:
 
 
 def split_word(word: str) -> tuple[list[str], list[str]]:
-    """(the terms of a word's parts, the compound terms of its joined identifiers)."""
+    """(the terms of a word's parts, the compound terms of its joined identifiers); none for a
+    run too long to be a word (a hash, base64, minified code)."""
     parts_out: list[str] = []
     compounds: list[str] = []
+    if len(word) > MAX_TERM_CHARS * 2:
+        return parts_out, compounds
     for segment in word.split("."):
         parts = [p for piece in re.split(_JOINERS, segment) for p in re.split(_CAMEL, piece) if p]
         for part in parts:
