@@ -154,7 +154,7 @@ def test_an_older_claude_on_path_gets_shell_command_lines_that_run(user, tmp_pat
     path = fake_claude(tmp_path / "new-claude", "2.1.332")   # updated since: a re-install moves to the exec form
     user.install("--no-import", "--yes", env=user.environ(PATH=path))
     assert [h.get("args", [None])[-1] for e in install.HOOKS for h in our_handlers(user.settings(), e)] == [
-        "session-start", "archive", "archive", "archive"]
+        "session-start", "user-prompt", "archive", "archive", "archive"]
 
 
 # -- the venv or the package gone afterwards (21.7) ------------------------------------------------
