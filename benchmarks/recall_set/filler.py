@@ -94,7 +94,7 @@ def _docs(rng, repo, test_command, topic):
 
 
 def _review(rng, repo, test_command, module):
-    return (f"Review my changes on this branch before I open the PR", "Review of branch changes",
+    return ("Review my changes on this branch before I open the PR", "Review of branch changes",
             [bash("git diff main --stat", f" {module} | {rng.randint(10, 90)} ++++--\n 1 file changed")],
             None,
             f"The change to {module} looks right. Two suggestions: a test for the empty case, and a clearer name for "

@@ -1,5 +1,5 @@
 """The text the prompt hook injects: at most MAX_ITEMS past sessions in at most MAX_CHARS
-characters, quoted in a fence and labelled as data (context.py's helpers: what a note or an old
+characters, quoted in a fence and labelled as data (textclean's helpers: what a note or an old
 prompt says can neither pose as instructions nor close the system reminder around it).
 
 Each session: date, title, repository (and machine, when the archive knows it), resume id, note,
@@ -8,9 +8,8 @@ the most of the prompt's words, or else the shared words themselves.
 """
 from __future__ import annotations
 
-from obsidian_memory.context import fence_for, quoted
 from obsidian_memory.recall import terms as terms_module
-from obsidian_memory.textclean import shorten
+from obsidian_memory.textclean import fenced, quoted, shorten
 
 MAX_CHARS = 1200
 WHY_CHARS = 170
@@ -29,8 +28,7 @@ def render(decision, evidence: dict[str, list[tuple[str, str]]]) -> str:
              for candidate in decision.chosen]
     while items:
         body = "\n".join(items)
-        fence = fence_for(body)
-        text = f"{HEADER}{fence}text\n{body}\n{fence}\n"
+        text = f"{HEADER}{fenced(body)}\n"
         if len(text) <= MAX_CHARS:
             return text
         items.pop()   # the weakest goes first
