@@ -5,7 +5,7 @@ it, and nothing for the others? And how long does the hook take?
 usage: python benchmarks/prompt_recall.py [--split dev|test|both] [--show] [--sessions 10000]
                                           [--notes 20000] [--runs 30] [--no-latency] [--keep DIR]
 
-Quality. A machine is built in a temporary folder (benchmarks/recall_set/world.py): the judged
+Quality. A machine is built in a temporary folder (benchmarks/recall_set/recall_world.py): the judged
 set's 53 sessions and 150 everyday ones, written as Claude Code transcripts and archived by the
 real `import`. Each prompt of benchmarks/recall_set/prompts.json is decided as the hook decides it
 (recall.decide with this machine's archive, from the prompt's repository). Per half (dev: tune on
@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 SET = REPO / "benchmarks" / "recall_set"
 sys.path[:0] = [str(REPO), str(SET)]
 
-import world as world_module  # noqa: E402
+import recall_world as world_module  # noqa: E402
 from obsidian_memory import gitinfo  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
 from obsidian_memory.recall import decide as decide_module  # noqa: E402
@@ -113,7 +113,7 @@ def grow(world, total: int) -> int:
     transcripts and upserted through the archive API: the same recall index; no notes, which the
     hook never reads). Half are in the judged repositories, half in 200 others."""
     from obsidian_memory import transcript
-    from transcripts import write_transcript
+    from recall_transcripts import write_transcript
 
     with open_archive(str(world.config_dir / "session-archive.db")) as archive:
         missing = total - archive.count_sessions()

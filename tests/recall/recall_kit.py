@@ -12,9 +12,9 @@ from testkit import FIXTURES, REPO
 
 sys.path.insert(0, str(REPO / "benchmarks" / "recall_set"))
 
-import corpus  # noqa: E402
-import transcripts  # noqa: E402
-import world as recall_world  # noqa: E402
+import recall_corpus as corpus  # noqa: E402
+import recall_transcripts as transcripts  # noqa: E402
+import recall_world  # noqa: E402
 
 PAYLOAD = FIXTURES / "hooks" / "cc-2.1.332_UserPromptSubmit.json"
 SESSION_START = FIXTURES / "hooks" / "cc-2.1.332_SessionStart.json"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from transcripts import Spec, bash, commit, edit, read, turn, write
+from recall_transcripts import Spec, bash, commit, edit, read, turn, write
 
 # repository -> (test command, modules, dependencies, topics)
 REPOS = {

@@ -1,7 +1,7 @@
 """A developer's machine holding the judged set's sessions, archived the real way.
 
 `build(root)` makes, under `root`: a HOME whose `.claude/projects/` holds one transcript per session
-(corpus.py and filler.py, written by transcripts.py), real git repositories under `work/` (the
+(recall_corpus.py and recall_filler.py, written by recall_transcripts.py), real git repositories under `work/` (the
 archiver finds a session's repository from its working directory), a vault, and then runs
 `obsidian_memory.py import` as a subprocess: every session goes through the real parser, redaction,
 archive and note writer.
@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import corpus
-import filler
-from transcripts import Spec, write_transcript
+import recall_corpus as corpus
+import recall_filler as filler
+from recall_transcripts import Spec, write_transcript
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "scripts" / "obsidian_memory.py"

@@ -6,11 +6,11 @@ Written as the sessions would have gone: what was typed, the commands run and wh
 (errors included), the edits, the commits, and the answer. Some problems come back in a later
 session (a second session about the same trouble); some sessions share many words with another
 one and are about something else (the near misses of prompts.json are built on them).
-`filler.py` adds the everyday sessions around them.
+`recall_filler.py` adds the everyday sessions around them.
 """
 from __future__ import annotations
 
-from transcripts import Spec, bash, commit, edit, read, say, turn, write
+from recall_transcripts import Spec, bash, commit, edit, read, say, turn, write
 
 PAY, AND, INF, WEB, DATA, RS, DOT, HOME = (
     "payments-api", "trailmap-android", "infra", "storefront-web", "data-pipeline", "logfmt", "dotfiles", "")
