@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from mock_messages_api import tool_use
+from obsidian_memory.install import HOOKS
 from obsidian_memory.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
 from world import FIRST_PROMPT, FIRST_TITLE, OWN_MARK, skill_search_command
 
@@ -175,7 +176,7 @@ def test_the_hooks_are_written_in_exec_form_and_the_client_runs_them_without_a_s
     world = installed
     ours = [h for groups in world.user.settings()["hooks"].values() for group in groups for h in group["hooks"]
             if OWN_MARK in json.dumps(h)]
-    assert len(ours) == 4 and all(isinstance(h.get("args"), list) and OWN_MARK in h["args"][1]
+    assert len(ours) == len(HOOKS) and all(isinstance(h.get("args"), list) and OWN_MARK in h["args"][1]
                                   and Path(h["command"]).is_file() for h in ours), ours
     run = world.session("Anything to remember?", ["Nothing new."])
     assert run.result.ok, run.describe()
