@@ -95,7 +95,7 @@ def _after_session_start(payload, settings, output: str | None) -> None:
 def _note_listed_sessions(payload, settings, session_id, output) -> None:
     """For prompt recall: how the session started and which sessions the context listed (so that
     the prompt hook knows the first prompt and does not show them again)."""
-    if not session_id or getattr(settings, "prompt_recall", "first") == "off":
+    if not session_id or settings.prompt_recall == "off":
         return
     from obsidian_memory.context import listed_session_ids
     from obsidian_memory.recall import seen

@@ -12,7 +12,6 @@ import json
 import os
 import time
 
-MODES = ("off", "first", "every")
 DEADLINE_SECONDS = 0.8       # of archive work; Claude Code waits for this hook before the model starts
 BUSY_SECONDS = 0.2           # a writer holding the archive longer than this costs the recall
 
@@ -21,7 +20,7 @@ def user_prompt_output(payload: dict, settings) -> str | None:
     """The hook's stdout: the documented JSON object, or None."""
     if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
         return None
-    mode = getattr(settings, "prompt_recall", "first")
+    mode = settings.prompt_recall
     prompt, session_id = _string(payload.get("prompt")), _string(payload.get("session_id"))
     if mode == "off" or not prompt:
         return None
