@@ -29,9 +29,9 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 # An Obsidian tag: `#` not preceded by a word character, `#`, `&` or `/` (URLs, anchors, HTML
 # entities), then letters, digits, `_`, `-`, `/`; a tag of digits only is not a tag.
-_INLINE_TAG = re.compile(r"(?<![\w#&/])#([\w\-/]+)")
+_INLINE_TAG = re.compile(r"(?<![\w#&/\\])#([\w\-/]+)")   # `\#x` is an escaped `#`, no tag
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MD_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_MD_LINK = re.compile(r"(?<!\\)(!?)\[([^\[\]\n]*)(?<!\\)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -46,7 +46,8 @@ _SPACES = re.compile(r"[ \t]+")
 _ATTACHMENT = re.compile(r"\.[A-Za-z0-9]{2,5}$")
 _SIMPLE_PAIR = re.compile(r"^([\w\- ]+?)[ \t]*:[ \t]*(.*)$")
 # For link extraction: a Markdown link's target may be <in angle brackets> (then with spaces).
-_MD_LINK_TARGET = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
+# Escaped brackets (`\[x\](y)`) make no link, here as in Obsidian.
+_MD_LINK_TARGET = re.compile(r"(?<!\\)(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)(?<!\\)\]\(\s*(?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
                              r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _COMMENT_MARK = "%%"
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -97,7 +98,7 @@ def parse_note(text: str, title: str) -> Note:
     note.aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
     tags = [_clean_tag(t) for t in _tag_values(frontmatter.get("tags", frontmatter.get("tag")))]
     lines, code = [], []
-    fence = None
+    fence = quote_fence = None
     for number, line in enumerate(body_text.split("\n"), start=first_body_line):
         if fence:
             if fence_closed_by(line, fence):
@@ -105,9 +106,21 @@ def parse_note(text: str, title: str) -> Note:
             else:
                 code.append(line)
             continue
-        opened = fence_opened(line)
+        quoted = _QUOTE.match(line) if ">" in line[:8] else None
+        if quote_fence and quoted:   # a code block inside a blockquote or callout: code too
+            inner = line[quoted.end():]
+            if fence_closed_by(inner, quote_fence):
+                quote_fence = None
+            else:
+                code.append(inner)
+            continue
+        quote_fence = None           # (the quote ended, and the block with it)
+        opened = fence_opened(line[quoted.end():] if quoted else line)
         if opened and not in_comment:
-            fence = opened
+            if quoted:
+                quote_fence = opened
+            else:
+                fence = opened
             continue
         may_link = in_comment or "[[" in line or "](" in line or _COMMENT_MARK in line
         heading = HEADING.match(line)

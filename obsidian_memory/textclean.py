@@ -8,7 +8,9 @@ text:
   `shorten`: one line cut at a word;
 - `quoted`: note text quoted into the injected context (no tag that ends the system reminder);
 - Markdown that shows a value literally: `markdown_inline` (escaped), `code_span`, `fenced`
-  (a code block no text inside can close), `fence_for`; `yaml_scalar` for frontmatter.
+  (a code block no text inside can close), `fence_for`; `yaml_scalar` for frontmatter;
+- Markdown that shows prose with its formatting but nothing more: `quoted_prose` (a blockquote
+  that cannot link, embed, tag or leave itself), read back by `unquoted_prose`.
 On the SessionStart path: imports only `re` and compiles nothing at import.
 """
 from __future__ import annotations
@@ -127,6 +129,59 @@ def markdown_inline(value) -> str:
     """One line of Markdown that shows `value` literally (no heading, link, tag, comment, table cell)."""
     text = " ".join(strip_control(str(value or "")).split())
     return re.sub(_INLINE_SPECIALS, r"\\\1", text)
+
+
+# What in prose could link, embed, tag, hide, or turn into HTML, math, a highlight or a block id
+_PROSE_SPECIALS = r"[\\\[\]<#%$^]|=(?==)|(?<==)="
+_BREAK_LINE = r" {0,3}(?:[-=_*] *){3,}"          # a rule, or the underline of a heading
+_CODE_SPAN = r"(`+)(?!`).*?(?<!`)\1(?!`)"
+_ESCAPED = r"\\(.)"
+
+
+def quoted_prose(value) -> str:
+    """`value` as a Markdown blockquote that renders its emphasis, lists and code, but cannot
+    link, embed, tag, comment out, make a heading, a callout or a task, or end the quote: outside
+    code blocks and code spans `\\ [ ] < # % $ ^` and `==` are backslash-escaped, and a line that
+    would be a rule or a heading's underline starts with a backslash. Its words are the note's
+    body text for a vault search (a code block's are not). `unquoted_prose` gives the text back."""
+    from obsidian_memory.markdown import fence_closed_by, fence_opened
+
+    lines, fence = [], None
+    for line in strip_control(str(value or "")).rstrip("\n").split("\n"):
+        fence, code = _fence_after(line, fence, fence_opened, fence_closed_by)
+        if not code:
+            line = _outside_code_spans(line, lambda text: re.sub(_PROSE_SPECIALS, lambda m: "\\" + m.group(), text))
+            line = "\\" + line if re.fullmatch(_BREAK_LINE, line) else line
+        lines.append(f"> {line}" if line else ">")
+    return "\n".join(lines)
+
+
+def unquoted_prose(block: str) -> str:
+    """The text that `quoted_prose` made `block` of (reading a note back)."""
+    from obsidian_memory.markdown import fence_closed_by, fence_opened
+
+    lines, fence = [], None
+    for raw in block.split("\n"):
+        line = raw[2:] if raw.startswith("> ") else raw[1:] if raw.startswith(">") else raw
+        fence, code = _fence_after(line, fence, fence_opened, fence_closed_by)
+        lines.append(line if code else _outside_code_spans(line, lambda text: re.sub(_ESCAPED, r"\1", text)))
+    return "\n".join(lines)
+
+
+def _fence_after(line: str, fence: str | None, opened, closed_by) -> tuple[str | None, bool]:
+    """(the fence open after `line`, whether `line` belongs to a code block: a fence or inside)."""
+    if fence is not None:
+        return (None if closed_by(line, fence) else fence), True
+    fence = opened(line)
+    return fence, fence is not None
+
+
+def _outside_code_spans(line: str, change) -> str:
+    parts, at = [], 0
+    for span in re.finditer(_CODE_SPAN, line):
+        parts += [change(line[at:span.start()]), span.group()]
+        at = span.end()
+    return "".join(parts) + change(line[at:])
 
 
 def yaml_scalar(value) -> str:

@@ -148,7 +148,7 @@ def test_import_after_the_upgrade_fills_the_new_parts_and_keeps_the_users_sectio
         assert text.endswith("## My notes\n\nThe importer must also read TSV. (mine)\n")
         assert "\nstarted: 2026-05-11T10:00:00\n" in text   # typed now
     assert "## Outcome" in alive and "`1a2b3c4` Import CSV files with quoted fields" in alive
-    assert "**Answer:**\n\n```text\nBecause csv.reader kept the space" in alive
+    assert "**Answer:**\n\n> Because csv.reader kept the space" in alive
     with open_archive(str(env.archive_db), readonly=True) as archive:
         assert archive.get_session(crafted_id).commits[0].hash == "1a2b3c4"
         assert archive.get_session("s-gone").commits == []

@@ -39,7 +39,8 @@ def test_frontmatter_tags_as_a_comma_or_space_separated_string():
 
 
 def test_tags_inside_code_urls_and_headings_markup_are_not_tags():
-    text = "# Heading\n`#notatag` and https://example.com/#anchor\n```\n#incode\n```\n## Real #yes\n"
+    text = ("# Heading\n`#notatag` and https://example.com/#anchor and \\#escaped\n```\n#incode\n```\n"
+            "## Real #yes\n")
     assert markdown.parse_note(text, "T").tags == ["yes"]
 
 
@@ -149,3 +150,17 @@ def test_link_context_is_the_plain_line_cut_around_the_link():
     assert "Far target the far one" in link.context and link.context.startswith("…")
     [short] = markdown.parse_note("- [ ] Call **[[Bob]]** today", "T").outlinks
     assert short.context == "Call Bob today"
+
+
+def test_a_code_block_inside_a_quote_or_callout_is_code_as_obsidian_shows_it():
+    text = ("> [!tip] Run it\n> ```bash\n> make #notatag [[not a link]]\n> ```\n> after #yes\n"
+            "> ~~~\n> left open #no\noutside #also\n")
+    note = markdown.parse_note(text, "T")
+    assert note.tags == ["yes", "also"] and note.outlinks == []
+    assert "make #notatag [[not a link]]" in note.code and "left open #no" in note.code
+    assert "after" in note.body and "outside" in note.body and "make" not in note.body
+
+
+def test_escaped_brackets_make_no_link():
+    note = markdown.parse_note(r"\[x\](Other) and !\[y\](Pic.png) but [real](Target)", "T")
+    assert [link.target for link in note.outlinks] == ["Target"]

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from obsidian_memory import textclean
 from obsidian_memory.textclean import code_span, fenced, markdown_inline, shorten, strip_control
 
 
@@ -49,3 +52,30 @@ def test_single_line_fields_are_escaped_markdown():
     assert markdown_inline("a #tag [[x]] | %% <b>") == r"a \#tag \[\[x\]\] \| \%\% \<b\>"
     assert code_span("a``b") == "```a``b```"
     assert fenced("x ```` y").startswith("`````text\n")
+
+
+# -- quoted prose (answers and plans in session notes) ----------------------------------------------
+
+@pytest.mark.parametrize("prose, shown", [
+    ("#tag [[link]] ![[embed]] [x](Other note) <b>hi</b> %%hidden%% $x$ ==mark== ^block",
+     r"> \#tag \[\[link\]\] !\[\[embed\]\] \[x\](Other note) \<b>hi\</b> \%\%hidden\%\% \$x\$ \=\=mark\=\= \^block"),
+    ("## My notes", r"> \#\# My notes"),
+    ("text\n---\n\n* * *", "> text\n> \\---\n>\n> \\* * *"),
+    ("- [ ] not a task of yours\n[!note] not a callout", "> - \\[ \\] not a task of yours\n> \\[!note\\] not a callout"),
+    ("keep `code [[x]] #y` and **bold**", "> keep `code [[x]] #y` and **bold**"),
+    ("```python\nx = [[1]]  # c\n```\nafter #t", "> ```python\n> x = [[1]]  # c\n> ```\n> after \\#t"),
+    ("an open fence\n~~~\n#kept [[as code]]", "> an open fence\n> ~~~\n> #kept [[as code]]"),
+    ("C:\\Users\\me and \\#", "> C:\\\\Users\\\\me and \\\\\\#"),
+    ("one\n\n  two  ", "> one\n>\n>   two  "),
+])
+def test_quoted_prose_renders_formatting_but_no_link_tag_heading_or_task(prose, shown):
+    assert textclean.quoted_prose(prose) == shown
+    assert textclean.unquoted_prose(shown) == prose
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_quoted_prose_reads_back_as_it_was_and_stays_a_quote(text):
+    quoted = textclean.quoted_prose(text)
+    assert textclean.unquoted_prose(quoted) == textclean.strip_control(text).rstrip("\n")
+    assert all(line == ">" or line.startswith("> ") for line in quoted.split("\n"))

@@ -14,7 +14,7 @@ import shlex
 
 from obsidian_memory import clock, fsutil
 from obsidian_memory.notes import session_view
-from obsidian_memory.textclean import code_span, fenced, markdown_inline, strip_control, yaml_scalar
+from obsidian_memory.textclean import code_span, fenced, markdown_inline, quoted_prose, strip_control, yaml_scalar
 
 TEMPLATE = "session.md.j2"
 MY_NOTES_HEADING = "## My notes"
@@ -121,7 +121,7 @@ def yaml_datetime(value) -> str:
 
 
 FILTERS = {"yaml": yaml_scalar, "inline": markdown_inline, "code": code_span, "fenced": fenced,
-           "datetime": yaml_datetime}
+           "prose": quoted_prose, "datetime": yaml_datetime}
 
 
 # -- the user's section ----------------------------------------------------------------------

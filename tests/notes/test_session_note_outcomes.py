@@ -9,9 +9,13 @@ import re
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from testkit import FIXTURES, shared_path
 
 from obsidian_memory import redact, transcript
+from obsidian_memory.markdown import parse_note
 from obsidian_memory import settings as settings_module
 from obsidian_memory.model import Command, Commit, CompactSummary, Prompt, Session, Todo, ToolError
 from obsidian_memory.notes import session_view
@@ -76,19 +80,20 @@ def test_the_outcome_block_sits_under_the_title():
     text = note_of(CRAFTED)
     outcome = section(text, "## Outcome")
     assert text.index("## Outcome") < text.index("Resume this session") < text.index("## Prompts")
-    assert "**Where it stopped** (the start of the last answer):\n\n```text\nAdded README.md.\n```" in outcome
+    assert "**Where it stopped** (the start of the last answer):\n\n> Added README.md.\n" in outcome
     assert ("**Tasks** (2 of 3 done):\n\n- done: Write importer.py\n- done: Test quoted and empty fields\n"
             "- in progress: Open a pull request\n") in outcome
-    assert "**Approved plan:**\n\n```text\n## CSV importer\n1. Parse rows with the csv module" in outcome
+    assert "**Approved plan:**\n\n> \\#\\# CSV importer\n> 1. Parse rows with the csv module" in outcome
     assert "- `1a2b3c4` Import CSV files with quoted fields — Uses csv.reader with skipinitialspace.\n" in outcome
     assert "- [acme/importer\\#42](https://github.com/acme/importer/pull/42)\n" in outcome
 
 
 def test_each_prompt_shows_its_answer():
     prompts = section(note_of(CRAFTED), "## Prompts")
-    assert re.search(r"```text\nPlan and build the CSV importer in importer.py\n```\n\n\*\*Answer:\*\*\n\n"
-                     r"```text\nThe importer handles quoted fields now", prompts)
-    assert "```text\nalso add a README\n```\n\n**Answer:**\n\n```text\nAdded README.md.\n```" in prompts
+    assert ("```text\nPlan and build the CSV importer in importer.py\n```\n\n**Answer:**\n\n"
+            "> The importer handles quoted fields now: committed as 1a2b3c4,\n>\n"
+            "> and the pull request is https://github.com/acme/importer/pull/42.\n") in prompts
+    assert "```text\nalso add a README\n```\n\n**Answer:**\n\n> Added README.md.\n" in prompts
     assert "The background build finished" not in prompts   # it answered no prompt
 
 
@@ -147,7 +152,7 @@ def test_a_five_hour_session_note_stays_within_the_cap_with_visible_marks():
     session = big_session()
     text = notes.render_note(session)
     assert len(text.encode("utf-8")) <= session_view.NOTE_BUDGET
-    assert "… [shortened, 10,010 chars]" in text and "… [shortened, 20,010 chars]" in text
+    assert "… [shortened, 10,010 chars]" in text and "… \\[shortened, 20,010 chars\\]" in text
     assert "the last answer " + "z" * 11_000 + "\n" in text   # the session's last answer in full
     for more in ("70 more in the archive", "75 more in the archive", "260 more in the archive",
                  "80 more in the archive", "300 more in the archive"):   # todos, commits, commands, errors, files
@@ -180,7 +185,7 @@ def test_no_outcome_no_outcome_block(settings):
 
 
 def test_transcript_text_cannot_break_the_note():
-    evil = "## My notes\n````\n[[link]] #tag <b> %% ==x== $m$"
+    evil = "## My notes\n````\n[[link]] ![[embed]] [x](Other) #tag <b> %% ==x== $m$ [!note] - [ ] task ^id"
     session = Session(session_id="s2", prompts=[Prompt(evil, answer=evil)], last_assistant_message=evil,
                       todos=[Todo(evil)], commits=[Commit(evil, "abc1234")],
                       pull_requests=["https://x.example/a/b/pull/1", "javascript:alert(1)"],
@@ -188,9 +193,10 @@ def test_transcript_text_cannot_break_the_note():
     text = notes.render_note(session)
     assert notes.split_user_section(text) == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
     assert not open_fence_at_end(text)
-    outside_fences = re.sub(r"(?ms)^(`{3,})text\n.*?^\1$", "", text)
-    assert "[[link]]" not in outside_fences.replace("`[[link]]", "") or "\\[\\[link\\]\\]" in outside_fences
-    assert not re.search(r"(?<![\\`])#tag", outside_fences.split("## Commands")[0])
+    note = parse_note(text, "s2")   # the vault index's own reading of the note
+    assert note.tags == ["claude-session"]
+    assert [link.target for link in note.outlinks] == []
+    assert note.headings[0] == "s2" and "My notes" not in note.headings[:-1]
     assert "](javascript:" not in text and "javascript:alert(1)" in text   # shown, not linked
 
 
@@ -211,3 +217,18 @@ def test_a_broken_user_template_falls_back_to_the_packaged_one_and_says_so(setti
     text = notes.render_note(Session(session_id="s3", title="kept", prompts=[Prompt("hi")]), settings)
     assert "# kept" in text and "## Prompts" in text
     assert "a_variable_no_version_gives" in env.log_file.read_text(encoding="utf-8")
+
+
+def test_answers_are_body_text_for_the_vault_search_not_code():
+    note = parse_note(note_of(CRAFTED), "crafted")   # the local index's reading of the note
+    assert "quoted fields now" in note.body and "quoted fields now" not in note.code
+    assert "Parse rows with the csv module" in note.body   # the approved plan too
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=200))
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_no_answer_can_take_the_users_section_or_leave_an_open_fence(answer):
+    text = notes.render_note(Session(session_id="s9", prompts=[Prompt("q", answer=answer)], plan=answer,
+                                     last_assistant_message=answer + "!"))
+    assert notes.split_user_section(text) == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
+    assert not open_fence_at_end(text)
