@@ -68,7 +68,7 @@ def split_word(word: str) -> tuple[list[str], list[str]]:
                 parts_out.append(term)
         if len(parts) > 1:
             compound = "".join(parts).lower()
-            if len(compound) <= MAX_TERM_CHARS:
+            if len(compound) <= MAX_TERM_CHARS and compound not in STOPWORDS:   # "dO" is "do"
                 compounds.append(compound)
     return parts_out, compounds
 
