@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from obsidian_memory import sqlitedb
-from obsidian_memory.search.store import build, schema
+from obsidian_memory.search.store import build, freshness, schema
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
 
@@ -136,11 +136,17 @@ class VaultIndex:
     @classmethod
     def open_fresh(cls, settings) -> "VaultIndex":
         """The index brought up to date (as a search does), then read in one snapshot. A file
-        found damaged on the way is deleted and built again."""
+        found damaged on the way is deleted and built again. In a long-running process, requests
+        that arrive together share one check (`freshness`)."""
+        gate = freshness.gate(index_path(settings))
+        ticket = gate.ticket()
         for attempt in range(2):
             index = cls.open(settings)
             try:
-                index.update(lock_wait=SEARCH_LOCK_WAIT)
+                if index.created:    # a new file: no earlier check counts for it
+                    index.update(lock_wait=SEARCH_LOCK_WAIT)
+                else:
+                    gate.run(ticket, lambda: not index.update(lock_wait=SEARCH_LOCK_WAIT).skipped, SEARCH_LOCK_WAIT)
                 index.conn.execute("BEGIN")
                 return index
             except sqlite3.DatabaseError as exc:

@@ -1,0 +1,53 @@
+"""One freshness check for the requests that arrive together, in a long-running process.
+
+A search brings the index up to date before it reads (`VaultIndex.open_fresh`): a walk of the
+vault, one stat per note. A one-shot CLI process does that once. The HTTP MCP server answers many
+clients from one process, and twenty requests arriving together would walk the vault twenty
+times for the same answer. A `Gate` per index file lets a request skip its own check when a
+check that *started after the request arrived* has completed: that check saw every change made
+before the request, so the request loses nothing. Requests waiting behind a running check
+that started before them run one more check together (at most two walks for a burst).
+
+Arrival and starts are counted, not timed (clocks may tick coarsely): `ticket()` at arrival is
+the number of checks started so far; a completed check numbered above it covers the request.
+"""
+from __future__ import annotations
+
+import threading
+
+
+class Gate:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._started = 0       # checks started so far (each one's number)
+        self._covered = 0       # the number of the latest check that completed
+
+    def ticket(self) -> int:
+        """Take at arrival, before anything is read."""
+        return self._started
+
+    def run(self, ticket: int, check, wait: float) -> None:
+        """`check()` unless a check that started after `ticket` completed; `check` returns
+        whether it completed (False: it gave up, e.g. another process held the index). A check
+        that runs longer than `wait` seconds is not waited for: the caller reads as is."""
+        if not self._lock.acquire(timeout=wait):
+            return
+        try:
+            if self._covered > ticket:
+                return
+            self._started += 1
+            number = self._started
+            if check():
+                self._covered = number
+        finally:
+            self._lock.release()
+
+
+_gates: dict[str, Gate] = {}
+_gates_lock = threading.Lock()
+
+
+def gate(index_path: str) -> Gate:
+    """The gate of one index file in this process (one per vault)."""
+    with _gates_lock:
+        return _gates.setdefault(index_path, Gate())
