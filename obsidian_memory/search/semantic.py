@@ -23,6 +23,9 @@ DIM = 384
 
 _lock = threading.Lock()
 _state: dict = {}          # "model" -> the loaded handle, or "error" -> why it cannot load
+# One inference at a time in a process: the engine spreads each over every core (OpenMP), so
+# concurrent callers (the HTTP MCP server's requests) would only oversubscribe them.
+_inference = threading.Lock()
 
 
 def available() -> tuple[bool, str]:
@@ -41,7 +44,9 @@ def model_id() -> str:
 
 
 def embed_query(text: str):
-    return _model().query(" ".join(str(text).split()))
+    model = _model()
+    with _inference:
+        return model.query(" ".join(str(text).split()))
 
 
 def embed_passages(texts: list[str]):
@@ -50,7 +55,9 @@ def embed_passages(texts: list[str]):
     texts = [str(t) for t in texts]
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    return _model().passage(texts)
+    model = _model()
+    with _inference:
+        return model.passage(texts)
 
 
 def token_count(text: str) -> int:
