@@ -45,7 +45,7 @@ def run_checks(settings=None) -> list[Check]:
     ]
     if settings:
         checks += [check_index(settings), check_omnisearch(settings), check_semantic(settings),
-                   check_transcripts(settings)]
+                   check_transcripts(settings), check_mcp_http(settings)]
     else:
         checks.append(Check("others", INFO, "vault, archive, Omnisearch, semantic search and transcripts are "
                                             "checked once the settings above are fixed"))
@@ -375,6 +375,28 @@ def check_transcripts(settings) -> Check:
         return Check("transcripts", INFO, f"{waiting} of {len(transcripts)} not archived yet: "
                                           f"run `obsidian_memory.py import`")
     return Check("transcripts", INFO, f"all {len(transcripts)} archived")
+
+
+def check_mcp_http(settings) -> Check:
+    """The opt-in HTTP MCP server: running or not, a state file left behind, and a token file that
+    others could read (a failure: whoever read it can call the tools)."""
+    from obsidian_memory.status import mcp_http_status
+
+    info = mcp_http_status(settings)
+    token = info["token"]
+    if token.get("problem"):
+        return Check("mcp http", FAIL, f"the token file is refused: {token['problem']}")
+    mode = f"; token file {token['path']} mode {token['mode']}" if token.get("exists") else ""
+    if info["running"]:
+        return Check("mcp http", INFO, f"{info['detail']}{mode}")
+    if info["stale"]:
+        return Check("mcp http", WARN, info["detail"] + mode)
+    service = install.service_file()
+    if service and os.path.isfile(service):
+        return Check("mcp http", INFO, f"not running; its user service {service} is installed: "
+                                       f"{install.enable_hint(service)}{mode}")
+    return Check("mcp http", INFO, "off (optional: `obsidian_memory.py mcp --http`, or `install.py --mcp-http` "
+                                   f"for a user service){mode}")
 
 
 # -- helpers ------------------------------------------------------------------------------------

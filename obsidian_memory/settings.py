@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_OMNISEARCH_PORT = 51361
+DEFAULT_MCP_HTTP_PORT = 51362      # beside Omnisearch's; opt-in, loopback only
 DEFAULT_CONTEXT_BUDGET = 6000
 CONTEXT_BUDGET_HARD_CAP = 9500     # Claude Code cuts a hook's additionalContext at 10,000 characters
 CONTEXT_BUDGET_MIN = 1000          # below this the framing leaves no room for a section
@@ -231,6 +232,8 @@ class Settings:
     prompt_recall: str = setting(Choice("off", "first", "every"), "first",
                                  "when the prompt hook looks for past sessions a prompt revisits: the first "
                                  "prompt of a session, every prompt, or never")
+    mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
+                                 "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
 
     config_dir: str
     extra: dict              # config keys no definition knows (each is a `doctor` warning)

@@ -20,7 +20,31 @@ def collect(settings) -> dict:
         "semantic": semantic_status(settings),
         "engines": {"index": True, "scan": True, "omnisearch": omnisearch_status(settings)},
         "archive": archive_status(settings.archive),
+        "mcp_http": mcp_http_status(settings),
     }
+
+
+def mcp_http_status(settings) -> dict:
+    """Whether the HTTP MCP server runs, where, and its token file's permissions (never raises)."""
+    from obsidian_memory import mcp_endpoint
+
+    try:
+        return mcp_endpoint.server_status(settings.home)
+    except Exception as exc:
+        return {"running": False, "stale": False, "detail": f"cannot tell: {type(exc).__name__}: {exc}",
+                "token": {"exists": False, "problem": None}}
+
+
+def mcp_http_line(info: dict) -> str:
+    """One line for `status`: e.g. "mcp http:   running on http://127.0.0.1:51362/mcp (pid 7); token file 0600"."""
+    token = info.get("token") or {}
+    if token.get("problem"):
+        token_text = f"; token file refused: {token['problem']}"
+    elif token.get("exists"):
+        token_text = f"; token file {token.get('mode')} ({token.get('path')})"
+    else:
+        token_text = ""
+    return f"mcp http:   {info.get('detail')}{token_text}"
 
 
 def semantic_status(settings) -> dict:

@@ -30,11 +30,12 @@ LAYERS = [
     ("search", ["obsidian_memory.search", "obsidian_memory.search.dispatch", "obsidian_memory.search.graph",
                 "obsidian_memory.search.reading"]),
     ("services", ["obsidian_memory.archiver", "obsidian_memory.context", "obsidian_memory.status",
-                  "obsidian_memory.install", "obsidian_memory.recall", "obsidian_memory.recall.*"]),
+                  "obsidian_memory.install", "obsidian_memory.recall", "obsidian_memory.recall.*",
+                  "obsidian_memory.mcp_endpoint"]),
     ("checks", ["obsidian_memory.doctor"]),
     ("entry points", ["obsidian_memory.cliutil", "obsidian_memory.cli", "obsidian_memory.__main__",
                       "obsidian_memory.commands", "obsidian_memory.commands.*", "obsidian_memory.search.cli",
-                      "obsidian_memory.mcp_server"]),
+                      "obsidian_memory.mcp_server", "obsidian_memory.mcp_http"]),
 ]
 
 

@@ -383,7 +383,8 @@ IMPORT_EVERYTHING_BUT_THE_SERVER = f"""
 import importlib, pkgutil, sys
 sys.path.insert(0, {str(REPO)!r})
 import obsidian_memory
-skip = {{"obsidian_memory.mcp_server", "obsidian_memory.commands.mcp", "obsidian_memory.__main__"}}
+skip = {{"obsidian_memory.mcp_server", "obsidian_memory.mcp_http", "obsidian_memory.commands.mcp",
+        "obsidian_memory.__main__"}}
 for info in pkgutil.walk_packages(obsidian_memory.__path__, "obsidian_memory."):
     if info.name not in skip:
         importlib.import_module(info.name)

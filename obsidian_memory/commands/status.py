@@ -22,7 +22,7 @@ def run(args) -> int:
 
 
 def format_text(report: dict) -> str:
-    from obsidian_memory.status import age_text, semantic_line
+    from obsidian_memory.status import age_text, mcp_http_line, semantic_line
 
     idx = report["index"]
     lines = [f"vault:      {report['vault']}" + ("" if report["vault_exists"] else "  (not found)")]
@@ -49,6 +49,8 @@ def format_text(report: dict) -> str:
                      + (f" - {archive['detail']}" if archive.get("detail") else ""))
     else:
         lines.append(f"archive:    none yet ({archive['path']})")
+    if "mcp_http" in report:
+        lines.append(mcp_http_line(report["mcp_http"]))
     return "\n".join(lines) + "\n"
 
 

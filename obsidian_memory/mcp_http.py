@@ -1,0 +1,285 @@
+"""The MCP tools over Streamable HTTP: one warm server on loopback for every client (Claude Code
+windows, Claude Desktop, Cursor), instead of one stdio server per client.
+
+Only `obsidian_memory.py mcp --http` imports this module (the `[mcp]` extra brings the SDK,
+Starlette and uvicorn). The tools are `mcp_server`'s, the very ones stdio serves; this module is
+the transport and its guard:
+
+- It listens on loopback addresses only (`mcp_endpoint.listen_addresses`), one server per config
+  dir (a lock), and writes the state file once it listens; it removes it when it stops (SIGTERM,
+  SIGINT, SIGHUP), leaving no port open.
+- Every request passes `Guard` first: without the bearer token, or with a wrong one, it gets 401
+  and nothing else (compared in constant time). Then the `Host` header must name this port on a
+  loopback name, and an `Origin` header, if any, this very port too: a web page that rebinds its
+  domain to 127.0.0.1 cannot reach the tools. The SDK's own transport checks repeat the Host and
+  Origin rules (with the same lists, not its wider defaults).
+- Sessions are stateless and answers plain JSON: a request holds nothing after its answer (memory
+  stays flat over a day of use), and a restarted server serves the clients it had without them
+  noticing. The tools never ask the client anything back, so nothing is lost by it.
+- While it runs, the index stays warm: a first freshness check and the semantic model are loaded
+  at start, and `VaultIndex.open_fresh` shares one check among requests that arrive together.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import hmac
+import os
+import signal
+import socket
+import sys
+import threading
+
+from obsidian_memory import mcp_endpoint as endpoint
+from obsidian_memory.errors import UserError
+
+MAX_BODY_BYTES = 1024 * 1024        # the largest tool call is a few kilobytes
+MAX_CONNECTIONS = 100               # beyond this, uvicorn answers 503
+GRACE_SECONDS = 5                   # a stop waits this long for requests in flight
+BACKLOG = 128
+_NOT_HERE = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, getattr(errno, "EPROTONOSUPPORT", -1))
+
+
+class Stopped(Exception):
+    """A stop signal arrived."""
+
+
+def serve(vault: str | None, port: int, host: str | None, out=None, err=None) -> int:
+    """Serve until stopped; the state file exists exactly while the server listens."""
+    from obsidian_memory import settings as settings_module
+    from obsidian_memory.locks import FileLock, LockBusy
+
+    out, err = out or sys.stdout, err or sys.stderr
+    addresses = endpoint.listen_addresses(host)            # a refused address binds nothing
+    settings = settings_module.load(vault=vault)
+    home = settings.home
+    _install_stop_handlers()
+    lock = FileLock(endpoint.lock_path(home), timeout=0)
+    try:
+        lock.acquire()
+    except LockBusy:
+        state = endpoint.read_state(home) or {}
+        raise UserError(f"an HTTP MCP server already runs for this config dir (pid {state.get('pid', '?')}, "
+                        f"{state.get('url', 'port ' + str(state.get('port', '?')))}): stop it first") from None
+    sockets: list[socket.socket] = []
+    try:
+        token, created = endpoint.ensure_token(home)
+        sockets = bind(addresses, port)
+        port = sockets[0].getsockname()[1]
+        bound = [sock.getsockname()[0] for sock in sockets]
+        app = build_app(vault, token, port)
+        server = _uvicorn_server(app)
+        _warm_up(vault)
+        endpoint.write_state(home, port, bound, settings.vault)
+        try:
+            _announce(out, err, port, bound, home, token, created)
+            server.run(sockets=sockets)
+        finally:
+            endpoint.remove_state(home)
+    except (Stopped, KeyboardInterrupt):
+        pass
+    finally:
+        for sock in sockets:
+            sock.close()
+        lock.release()
+    err.write("obsidian-memory: the MCP server stopped\n")
+    err.flush()
+    out.flush()
+    _exit_now_if_calls_still_run()
+    return 0
+
+
+def bind(addresses, port: int) -> list[socket.socket]:
+    """Listening sockets on each address, all on one port (`port` 0: a free one, the first
+    address's). An address this machine lacks (no IPv6) is skipped unless it is the only one; a
+    port already taken on any of them is an error, never half a server: a client that reaches
+    the other program there would hand it the token."""
+    sockets: list[socket.socket] = []
+    try:
+        for address in addresses:
+            sock = _listening_socket(address, port, only=len(addresses) == 1 or not sockets)
+            if sock is None:
+                continue
+            sockets.append(sock)
+            port = sock.getsockname()[1]
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _listening_socket(address: str, port: int, only: bool) -> socket.socket | None:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say they are
+        # TCP, and with it on, an answer's body waits ~40 ms for the client's delayed ACK of its headers
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError as exc:
+        if only or exc.errno not in _NOT_HERE:
+            raise UserError(f"cannot listen on {address}: {exc.strerror}") from None
+        return None
+    try:
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        if os.name != "nt":   # a restart right after a stop (POSIX never lets two sockets listen on one port)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} is already in use on {address} by another program: choose another "
+                            f"with --port, or set mcp_http_port in config.yaml") from None
+        if not only and exc.errno in _NOT_HERE:
+            return None
+        raise UserError(f"cannot listen on {address} port {port}: {exc.strerror}") from None
+    sock.set_inheritable(False)
+    return sock
+
+
+# -- the application ---------------------------------------------------------------------------------
+
+def build_app(vault: str | None, token: str, port: int):
+    """The tools of `mcp_server` as an ASGI application at /mcp, behind `Guard`."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from obsidian_memory import mcp_server
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=endpoint.allowed_hosts(port),
+                                         allowed_origins=endpoint.allowed_origins(port))
+    inner = mcp_server.build(vault).streamable_http_app(
+        streamable_http_path=endpoint.PATH, stateless_http=True, json_response=True,
+        transport_security=security, max_request_body_size=MAX_BODY_BYTES)
+    return Guard(PostOnly(inner), token, port)
+
+
+class PostOnly:
+    """Stateless sessions have no stream of their own to open with GET, nor a session to end with
+    DELETE: those get 405 at once (the SDK would hold a GET open with nothing ever to send)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("method") != "POST":
+            return await _refuse(send, 405, b"", [(b"allow", b"POST")])
+        return await self.app(scope, receive, send)
+
+
+class Guard:
+    """ASGI middleware in front of everything: the bearer token, then Host, then Origin."""
+
+    def __init__(self, app, token: str, port: int):
+        self.app = app
+        self._digest = _digest(token.encode("ascii"))
+        self.hosts = frozenset(host.lower() for host in endpoint.allowed_hosts(port))
+        self.origins = frozenset(origin.lower() for origin in endpoint.allowed_origins(port))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            return await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            return await send({"type": "websocket.close", "code": 1008})
+        headers = scope.get("headers") or []
+        if not self.authorized(_values(headers, b"authorization")):
+            return await _refuse(send, 401, b"", [(b"www-authenticate", b"Bearer")])
+        hosts = _values(headers, b"host")
+        if len(hosts) != 1 or hosts[0].lower() not in self.hosts:
+            return await _refuse(send, 421, b"Invalid Host header")
+        origins = _values(headers, b"origin")
+        if origins and (len(origins) != 1 or origins[0].lower() not in self.origins):
+            return await _refuse(send, 403, b"Invalid Origin header")
+        return await self.app(scope, receive, send)
+
+    def authorized(self, values: list[str]) -> bool:
+        if len(values) != 1:
+            return False
+        scheme, _, presented = values[0].strip().partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        # digests of equal length: the comparison's time says nothing about the token, not even its length
+        return hmac.compare_digest(_digest(presented.strip().encode("utf-8", "surrogateescape")), self._digest)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _values(headers, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in headers if key.lower() == name]
+
+
+async def _refuse(send, status: int, body: bytes, extra: list | None = None) -> None:
+    headers = [(b"content-length", str(len(body)).encode("ascii"))] + (extra or [])
+    if body:
+        headers.append((b"content-type", b"text/plain; charset=utf-8"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+# -- running it --------------------------------------------------------------------------------------
+
+def _uvicorn_server(app):
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws="none", http="h11",
+                            server_header=False, date_header=False, limit_concurrency=MAX_CONNECTIONS,
+                            timeout_graceful_shutdown=GRACE_SECONDS)
+    return uvicorn.Server(config)
+
+
+def _install_stop_handlers() -> None:
+    """SIGTERM ends the server as SIGINT does, through the `finally` blocks (its default action
+    would kill it on the spot and leave the state file); SIGHUP (the terminal closed) is taken for
+    a SIGTERM. uvicorn takes SIGINT and SIGTERM over while it serves, shuts down gracefully, and
+    raises them again once done: then these run."""
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+
+
+def _warm_up(vault: str | None) -> None:
+    """In the background: the index brought up to date and, for a vault with embeddings, the
+    semantic model and the vectors loaded and run once, so that the first search after a start
+    pays for none of it. A failure here is left for that first search to report."""
+    def warm() -> None:
+        try:
+            from obsidian_memory import settings as settings_module
+            from obsidian_memory.search import hybrid, semantic
+            from obsidian_memory.search.store import VaultIndex, vectors
+
+            settings = settings_module.load(vault=vault)
+            VaultIndex.open_fresh(settings).close()
+            if hybrid.semantic_ready(settings)[0]:
+                vectors.load_matrix(settings, semantic.model_id())
+                semantic.embed_query("warm up")
+        except Exception:
+            pass
+
+    threading.Thread(target=warm, name="warm-up", daemon=True).start()
+
+
+def _announce(out, err, port: int, addresses: list[str], home: str, token: str, created: bool) -> None:
+    urls = " and ".join(endpoint.url(port, address) for address in addresses)
+    err.write(f"obsidian-memory: MCP server on {urls} (pid {os.getpid()}); every request needs the token in "
+              f"{endpoint.token_path(home)}. Ctrl-C or SIGTERM stops it.\n")
+    if created and out.isatty():
+        out.write("A new token was made. " + endpoint.client_configuration(port, token, endpoint.token_path(home)))
+    elif created:
+        err.write("obsidian-memory: a new token was made; `obsidian_memory.py mcp --http --show-config` prints "
+                  "the client configuration\n")
+    out.flush()
+    err.flush()
+
+
+def _exit_now_if_calls_still_run() -> None:
+    """A tool call still running after the graceful window (a long first index build) holds a
+    worker thread the interpreter would wait for: the server is gone, so is the process."""
+    main = threading.main_thread()
+    if any(t is not main and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        os._exit(0)
