@@ -44,7 +44,7 @@ import shutil
 import subprocess
 import sys
 
-from obsidian_memory import fsutil, settings as settings_module
+from obsidian_memory import fsutil, mcp_endpoint, settings as settings_module
 from obsidian_memory.errors import UserError
 
 BLOCK_BEGIN = "<!-- obsidian-memory:begin -->"
@@ -643,10 +643,11 @@ class Options:
 
     def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
                  semantic: bool = False, mcp: bool = False, purge: bool = False, python: str | None = None,
-                 hook_form: str = "exec"):
+                 hook_form: str = "exec", mcp_http: bool = False):
         self.config_dir, self.source, self.vault = config_dir, source, vault
-        self.semantic, self.mcp, self.purge = semantic, mcp, purge
+        self.semantic, self.mcp, self.purge = semantic, mcp or mcp_http, purge
         self.python, self.hook_form = python, hook_form
+        self.mcp_http = mcp_http      # the user service file of the HTTP MCP server (implies mcp)
 
 
 def plan_install(options: Options) -> tuple[list[Action], dict]:
@@ -725,6 +726,17 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
                                  backup_to=backup_path(layout, "CLAUDE.md")))
     files_state["CLAUDE.md"]["written_sha256"] = digest(md_after)
 
+    service = service_file() if options.mcp_http or state.get("service_file") else None
+    if service:
+        for folder in missing_folders(os.path.dirname(service)):
+            make_dir(folder, "user services")
+        service_bytes, service_before = service_text(layout, service), read_bytes(service)
+        if service_bytes != service_before:
+            actions.append(WriteFile(service, service_bytes, service_before,
+                                     "user service of the HTTP MCP server; not enabled"))
+    if (options.mcp_http or state.get("service_file")) and not os.path.lexists(mcp_endpoint.token_path(layout.home)):
+        actions.append(MakeToken(layout.home))
+
     new_state = {
         "version": STATE_VERSION,
         "files": files_state,
@@ -735,6 +747,8 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         "source": source,
         "python": os.path.abspath(layout.launcher_python),
     }
+    if service:
+        new_state["service_file"] = service
     state_bytes = (json.dumps(new_state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     state_before = read_bytes(layout.state_path)
     if state_bytes != state_before:
@@ -743,14 +757,17 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     facts = {"vault": vault, "layout": layout, "rules": permission_rules(layout),
              "hooks": {event: hook_handler(layout, arg, timeout, options.hook_form)
                        for event, (_m, arg, timeout) in HOOKS.items()},
-             "extras": new_state["extras"], "mcp_command": mcp_command(layout)}
+             "extras": new_state["extras"], "mcp_command": mcp_command(layout),
+             "mcp_http": options.mcp_http or bool(state.get("service_file")), "service_file": service}
     return actions, facts
 
 
 # What else in our folder only we use: uninstall removes it. backups/ holds copies of settings.json,
 # which may hold secrets from its `env`: never kept unasked.
 LEFTOVERS = (("cache", "search index caches"), ("locks", "lock files"), ("sweep.stamp", "when the last sweep ran"),
-             ("backups", "copies of settings.json and CLAUDE.md made at install; they may hold secrets"))
+             ("backups", "copies of settings.json and CLAUDE.md made at install; they may hold secrets"),
+             (mcp_endpoint.TOKEN_FILE, "the HTTP MCP server's token, a secret"),
+             (mcp_endpoint.STATE_FILE, "the HTTP MCP server's state file"))
 
 
 def plan_uninstall(options: Options) -> list[Action]:
@@ -759,6 +776,7 @@ def plan_uninstall(options: Options) -> list[Action]:
     actions: list[Action] = []
     files = state.get("files", {})
 
+    actions.extend(_remove_service(layout, state))
     shared = shared_rules_owned(state)
     actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
@@ -813,7 +831,7 @@ def kept_after_uninstall(layout: Layout) -> list[str]:
         kept.append(f"the session archive {archive}")
     names = sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []
     known = {"config.yaml": "your settings", "obsidian-memory.log": "the log", "obsidian-memory.log.1": "the old log",
-             "templates": "your note templates"}
+             "templates": "your note templates", SERVICE_LOG: "the HTTP MCP server's log"}
     for name in names:
         kept.append(f"{os.path.join(layout.home, name)} ({known.get(name, 'not made by the installer')})")
     return kept
@@ -856,6 +874,172 @@ def _restore_claude_md(layout: Layout, recorded: dict | None) -> list[Action]:
             and recorded is None):
         return [DeleteFile(layout.claude_md, "it held nothing but our block")]
     return actions
+
+
+# -- the HTTP MCP server as a user service (--mcp-http) ---------------------------------------------
+# Offered, never started: the installer writes the file and prints how to enable it. Uninstall
+# stops a running server, disables the service and removes the file (only a file that runs this
+# installation's launcher).
+
+SERVICE_NAME = "obsidian-memory-mcp"
+LAUNCHD_LABEL = "com.obsidian-memory.mcp"
+SERVICE_LOG = "mcp-http.log"          # the launchd agent's stderr (systemd has the journal)
+
+
+def service_file(platform: str | None = None) -> str | None:
+    """A systemd user unit on Linux, a launchd agent on macOS; None elsewhere (Windows)."""
+    platform = platform or sys.platform
+    home = os.path.expanduser("~")
+    if platform.startswith("linux"):
+        base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        return os.path.join(base, "systemd", "user", f"{SERVICE_NAME}.service")
+    if platform == "darwin":
+        return os.path.join(home, "Library", "LaunchAgents", f"{LAUNCHD_LABEL}.plist")
+    return None
+
+
+def service_command(layout: Layout) -> list[str]:
+    """The server as the service runs it: the venv's Python (it has the SDK) and our launcher."""
+    return [layout.python, layout.launcher("obsidian_memory.py"), "mcp", "--http"]
+
+
+def service_text(layout: Layout, path: str) -> bytes:
+    if path.endswith(".plist"):
+        import plistlib
+
+        return plistlib.dumps({
+            "Label": LAUNCHD_LABEL, "ProgramArguments": service_command(layout),
+            "EnvironmentVariables": {"CLAUDE_CONFIG_DIR": layout.config_dir},
+            "RunAtLoad": True, "KeepAlive": {"SuccessfulExit": False}, "ProcessType": "Background",
+            "StandardErrorPath": os.path.join(layout.home, SERVICE_LOG)})
+
+    return "\n".join([
+        "# The HTTP MCP server of obsidian-memory (written by `install.py --mcp-http`; `install.py --uninstall`",
+        "# removes it). It listens on 127.0.0.1 and ::1 only; every request needs its bearer token.",
+        "[Unit]",
+        "Description=obsidian-memory MCP server (Streamable HTTP on loopback, token required)",
+        "",
+        "[Service]",
+        "ExecStart=" + " ".join(_systemd_quoted(part, True) for part in service_command(layout)),
+        "Environment=" + _systemd_quoted(f"CLAUDE_CONFIG_DIR={layout.config_dir}", False),
+        "Restart=on-failure",
+        "RestartSec=5",
+        "",
+        "[Install]",
+        "WantedBy=default.target",
+        "",
+    ]).encode("utf-8")
+
+
+def _systemd_quoted(text: str, command: bool) -> str:
+    """A quoted word of a unit file: C escapes, %-specifiers, and $ in commands."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    return '"' + (text.replace("$", "$$") if command else text) + '"'
+
+
+def service_is_ours(path: str, layout: Layout) -> bool:
+    """The service file at `path` runs this installation's launcher (not another config dir's)."""
+    data = read_bytes(path) if os.path.isfile(path) else None
+    if data is None:
+        return False
+    launcher = layout.launcher("obsidian_memory.py")
+    if path.endswith(".plist"):
+        import plistlib
+
+        try:
+            return launcher in plistlib.loads(data).get("ProgramArguments", [])
+        except Exception:
+            return False
+    return _systemd_quoted(launcher, True) in data.decode("utf-8", "replace")
+
+
+def enable_hint(path: str) -> str:
+    if path.endswith(".plist"):
+        return f"launchctl bootstrap gui/$(id -u) {quote_if_needed(path)}"
+    return f"systemctl --user daemon-reload && systemctl --user enable --now {SERVICE_NAME}.service"
+
+
+def missing_folders(folder: str) -> list[str]:
+    """`folder` and those of its parents that do not exist, outermost first."""
+    missing = []
+    while folder and not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    return missing[::-1]
+
+
+class MakeToken(Action):
+    def __init__(self, home: str):
+        self.home = home
+        self.summary = (f"create {mcp_endpoint.token_path(home)} (the HTTP MCP server's bearer token, "
+                        f"readable by you only)")
+
+    def apply(self) -> None:
+        mcp_endpoint.ensure_token(self.home)
+
+
+class StopServer(Action):
+    """SIGTERM to the running HTTP MCP server (it removes its state file); waits until it is gone."""
+
+    def __init__(self, home: str, pid: int):
+        self.home, self.pid = home, pid
+        self.summary = f"stop the running HTTP MCP server (pid {pid})"
+
+    def apply(self) -> None:
+        import signal
+        import time
+
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except OSError:
+            return
+        deadline = time.monotonic() + 15
+        while fsutil.process_alive(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+
+class RunQuietly(Action):
+    """A command whose failure changes nothing for us (e.g. unloading an agent that is not loaded)."""
+
+    def __init__(self, argv: list[str], what: str):
+        self.argv = argv
+        self.summary = f"{what} (`{' '.join(argv)}`)"
+
+    def apply(self) -> None:
+        try:
+            subprocess.run(self.argv, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+
+def _remove_service(layout: Layout, state: dict) -> list[Action]:
+    actions: list[Action] = []
+    server = mcp_endpoint.server_status(layout.home)
+    if server["running"]:
+        actions.append(StopServer(layout.home, server["pid"]))
+    path = state.get("service_file") or service_file()
+    if not path or not service_is_ours(path, layout):
+        return actions
+    if path.endswith(".plist"):
+        if sys.platform == "darwin" and shutil.which("launchctl"):
+            actions.append(RunQuietly(["launchctl", "bootout", f"gui/{os.getuid()}/{LAUNCHD_LABEL}"],
+                                      "unload the launchd agent"))
+    else:
+        wanted = os.path.join(os.path.dirname(path), "default.target.wants", os.path.basename(path))
+        if os.path.islink(wanted):
+            actions.append(DeleteLink(wanted, "the user service was enabled: this disables it"))
+    actions.append(DeleteFile(path, "user service of the HTTP MCP server"))
+    return actions
+
+
+class DeleteLink(Action):
+    def __init__(self, path: str, what: str):
+        self.path = path
+        self.summary = f"remove the link {path} ({what})"
+
+    def apply(self) -> None:
+        if os.path.islink(self.path):
+            os.unlink(self.path)
 
 
 def default_source() -> str:

@@ -2,7 +2,7 @@
 makes the venv first, and runs the preflight and the dry run of this very code from the checkout).
 
     install [--vault PATH] [--create-vault] [--no-import] [--dry-run] [--yes] [--semantic] [--mcp]
-            [--hook-form auto|exec|shell] [--python PATH] [--source CHECKOUT]
+            [--mcp-http] [--hook-form auto|exec|shell] [--python PATH] [--source CHECKOUT]
     install --uninstall [--purge] [--dry-run] [--yes]
 """
 from __future__ import annotations
@@ -30,6 +30,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--semantic", action="store_true", help="also install the optional semantic-search extra")
     parser.add_argument("--mcp", action="store_true",
                         help="also install the MCP SDK, for `obsidian_memory.py mcp` (any MCP client)")
+    parser.add_argument("--mcp-http", action="store_true",
+                        help="also write a user service (systemd on Linux, launchd on macOS) for the HTTP MCP "
+                             "server, and its token; the service is not enabled: the summary says how (implies --mcp)")
     parser.add_argument("--hook-form", choices=("auto", "exec", "shell"), default="auto",
                         help="how settings.json runs the hooks: exec (no shell; Claude Code 2.1.139 or newer), "
                              "shell (older clients), or auto: exec unless an older `claude` is on PATH")
@@ -52,7 +55,7 @@ def run(args) -> int:
 def _options(args) -> install.Options:
     return install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
                            semantic=args.semantic, mcp=args.mcp, purge=args.purge,
-                           python=args.python, hook_form=args.hook_form)
+                           python=args.python, hook_form=args.hook_form, mcp_http=args.mcp_http)
 
 
 def _interactive(args) -> bool:
@@ -141,7 +144,34 @@ def _print_summary(actions, facts) -> None:
     print(f"  settings: {layout.config_yaml}")
     if "mcp" in facts.get("extras", ()):
         print(f"  MCP server (for any MCP client): {facts['mcp_command']}")
+    if facts.get("mcp_http"):
+        _print_http_service(layout, facts.get("service_file"), any(isinstance(a, install.MakeToken) for a in actions))
     print("Start a new Claude Code session to use it; undo everything with `python3 install.py --uninstall`")
+
+
+def _print_http_service(layout, service_file: str | None, new_token: bool) -> None:
+    """How to start the HTTP MCP server (the service is offered, not enabled), and, once, with
+    the token just made, what to paste into the clients."""
+    from obsidian_memory import mcp_endpoint
+
+    if service_file:
+        print(f"  HTTP MCP server: the user service {service_file} is written but not enabled; to start it now "
+              f"and at every login:\n    {install.enable_hint(service_file)}")
+    else:
+        command = " ".join(install.quote_if_needed(part) for part in install.service_command(layout))
+        print(f"  HTTP MCP server: no user service on this system; start it (at logon, e.g. from the Task "
+              f"Scheduler) with:\n    {command}")
+    if not new_token:
+        print("  `obsidian_memory.py mcp --http --show-config` prints what to paste into Claude Code, Cursor and "
+              "Claude Desktop")
+        return
+    try:
+        port = settings.load(config_dir=layout.config_dir).mcp_http_port
+    except UserError:
+        port = settings.DEFAULT_MCP_HTTP_PORT
+    token, _ = mcp_endpoint.ensure_token(layout.home)
+    text = mcp_endpoint.client_configuration(port, token, mcp_endpoint.token_path(layout.home))
+    print("".join(f"  {line}\n" if line else "\n" for line in text.splitlines()), end="")
 
 
 def _run_installed(layout, argv: list[str]) -> int:
