@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """How long `obsidian_memory.py mcp` takes from process start to its first tool result, and what a
-search costs once it runs, against the one-shot CLI. Prints figures and ratios, asserts nothing.
+search costs once it runs, over stdio and over HTTP (`mcp --http`), against the one-shot CLI; and
+the HTTP server's memory over many requests. Prints figures and ratios, asserts nothing.
 
     .venv/bin/python benchmarks/mcp_server.py [--vault ../shared/eval/obsidian-help-en] [--runs 5]
+                                              [--requests 5000]
 
 In a temporary HOME (the index is built there, the vault is only read). Each run, interleaved so that
 machine noise hits all alike:
@@ -11,19 +13,27 @@ machine noise hits all alike:
     once, as a client does: time to the initialize answer, then to the first result of `status` and of
     `search` (local index, already built),
   - `search_vault.py QUERY --source local --json`, the one-shot CLI with the same index.
+  - `mcp --http --port 0` spawned: time until its first `search` result (the client polls the
+    port, sends initialize and the call as soon as it listens), then stopped with SIGTERM.
 Then one server session answers every query of QUERIES in turn (the per-call cost of a long-lived
-server), and once the server's first search has to build the index (cold cache).
+server), over stdio and over HTTP (one kept-alive connection, raw JSON-RPC: no client library's
+own cost counted), and once the stdio server's first search has to build the index (cold cache).
+Last, one HTTP server answers --requests calls of every tool, in rounds of calls one after the
+other and calls from 20 clients at once, while its resident memory is sampled.
 """
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -96,6 +106,124 @@ def session_calls(environ: dict) -> list[float]:
     return times
 
 
+class HttpServer:
+    """`mcp --http --port 0`: its port and token from the files it writes; requests over one
+    kept-alive connection, as a client with a connection pool sends them."""
+
+    def __init__(self, environ: dict, home: Path):
+        self.started = time.perf_counter()
+        self.home = home
+        self.process = subprocess.Popen([sys.executable, str(CLI), "mcp", "--http", "--port", "0"],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, env=environ)
+        while True:
+            state = _read_json(home / "mcp-http.json")
+            if state and state.get("pid") == self.process.pid:
+                break
+            if self.process.poll() is not None:
+                raise SystemExit("the HTTP server ended at start")
+            time.sleep(0.005)
+        self.port = state["port"]
+        self.token = (home / "mcp-http.token").read_text(encoding="ascii").strip()
+        self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+
+    def call(self, message: dict, connection=None) -> dict:
+        connection = connection or self.connection
+        connection.request("POST", "/mcp", body=json.dumps(message), headers={
+            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"})
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        if response.status != 200 or "error" in answer or answer["result"].get("isError"):
+            raise SystemExit(f"HTTP request failed ({response.status}): {answer}")
+        return answer
+
+    def rss_kb(self) -> int:
+        done = subprocess.run(["ps", "-o", "rss=", "-p", str(self.process.pid)], capture_output=True, text=True)
+        return int(done.stdout.strip() or 0)
+
+    def close(self) -> None:
+        self.connection.close()
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def http_first_search(environ: dict, home: Path, arguments: dict) -> float:
+    """Seconds from spawning `mcp --http` to its first search result."""
+    server = HttpServer(environ, home)
+    server.call(INITIALIZE)
+    server.call(tool_call(1, "search", arguments))
+    seconds = time.perf_counter() - server.started
+    server.close()
+    return seconds
+
+
+def http_session_calls(environ: dict, home: Path) -> list[float]:
+    """Seconds per search over HTTP, one after the other on one connection (after a first call)."""
+    server = HttpServer(environ, home)
+    server.call(INITIALIZE)
+    server.call(tool_call(1, "status", {}))
+    times = []
+    for number, query in enumerate(QUERIES * 2, start=2):
+        started = time.perf_counter()
+        server.call(tool_call(number, "search", {"query": query, "source": "local"}))
+        times.append(time.perf_counter() - started)
+    server.close()
+    return times
+
+
+def http_memory(environ: dict, home: Path, requests: int) -> dict:
+    """The server's RSS at start, after a warm-up of 200 calls, and after each round of 500 more
+    (250 calls of every tool in turn on one connection, then 250 searches from 20 clients at once)
+    until `requests`; and the p50 of a search while 20 clients call at once."""
+    server = HttpServer(environ, home)
+    server.call(INITIALIZE)
+    figures = {"start": server.rss_kb()}
+    calls = [("search", {"query": q, "source": "local"}) for q in QUERIES] + [
+        ("search", {"queries": ["sync vault", "obsidian sync"], "source": "local", "limit": 20}),
+        ("read", {"paths": ["Obsidian Sync/Headless Sync.md", "Plugins/Canvas.md"]}),
+        ("related", {"path": "Plugins/Canvas.md", "depth": 2}),
+        ("similar", {"path": "Plugins/Canvas.md"}),
+        ("search", {"query": "canvas", "mode": "title", "source": "local"}),
+        ("search_sessions", {"pattern": "canvas"})]
+    concurrent_latency: list[float] = []
+
+    def calls_on_one_connection(count: int, offset: int, timed: bool = False) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        for number in range(count):
+            name, arguments = calls[(offset + number) % len(calls)]
+            started = time.perf_counter()
+            server.call(tool_call(number, name, arguments), connection)
+            if timed and name == "search":
+                concurrent_latency.append(time.perf_counter() - started)
+        connection.close()
+
+    calls_on_one_connection(200, 0)
+    figures["warm"] = server.rss_kb()
+    samples, done = [], 0
+    while done < requests:
+        calls_on_one_connection(250, done)
+        clients = [threading.Thread(target=calls_on_one_connection, args=(13, done + number, True))
+                   for number in range(20)]
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join()
+        done += 250 + 20 * 13
+        samples.append(server.rss_kb())
+    figures.update(end=samples[-1], peak=max(samples), samples=samples, requests=200 + done,
+                   concurrent_p50=statistics.median(concurrent_latency))
+    server.close()
+    return figures
+
+
 def run_seconds(args: list[str], environ: dict) -> float:
     started = time.perf_counter()
     subprocess.run(args, check=True, capture_output=True, env=environ)
@@ -110,6 +238,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=str(DEFAULT_VAULT))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=5000, help="calls for the HTTP server's memory figure")
+    parser.add_argument("--semantic", action="store_true",
+                        help="then embed the vault and compare hybrid searches (the model loaded per process)")
     args = parser.parse_args()
     vault = Path(args.vault).resolve()
     if not vault.is_dir():
@@ -122,8 +253,9 @@ def main() -> int:
                    "OMNISEARCH_PORT": "9", "PYTHONPYCACHEPREFIX": str(home / "pycache")}
         subprocess.run([sys.executable, str(CLI), "reindex"], check=True, capture_output=True, env=environ)
         search_args = {"query": QUERIES[0], "source": "local"}
+        ours = home / ".claude" / "obsidian-memory"
         figures: dict[str, list[float]] = {key: [] for key in
-                                           ("bare", "sdk", "ready", "status", "search", "cli_search")}
+                                           ("bare", "sdk", "ready", "status", "search", "cli_search", "http_search")}
         for _ in range(args.runs):
             figures["bare"].append(run_seconds([sys.executable, "-c", "pass"], environ))
             figures["sdk"].append(run_seconds([sys.executable, "-c", "import mcp.server.mcpserver"], environ))
@@ -133,9 +265,13 @@ def main() -> int:
             figures["search"].append(first_result(environ, "search", search_args)[1])
             figures["cli_search"].append(run_seconds([sys.executable, str(SEARCH_CLI), QUERIES[0], "--source",
                                                       "local", "--json"], environ))
+            figures["http_search"].append(http_first_search(environ, ours, search_args))
         warm = session_calls(environ)
+        warm_http = http_session_calls(environ, ours)
+        memory = http_memory(environ, ours, args.requests)
         shutil.rmtree(home / ".claude" / "obsidian-memory" / "cache")
         cold_ready, cold_search = first_result(environ, "search", search_args)
+        hybrid = semantic_figures(environ, ours, search_args, args.runs) if args.semantic else None
 
     med = {key: statistics.median(values) for key, values in figures.items()}
     print(f"vault: {vault} ({notes} notes), runs: {args.runs}, medians")
@@ -149,11 +285,54 @@ def main() -> int:
           f"   max {ms(max(warm)).strip()}")
     print(f"  cold cache: spawn -> first `search` result  {ms(cold_search)}   (index built first; "
           f"initialize at {ms(cold_ready).strip()})")
+    print(f"  HTTP: spawn -> first `search` result        {ms(med['http_search'])}")
+    print(f"  HTTP: search in a running server (p50 of {len(warm_http)}) {ms(statistics.median(warm_http))}"
+          f"   max {ms(max(warm_http)).strip()}")
+    print(f"  HTTP: search p50 while 20 clients call       {ms(memory['concurrent_p50'])}")
+    mb = lambda kb: f"{kb / 1024:6.1f} MB"  # noqa: E731
+    print(f"  HTTP server RSS: at start {mb(memory['start']).strip()}, after 200 calls {mb(memory['warm']).strip()}, "
+          f"after {memory['requests']} calls {mb(memory['end']).strip()} (peak {mb(memory['peak']).strip()})")
+    print(f"    after each round of 510 calls: {', '.join(f'{kb / 1024:.1f}' for kb in memory['samples'])} MB")
+    p50_http, p50_stdio = statistics.median(warm_http), statistics.median(warm)
     print("ratios")
     print(f"  first search via server / one-shot CLI      {med['search'] / med['cli_search']:7.2f}")
-    print(f"  one-shot CLI / search in a running session  {med['cli_search'] / statistics.median(warm):7.1f}")
+    print(f"  one-shot CLI / search in a running session  {med['cli_search'] / p50_stdio:7.1f}")
     print(f"  SDK import / server ready                   {(med['sdk'] - med['bare']) / med['ready']:7.2f}")
+    print(f"  warm search: HTTP / stdio                   {p50_http / p50_stdio:7.2f}")
+    print(f"  one-shot CLI / warm search over HTTP        {med['cli_search'] / p50_http:7.1f}")
+    print(f"  HTTP first search / stdio first search      {med['http_search'] / med['search']:7.2f}")
+    print(f"  HTTP RSS growth, 200 calls -> {memory['requests']} calls     {memory['end'] / memory['warm']:7.2f}")
+    if hybrid:
+        print_semantic(hybrid)
     return 0
+
+
+def semantic_figures(environ: dict, home: Path, search_args: dict, runs: int) -> dict:
+    """The same comparison once the vault is embedded: every search is hybrid, and a process must
+    load the model before its first one."""
+    subprocess.run([sys.executable, str(CLI), "embed"], check=True, capture_output=True, env=environ)
+    figures: dict[str, list[float]] = {"cli": [], "stdio_first": [], "http_first": []}
+    for _ in range(runs):
+        figures["cli"].append(run_seconds([sys.executable, str(SEARCH_CLI), QUERIES[0], "--source", "local",
+                                           "--json"], environ))
+        figures["stdio_first"].append(first_result(environ, "search", search_args)[1])
+        figures["http_first"].append(http_first_search(environ, home, search_args))
+    result = {key: statistics.median(values) for key, values in figures.items()}
+    result.update(stdio_warm=statistics.median(session_calls(environ)),
+                  http_warm=statistics.median(http_session_calls(environ, home)))
+    return result
+
+
+def print_semantic(figures: dict) -> None:
+    print("with the vault embedded (hybrid searches), medians")
+    print(f"  search_vault.py one-shot                    {ms(figures['cli'])}")
+    print(f"  stdio: spawn -> first search result         {ms(figures['stdio_first'])}")
+    print(f"  HTTP: spawn -> first search result          {ms(figures['http_first'])}")
+    print(f"  stdio: search in a running session (p50)    {ms(figures['stdio_warm'])}")
+    print(f"  HTTP: search in a running server (p50)      {ms(figures['http_warm'])}")
+    print("ratios")
+    print(f"  warm hybrid search: HTTP / stdio            {figures['http_warm'] / figures['stdio_warm']:7.2f}")
+    print(f"  one-shot CLI / warm hybrid search over HTTP {figures['cli'] / figures['http_warm']:7.1f}")
 
 
 if __name__ == "__main__":
