@@ -19,6 +19,7 @@ import re
 import sqlite3
 
 from obsidian_memory import sqlitedb
+from obsidian_memory.errors import UserError
 from obsidian_memory.sqlitedb import run_script as _run_script
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
@@ -26,10 +27,13 @@ _DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entr
                  "oversized_lines")
 _SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "repo_root", "git_branch",
                     "version", "started_at", "ended_at", "duration_seconds", "prompt_count",
-                    "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message")
+                    "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message",
+                    "machine", "repo_id", "origin")
 _RECENT_COLUMNS = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
-                   "ended_at", "prompt_count", "note_path")
+                   "ended_at", "prompt_count", "note_path", "machine", "repo_id", "origin")
+OWN, FROM_VAULT = "transcript", "vault"     # sessions.origin
 SNIPPET_CHARS = 160
+UPGRADE_WAIT_SECONDS = 1.0     # a reader that finds an older archive waits this long to upgrade it
 
 
 def _migration_1(db: sqlite3.Connection) -> None:
@@ -176,11 +180,46 @@ def _migration_5(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE TRIGGER recall_docs_update AFTER UPDATE ON recall_docs BEGIN {remove} {add} END")
 
 
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
+def _migration_6(db: sqlite3.Connection) -> None:
+    # one vault, many machines (issue 16). `machine`: the machine that owns the session's
+    # transcript (NULL: this machine, archived before machines had ids); `repo_id`: the
+    # repository's identity on every machine (gitinfo.repo_identity; filled for older sessions by
+    # the next import or sweep); `origin`: 'transcript' (this machine's own session, whose note
+    # it writes) or 'vault' (another machine's, learned from its note, never written here).
+    # `vault_notes` remembers each Markdown file of the vault as last read (size, mtime) and what
+    # it holds, so that the history table and the sweep read only the notes that changed; `meta`
+    # holds this archive's machine id and the vault the cache describes.
+    _run_script(db, """
+        ALTER TABLE sessions ADD COLUMN machine TEXT;
+        ALTER TABLE sessions ADD COLUMN repo_id TEXT;
+        ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT 'transcript';
+        CREATE INDEX sessions_by_repo_id ON sessions(repo_id, started_at DESC);
+        CREATE INDEX sessions_by_machine ON sessions(machine, started_at DESC);
+        CREATE TABLE vault_notes (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            kind TEXT NOT NULL,
+            session_id TEXT,
+            machine TEXT,
+            started TEXT,
+            project TEXT,
+            title TEXT,
+            commits INTEGER,
+            learned INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX vault_notes_by_session ON vault_notes(session_id);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """)
+    # every note shows its machine and repository from now on: rendered again
+    db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL")
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class ArchiveError(Exception):
+class ArchiveError(UserError):
     """The archive cannot be used as asked (e.g. written by a newer obsidian-memory)."""
 
 
@@ -202,6 +241,10 @@ def open_archive(path: str, *, readonly: bool = False, busy_timeout: float = 5.0
         if version == 0:
             archive.close()
             raise FileNotFoundError(f"the session archive at {path} is empty")
+        if version < SCHEMA_VERSION:   # written by an older version: upgraded once, by the first reader
+            archive.close()
+            _upgrade(path, busy_timeout)
+            return open_archive(path, readonly=True, busy_timeout=busy_timeout)
         return archive
     db = sqlitedb.connect(path, timeout=busy_timeout)
     archive = Archive(db, path, readonly=False)
@@ -227,8 +270,17 @@ def damage_advice(path: str) -> str:
     """What to do about a damaged archive, in words that stay true as the tool grows."""
     return (f"nothing was written to it; move it aside (mv '{path}' '{path}.damaged'), then run "
             "`obsidian_memory.py import` to archive again the transcripts Claude Code still has; the "
-            "sessions whose transcripts are gone live on in their notes in the vault, and session notes "
-            "are written from the transcripts meanwhile")
+            "sessions whose transcripts are gone live on in their notes in the vault (`obsidian_memory.py "
+            "import --from-vault` brings them back), and session notes are written from the transcripts "
+            "meanwhile")
+
+
+def _upgrade(path: str, busy_timeout: float) -> None:
+    try:
+        open_archive(path, busy_timeout=min(busy_timeout, UPGRADE_WAIT_SECONDS)).close()
+    except (OSError, sqlite3.Error) as exc:
+        raise ArchiveError(f"the session archive {path} was written by an older obsidian-memory and could not be "
+                           f"upgraded now ({type(exc).__name__}: {exc}); `obsidian_memory.py sweep` upgrades it") from None
 
 
 def integrity_check(path: str) -> str:
@@ -307,11 +359,19 @@ class Archive:
         now = _utc_now()
         with self._write():
             existing = self.db.execute(
-                "SELECT transcript_path, transcript_size, note_path FROM sessions WHERE session_id = ?",
+                "SELECT transcript_path, transcript_size, note_path, origin FROM sessions WHERE session_id = ?",
                 (session.session_id,)).fetchone()
             parsed_path, parsed_size, parsed_mtime = session.transcript_path, session.transcript_size, \
                 session.transcript_mtime or 0.0
-            session, decision, why = merge(self.get_session(session.session_id) if existing else None, session)
+            learned = bool(existing) and existing[3] == FROM_VAULT
+            if learned:   # what a note held gives way to the transcript, as it is
+                self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session.session_id,))
+            session.origin = OWN
+            stored = self.get_session(session.session_id) if existing and not learned else None
+            parsed = session
+            session, decision, why = merge(stored, parsed)
+            if session is not parsed:   # the record kept or merged: the machine and repository are found now
+                session.machine, session.repo_id = parsed.machine or session.machine, parsed.repo_id or session.repo_id
             if existing and _is_older_parse(existing, parsed_path, parsed_size):
                 why = ""   # no news
             if decision == KEEP_ARCHIVED:
@@ -531,6 +591,158 @@ class Archive:
             "mtime = excluded.mtime, status = excluded.status, seen_at = excluded.seen_at",
             (path, session_id, int(size), float(mtime), status, now))
 
+    # -- many machines (issue 16) -------------------------------------------------------
+    def record_learned(self, learned: list[tuple], paths: list[str]) -> int:
+        """In one transaction: record other machines' sessions, each `(session, note_path)` as its
+        note holds it (the note is that session's truth here: it replaces what was learned
+        before; this machine's own sessions are never replaced), and mark the notes at `paths`
+        learned. Returns how many sessions were recorded."""
+        now = _utc_now()
+        recorded = 0
+        with self._write():
+            for session, note_path in learned:
+                recorded += self._upsert_from_vault(session, note_path, now)
+            self.db.executemany("UPDATE vault_notes SET learned = 1 WHERE path = ?", [(p,) for p in paths])
+        return recorded
+
+    def _upsert_from_vault(self, session, note_path: str, now: str) -> bool:
+        session.origin = FROM_VAULT
+        row = self.db.execute("SELECT origin FROM sessions WHERE session_id = ?", (session.session_id,)).fetchone()
+        if row and row[0] != FROM_VAULT:
+            return False
+        values = _session_values(session)
+        columns = ", ".join(_SESSION_COLUMNS)
+        marks = ", ".join("?" for _ in _SESSION_COLUMNS)
+        self.db.execute(
+            f"INSERT INTO sessions ({columns}, details, note_path, first_archived_at, archived_at) "
+            f"VALUES ({marks}, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in _SESSION_COLUMNS[1:])
+            + ", details = excluded.details, note_path = excluded.note_path, archived_at = excluded.archived_at",
+            (*values, _details_json(session), note_path, now, now))
+        self.db.execute("DELETE FROM prompts WHERE session_id = ?", (session.session_id,))
+        self.db.executemany(
+            "INSERT INTO prompts (session_id, position, text, timestamp, uuid, answer) VALUES (?, ?, ?, ?, ?, ?)",
+            [(session.session_id, i, p.text, p.timestamp, p.uuid, p.answer) for i, p in enumerate(session.prompts)])
+        self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session.session_id,))
+        self.db.executemany(
+            "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
+            "VALUES (?, ?, ?, ?, ?, 'note')",
+            [(session.session_id, i, c.text, c.timestamp, c.trigger) for i, c in enumerate(session.compact_summaries)])
+        self._replace_outcomes(session)
+        # its note shows it as it is: never due to be written here
+        self.db.execute("UPDATE sessions SET revision = revision + 1, note_revision = revision + 1 "
+                        "WHERE session_id = ?", (session.session_id,))
+        return True
+
+    def claim_own_sessions(self, machine: str) -> int:
+        """This machine's own sessions carry its id `machine` (those archived before it had one,
+        or under an id the user changed since: their notes are written again). Returns how many
+        sessions changed hands; cheap when none did."""
+        if self.meta("machine") == machine:
+            return 0
+        with self._write():
+            former = self.meta("machine")
+            changed = self.db.execute(
+                "UPDATE sessions SET machine = ?, revision = revision + 1 "
+                "WHERE origin = 'transcript' AND machine IS NOT ?", (machine, machine)).rowcount
+            self._set_meta("machine", machine)
+            if former:
+                formers = set(self.former_machines()) | {former}
+                formers.discard(machine)
+                self._set_meta("former_machines", json.dumps(sorted(formers)))
+        return changed
+
+    def former_machines(self) -> list[str]:
+        """Ids this machine had before the current one (its notes may still show them)."""
+        value = _loads_list(self.meta("former_machines"))
+        return [v for v in value if isinstance(v, str)]
+
+    def meta(self, name: str) -> str | None:
+        return sqlitedb.meta(self.db, name)
+
+    def _set_meta(self, name: str, value: str) -> None:
+        sqlitedb.set_meta(self.db, name, value)
+
+    def known_repo_id(self, repo_root: str) -> str | None:
+        """The identity found for the repository at `repo_root` when this machine last archived
+        one of its sessions (so that SessionStart need not run git for a root commit)."""
+        row = self.db.execute(
+            "SELECT repo_id FROM sessions WHERE repo_root = ? AND origin = 'transcript' AND repo_id IS NOT NULL "
+            "ORDER BY started_at DESC LIMIT 1", (repo_root,)).fetchone()
+        return row[0] if row else None
+
+    def repo_roots_without_id(self) -> list[str]:
+        """The folders of this machine's repositories whose sessions have no repo_id yet."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT repo_root FROM sessions WHERE origin = 'transcript' AND repo_id IS NULL "
+            "AND repo_root IS NOT NULL ORDER BY repo_root")]
+
+    def set_repo_id(self, repo_root: str, repo_id: str) -> None:
+        """Give this machine's sessions of `repo_root` that have none the identity `repo_id`
+        (their notes are written again to show it)."""
+        with self._write():
+            self.db.execute("UPDATE sessions SET repo_id = ?, revision = revision + 1 "
+                            "WHERE repo_root = ? AND origin = 'transcript' AND repo_id IS NULL", (repo_id, repo_root))
+
+    def machines(self) -> list[dict]:
+        """Each machine whose sessions the archive holds: {machine, sessions, last_started}
+        (machine None: sessions from notes that do not say), most recent first."""
+        return [{"machine": m, "sessions": n, "last_started": last} for m, n, last in self.db.execute(
+            "SELECT machine, COUNT(*), MAX(started_at) FROM sessions GROUP BY machine ORDER BY MAX(started_at) DESC")]
+
+    # -- the vault's notes as last read (notes/vault_sessions) -------------------------------
+    VAULT_NOTE_FIELDS = ("path", "size", "mtime", "kind", "session_id", "machine", "started", "project", "title",
+                         "commits", "learned")
+
+    def vault_notes(self, root: str, *, unlearned_sessions: bool = False) -> list[dict]:
+        """The Markdown files of the vault at `root` as last read ([] when the record describes
+        another vault: then every note is read again); with `unlearned_sessions`, only the notes
+        of the sessions that have a note not learned since it changed."""
+        if self.meta("vault_notes_root") != root:
+            return []
+        where = ("WHERE kind = 'session' AND session_id IN (SELECT session_id FROM vault_notes "
+                 "WHERE kind = 'session' AND learned = 0)") if unlearned_sessions else ""
+        return [dict(zip(self.VAULT_NOTE_FIELDS, row)) for row in self.db.execute(
+            f"SELECT {', '.join(self.VAULT_NOTE_FIELDS)} FROM vault_notes {where} ORDER BY path")]
+
+    def vault_note_fingerprints(self, root: str) -> dict[str, tuple[int, float, str]]:
+        """{path: (size, mtime, kind)} of the files of the vault at `root` as last read."""
+        if self.meta("vault_notes_root") != root:
+            return {}
+        return {path: (size, mtime, kind) for path, size, mtime, kind in
+                self.db.execute("SELECT path, size, mtime, kind FROM vault_notes")}
+
+    def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
+        """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the
+        paths that are `gone`. A note read again is to be learned again."""
+        with self._write():
+            if self.meta("vault_notes_root") != root:
+                self.db.execute("DELETE FROM vault_notes")
+                self._set_meta("vault_notes_root", root)
+            self.db.executemany("DELETE FROM vault_notes WHERE path = ?", [(p,) for p in gone])
+            fields = self.VAULT_NOTE_FIELDS[:-1]
+            self.db.executemany(
+                f"INSERT INTO vault_notes ({', '.join(fields)}, learned) VALUES ({', '.join('?' for _ in fields)}, 0) "
+                "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{f} = excluded.{f}" for f in fields[1:])
+                + ", learned = 0", [tuple(note.get(f) for f in fields) for note in read])
+
+    def own_session_ids(self, session_ids: list[str]) -> set[str]:
+        """Those of `session_ids` that are this machine's own sessions."""
+        return self._session_ids_among(session_ids, "origin = 'transcript' AND ")
+
+    def held_session_ids(self, session_ids: list[str]) -> set[str]:
+        """Those of `session_ids` that the archive holds (with a prompt or a start)."""
+        return self._session_ids_among(session_ids, "(prompt_count > 0 OR started_at IS NOT NULL) AND ")
+
+    def _session_ids_among(self, session_ids: list[str], condition: str) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(session_ids), 500):
+            chunk = session_ids[start:start + 500]
+            found.update(r[0] for r in self.db.execute(
+                f"SELECT session_id FROM sessions WHERE {condition}session_id IN ({', '.join('?' for _ in chunk)})",
+                chunk))
+        return found
+
     # -- reading ------------------------------------------------------------------------
     def get_session(self, session_id: str):
         """The archived session as a model.Session, or None."""
@@ -592,14 +804,6 @@ class Archive:
             self.db.execute("INSERT INTO counters (name, value) VALUES (?, ?) "
                             "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, int(value)))
 
-    def activity_rows(self, since: str) -> list[tuple]:
-        """(started_at, project, commits) of each session with a note started on or after `since`
-        (an ISO date or timestamp in UTC), for the activity note."""
-        return self.db.execute(
-            "SELECT s.started_at, s.project, (SELECT COUNT(*) FROM outcomes o "
-            "WHERE o.session_id = s.session_id AND o.kind = 'commit') FROM sessions s "
-            "WHERE s.note_path IS NOT NULL AND s.started_at >= ? ORDER BY s.started_at", (since,)).fetchall()
-
     def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> dict:
         """The start of the session's last answer and its todo items that are not done, for the
         SessionStart context: {"last_answer": str | None, "open_todos": [(text, status), ...]}."""
@@ -639,22 +843,30 @@ class Archive:
     def count_sessions(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
-    def recent_sessions(self, *, repo_root: str | None = None, project: str | None = None,
-                        cwd: str | None = None, limit: int = 20,
-                        exclude_session_id: str | None = None) -> list[dict]:
-        """Newest first (by start). `cwd` means the sessions started in that folder outside any
-        repository; `project` is a name or glob (see _project_scope). Served by the
-        (repo_root|project|cwd, started_at) indexes."""
+    def recent_sessions(self, *, repo_root: str | None = None, repo_id: str | None = None,
+                        project: str | None = None, cwd: str | None = None, limit: int = 20,
+                        exclude_session_id: str | None = None, machines: "MachineScope | None" = None) -> list[dict]:
+        """Newest first (by start). `repo_root` (a folder here) matches this machine's own sessions
+        of that repository, `repo_id` every machine's (gitinfo.repo_identity); given both, either
+        matches. `cwd` means this machine's sessions started in that folder outside any
+        repository; `project` is a name or glob (see _project_scope); `machines` a MachineScope.
+        Served by the (repo_root|repo_id|project|cwd, started_at) indexes."""
         where, params = [], []
+        places = []
         if repo_root is not None:
-            where.append("repo_root = ?")
+            places.append("(repo_root = ? AND origin = 'transcript')")
             params.append(repo_root)
+        if repo_id is not None:
+            places.append("repo_id = ?")
+            params.append(repo_id)
+        if places:
+            where.append("(" + " OR ".join(places) + ")")
         if cwd is not None:
-            where.append("cwd = ? AND repo_root IS NULL")
+            where.append("cwd = ? AND repo_root IS NULL AND origin = 'transcript'")
             params.append(cwd)
-        project_where, project_params = self._project_scope("sessions", project)
-        where += project_where
-        params += project_params
+        for condition, values in (self._project_scope("sessions", project), self._machine_scope("sessions", machines)):
+            where += condition
+            params += values
         if exclude_session_id:
             where.append("session_id != ?")
             params.append(exclude_session_id)
@@ -671,7 +883,8 @@ class Archive:
         prompt) whose note was never written or shows an older revision, oldest first."""
         return [(row[0], row[1]) for row in self.db.execute(
             "SELECT session_id, note_path FROM sessions WHERE (note_path IS NULL OR note_revision < revision) "
-            "AND (started_at IS NOT NULL OR prompt_count > 0) ORDER BY started_at, session_id")]
+            "AND (started_at IS NOT NULL OR prompt_count > 0) AND origin = 'transcript' "
+            "ORDER BY started_at, session_id")]
 
     def history_rows(self) -> list[dict]:
         """Every session that has a note, newest first: what the history table lists."""
@@ -681,7 +894,7 @@ class Archive:
             "WHERE note_path IS NOT NULL ORDER BY started_at DESC, session_id")]
 
     def grep_sessions(self, regex, *, project: str | None = None, since_utc: str | None = None,
-                      limit: int | None = None, snippet=None) -> list[dict]:
+                      limit: int | None = None, snippet=None, machines: "MachineScope | None" = None) -> list[dict]:
         """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
         commits, pull requests, commands, errors) `regex.search()` matches, newest first, each with
         the first matching field and `snippet(text)` of it. The caller bounds the regex's cost
@@ -690,6 +903,8 @@ class Archive:
         self.db.create_function("om_matches", 1, lambda text: text is not None and matches(text),
                                 deterministic=True)
         where, params = self._project_scope("s", project)
+        machine_where, machine_params = self._machine_scope("s", machines)
+        where, params = where + machine_where, params + machine_params
         if since_utc:
             where.append("s.started_at >= ?")
             params.append(since_utc)
@@ -697,7 +912,7 @@ class Archive:
         # Field order within one session: title, prompts, answers, summaries, then the outcome
         # (todos, the plan, commits, pull requests, commands, errors), each in order.
         query = f"""
-            SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, m.field, m.text
+            SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, s.machine, s.origin, m.field, m.text
             FROM sessions s JOIN (
                 SELECT session_id, 0 AS rank, 0 AS position, 'title' AS field, title AS text
                   FROM sessions WHERE om_matches(title)
@@ -717,12 +932,12 @@ class Archive:
         """
         results: list[dict] = []
         seen: set[str] = set()
-        for session_id, title, proj, started_at, note_path, field, text in self.db.execute(query, params):
+        for session_id, title, proj, started_at, note_path, machine, origin, field, text in self.db.execute(query, params):
             if session_id in seen:
                 continue
             seen.add(session_id)
             results.append({"session_id": session_id, "title": title, "project": proj, "started_at": started_at,
-                             "note_path": note_path, "field": field,
+                             "note_path": note_path, "machine": machine, "origin": origin, "field": field,
                              "snippet": snippet(text) if snippet else text[:SNIPPET_CHARS]})
             if limit is not None and len(results) >= limit:
                 break
@@ -743,6 +958,49 @@ class Archive:
         conditions = [f"{alias}.{column} IN ({', '.join('?' for _ in values)})"
                       for column, values in (("project", projects), ("repo_root", roots)) if values]
         return [f"({' OR '.join(conditions)})"], [*sorted(projects), *sorted(roots)]
+
+
+    def _machine_scope(self, alias: str, scope: "MachineScope | None") -> tuple[list[str], list]:
+        """SQL conditions for `--machine PATTERN` / `--this-machine` (see MachineScope)."""
+        if scope is None:
+            return [], []
+        if scope.this_machine:
+            if scope.current is None:
+                return [f"{alias}.origin = 'transcript'"], []
+            return [f"({alias}.origin = 'transcript' OR {alias}.machine = ?)"], [scope.current]
+        ids = sorted(m for (m,) in self.db.execute("SELECT DISTINCT machine FROM sessions WHERE machine IS NOT NULL")
+                     if scope.matches(m))
+        conditions = [f"{alias}.machine IN ({', '.join('?' for _ in ids)})"] if ids else []
+        if scope.matches(scope.current):   # this machine's sessions archived before it had an id
+            conditions.append(f"({alias}.origin = 'transcript' AND {alias}.machine IS NULL)")
+        return [f"({' OR '.join(conditions) or '0'})"], ids
+
+
+class MachineScope:
+    """Which machines' sessions a listing covers: those whose id or readable name matches
+    `pattern` (a glob), or with `this_machine` this installation's own (`current` is its id)."""
+
+    def __init__(self, *, pattern: str | None = None, this_machine: bool = False, current: str | None = None):
+        self.pattern, self.this_machine, self.current = pattern, this_machine, current
+
+    @classmethod
+    def of(cls, settings, *, machine: str | None = None, this_machine: bool = False) -> "MachineScope | None":
+        """The scope of `--machine PATTERN` / `--this-machine` (None: every machine)."""
+        if machine is None and not this_machine:
+            return None
+        if machine is not None and this_machine:
+            raise UserError("--machine and --this-machine exclude each other")
+        if machine is not None and not machine.strip():
+            raise UserError("--machine needs a machine id or name (`obsidian_memory.py doctor` lists them)")
+        from obsidian_memory.machine import current
+        return cls(pattern=machine, this_machine=this_machine, current=current(settings))
+
+    def as_dict(self) -> dict:
+        return {"pattern": self.pattern, "this_machine": self.this_machine, "current": self.current}
+
+    def matches(self, machine: str | None) -> bool:
+        from obsidian_memory.machine import matches
+        return self.pattern is not None and matches(self.pattern, machine)
 
 
 def project_matches(pattern: str, project: str | None, repo_root: str | None) -> bool:
@@ -831,10 +1089,18 @@ def _loads(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _loads_list(text: str | None) -> list:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def _is_older_parse(existing_row, parsed_path, parsed_size) -> bool:
     """Two hooks parsed the same growing file and the one that read less writes last (the file
     itself is still as long as the archived parse: it was not cut short)."""
-    stored_path, stored_size, _ = existing_row
+    stored_path, stored_size = existing_row[0], existing_row[1]
     if not (stored_path is not None and stored_path == parsed_path and stored_size is not None
             and parsed_size is not None and parsed_size < stored_size):
         return False

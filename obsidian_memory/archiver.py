@@ -28,6 +28,7 @@ VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
+HOOK_HISTORY_SECONDS = 1.0       # a hook reads changed notes for the history this long at most (the sweep does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -50,6 +51,8 @@ class ImportSummary:
     failed: int = 0
     stopped: int = 0                    # transcripts left for later at the deadline (sweep)
     halted: str = ""                    # why the run stopped early: the archive cannot be written
+    learned: int = 0                    # other machines' sessions learned from their notes (sweep)
+    notes_left: int = 0                 # session notes left for later at the deadline (sweep)
     would_archive: list[str] = field(default_factory=list)   # dry run
     results: list[ArchiveResult] = field(default_factory=list)
 
@@ -72,6 +75,10 @@ class ImportSummary:
             text += f"; stopped at the deadline with {self.stopped} to go"
         if self.halted:
             text += f"; stopped: {self.halted}"
+        if self.learned:
+            text += f"; learned {self.learned} session(s) of other machines from their notes"
+        if self.notes_left:
+            text += "; more session notes to read at the next sweep"
         return text
 
 
@@ -86,13 +93,14 @@ class ArchiveDamaged(UserError):
 
 
 @contextmanager
-def writable_archive(settings):
+def writable_archive(settings, *, refill: bool = False):
     """The archive, opened (created, migrated) for writing, for a `with` block; any sign of a
     damaged file, at the open or later, ends the block as ArchiveDamaged (the transaction in
-    progress is rolled back: nothing is written over the damage)."""
+    progress is rolled back: nothing is written over the damage). `refill`: an archive emptied
+    to 0 bytes may be written (`import --from-vault` fills it from the notes)."""
     from obsidian_memory.archive import is_damage, open_archive
 
-    problem = archive_problem(settings)
+    problem = "" if refill else archive_problem(settings)
     if problem:
         raise ArchiveDamaged(problem)
     try:
@@ -157,10 +165,12 @@ def archive_transcript(path: str, settings, *, compact_summary: str | None = Non
     whose (size, mtime) is the one recorded at its last archive; `session_id` (a hook's payload)
     is the session the file must hold."""
     with writable_archive(settings) as archive:
+        _claim_own_sessions(settings, archive)
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
                               force=force, session_id=session_id)
         if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
-            _rebuild_history(settings, archive)
+            _rebuild_history(settings, archive, force=bool(result.note_path),
+                             deadline=time.monotonic() + HOOK_HISTORY_SECONDS)
     return result
 
 
@@ -205,6 +215,8 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         from obsidian_memory.redact import redact_session
         session = redact_session(session)
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
+    session.machine = this_machine(settings)
+    session.repo_id = repo_identity(session.cwd, archive)
     kept = archive.upsert_session(session)
     if kept:
         logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
@@ -285,8 +297,11 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
             session = archive.get_session(session_id)
             if session is None or (not session.started_at and not session.prompts):
                 return  # only a PostCompact summary so far: the note waits for the transcript
+            if session.origin != "transcript":
+                return  # another machine's session: its note is that machine's to write
+            owners = {session.machine, *archive.former_machines()} - {None}
             relative = notes.write_note(session, settings, note_path=archive.note_path(session_id),
-                                        indexed=lambda sid: _indexed_note_paths(settings, sid))
+                                        indexed=lambda sid: _indexed_note_paths(settings, sid), owners=owners)
             archive.record_note(session_id, relative, revision)
             result.note_path = relative
     except (OSError, ValueError) as exc:
@@ -311,24 +326,85 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
         return []
 
 
-def _rebuild_history(settings, archive) -> None:
-    """Rewrite the history table if the archive changed since it was last rendered (by any run,
-    also one that was killed before it got here), and with it the activity note and (once) the
-    Bases view. A missing vault was logged with the note."""
-    if not archive.history_outdated() or not os.path.isdir(settings.vault):
+def _rebuild_history(settings, archive, *, force: bool = False, deadline: float | None = None) -> None:
+    """Rewrite the history table from the session notes in the vault, and with it the activity
+    note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
+    since the table was last rendered (by any run, also one that was killed before it got
+    here). A missing vault was logged with the note."""
+    if not (force or archive.history_outdated()) or not os.path.isdir(settings.vault):
         return
-    from obsidian_memory.notes import activity, bases, history
+    from obsidian_memory.notes import activity, bases, history, vault_sessions
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
-            for what, build in (("history note", history.rebuild), ("activity note", activity.rebuild),
-                                ("Bases view", bases.ensure_base)):
+            changes = archive.history_changes()   # before the notes: a change landing meanwhile stays pending
+            try:
+                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline)
+            except vault_sessions.Incomplete as exc:
+                logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
+                return
+            for what, build in (("activity note", lambda: activity.rebuild(settings, archive, notes)),
+                                ("Bases view", lambda: bases.ensure_base(settings, archive))):
                 try:
-                    build(settings, archive)
+                    build()
                 except (OSError, ValueError) as exc:
                     logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
-    except OSError as exc:
+            archive.record_history_rendered(changes)
+    except (OSError, ValueError) as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
+
+
+# -- many machines (issue 16) ----------------------------------------------------------------------
+
+def this_machine(settings) -> str | None:
+    """This installation's machine id (made on first use); None when machine.json is broken or
+    cannot be written (logged once: `doctor` says how to fix it), so that nothing is lost."""
+    from obsidian_memory import machine
+
+    try:
+        return machine.this_machine(settings)
+    except (machine.MachineIdError, OSError) as exc:
+        logs.log_once(settings.log_path, [f"machine id: {exc}; sessions are archived without one until it is fixed"])
+        return None
+
+
+def repo_identity(cwd: str | None, archive) -> str | None:
+    """The identity of the repository of `cwd` (gitinfo.repo_identity; git runs only for a
+    repository without a remote whose root commit this archive does not know yet)."""
+    from obsidian_memory import gitinfo
+
+    return gitinfo.repo_identity(cwd, known=archive.known_repo_id, run_git=True)
+
+
+def _claim_own_sessions(settings, archive) -> None:
+    machine_id = this_machine(settings)
+    if machine_id:
+        archive.claim_own_sessions(machine_id)
+
+
+def _backfill_repo_ids(settings, archive) -> None:
+    """This machine's sessions archived before repositories had an identity get one (from the
+    repository's folder as it is now: a folder that is gone gives its name)."""
+    from obsidian_memory import gitinfo
+
+    for repo_root in archive.repo_roots_without_id():
+        identity = gitinfo.repo_identity(repo_root, run_git=True) if os.path.isdir(repo_root) else None
+        name = os.path.basename(os.path.normpath(repo_root)).lower()
+        archive.set_repo_id(repo_root, identity or f"name:{name}")
+
+
+def learn_from_vault(settings, archive, *, deadline: float | None = None) -> tuple[bool, int, int]:
+    """Read the session notes that changed since last time and record the sessions this archive
+    does not hold as its own (another machine's). Returns (whether any session note changed,
+    sessions learned, notes left at the deadline). Raises OSError (no vault)."""
+    from obsidian_memory.notes import vault_sessions
+
+    try:
+        folder = vault_sessions.refresh(settings, archive, deadline=deadline)
+    except vault_sessions.Incomplete:
+        return True, 0, 1
+    learned, left = vault_sessions.learn(settings, archive, folder, deadline=deadline)
+    return folder.sessions_changed, learned, left
 
 
 def _lock_path(settings, name: str) -> str:
@@ -445,9 +521,12 @@ def transcript_problem(settings, path: str, session_id: str | None = None) -> st
 def _archive_summary_only(settings, session_id, summary, trigger) -> None:
     """PostCompact without a readable transcript: keep the summary; the transcript comes later."""
     with writable_archive(settings) as archive:
+        _claim_own_sessions(settings, archive)
         _store_compact_summary(archive, settings, session_id, summary, trigger)
-        _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
-        _rebuild_history(settings, archive)
+        result = ArchiveResult(ARCHIVED, session_id=session_id)
+        _write_note(settings, archive, session_id, result)
+        _rebuild_history(settings, archive, force=bool(result.note_path),
+                         deadline=time.monotonic() + HOOK_HISTORY_SECONDS)
 
 
 def find_transcript(settings, session_id: str) -> str | None:
@@ -516,7 +595,7 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
                     continue
                 if session_id not in excluded and quiet:
                     paths.append(path)
-            summary = _archive_many(settings, paths, progress=False,
+            summary = _archive_many(settings, paths, progress=False, learn=True,
                                     deadline=time.monotonic() + deadline_seconds)
             if summary.stopped:
                 logs.log_for(settings, f"sweep: stopped after {deadline_seconds:g} s with {summary.stopped} "
@@ -526,7 +605,34 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
         return summary
 
 
-def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False,
+def import_from_vault(settings, *, progress: bool = True) -> dict:
+    """Fill the archive from the session notes in the vault (`import --from-vault`): every
+    session a note holds that the archive lacks (an empty or lost archive, a new machine) is
+    recorded as the note holds it; this machine's own archived sessions are left as they are.
+    Returns {"notes": counted session notes, "learned": sessions recorded, "machines": {machine:
+    notes}, "conflicts": conflict copies, "duplicates": second notes}. Raises OSError (no vault)."""
+    from obsidian_memory.notes import vault_sessions
+    from obsidian_memory.progress import track
+
+    if not os.path.isdir(settings.vault):
+        from obsidian_memory.notes.sessions import VaultUnavailable
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    with writable_archive(settings, refill=True) as archive:
+        _claim_own_sessions(settings, archive)
+        folder = vault_sessions.refresh(settings, archive)
+        counted, duplicates, conflicts = vault_sessions.canonical(folder.rows)
+        def shown(items):
+            return track(items, None if progress else False, desc="import", unit="note", leave=False)
+        learned, _ = vault_sessions.learn(settings, archive, folder, missing=True, progress=shown)
+        _rebuild_history(settings, archive, force=True)
+    machines: dict = {}
+    for row in counted:
+        machines[row["machine"]] = machines.get(row["machine"], 0) + 1
+    return {"notes": len(counted), "learned": learned, "machines": machines, "conflicts": len(conflicts),
+            "duplicates": len(duplicates)}
+
+
+def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False, learn=False,
                   deadline: float | None = None) -> ImportSummary:
     from obsidian_memory.archive import is_damage
 
@@ -548,6 +654,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
     with writable_archive(settings) as archive:
         from obsidian_memory.progress import track
 
+        _claim_own_sessions(settings, archive)
         for index, path in enumerate(track(paths, None if progress else False, desc="import", unit="transcript",
                                            leave=False)):
             if deadline is not None and time.monotonic() >= deadline:
@@ -566,8 +673,16 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 result = ArchiveResult(FAILED, path, reason=_describe(exc))
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)
+        _backfill_repo_ids(settings, archive)
         _write_pending_notes(settings, archive, summary)
-        _rebuild_history(settings, archive)
+        notes_changed = False
+        if learn and not summary.stopped and os.path.isdir(settings.vault):
+            try:
+                notes_changed, summary.learned, summary.notes_left = learn_from_vault(settings, archive,
+                                                                                      deadline=deadline)
+            except OSError as exc:
+                logs.log_for(settings, f"sweep: session notes not read: {type(exc).__name__}: {exc}")
+        _rebuild_history(settings, archive, force=notes_changed)
         _index_for_recall(settings, archive, deadline)
     return summary
 

@@ -41,6 +41,7 @@ SUMMARY_CHARS = 700            # the start of the latest session's last compacti
 STOPPED_CHARS = 700            # where the latest session stopped: open todos, the start of its last answer
 STATUS_WORDS = {"in_progress": "in progress", "pending": "open"}
 RESUME_LINE = "  resume id "  # how a listed session's id is shown (listed_session_ids reads it back)
+ELSEWHERE_LINE = "  session id "  # ... and one of another machine's sessions (resumed on that machine only)
 MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
                  "of past Claude Code sessions.")
@@ -230,15 +231,20 @@ def _session_lines(row: dict) -> str:
         details.append(f"{count} prompt{'s' if count != 1 else ''}")
     if details:
         facts[0] += " · " + ", ".join(details)
-    facts.append(f"{RESUME_LINE}{_one_line(row.get('session_id') or '')}")
+    if row.get("elsewhere"):
+        facts[0] += f" · on {_one_line(row['elsewhere'])}"
+        facts.append(f"{ELSEWHERE_LINE}{_one_line(row.get('session_id') or '')} (resume it on that machine)")
+    else:
+        facts.append(f"{RESUME_LINE}{_one_line(row.get('session_id') or '')}")
     if row.get("note_path"):
         facts.append(f"  note {_one_line(row['note_path'])}")
     return "\n".join(facts)
 
 
 def listed_session_ids(text: str) -> list[str]:
-    """The resume ids a context text lists (the lines _session_lines writes)."""
-    return [line[len(RESUME_LINE):].strip() for line in text.splitlines() if line.startswith(RESUME_LINE)]
+    """The session ids a context text lists (the lines _session_lines writes), of any machine."""
+    return [line[len(prefix):].split(" ", 1)[0] for line in text.splitlines()
+            for prefix in (RESUME_LINE, ELSEWHERE_LINE) if line.startswith(prefix)]
 
 
 def _summary_block(row: dict, room: int | None) -> str:
@@ -265,7 +271,8 @@ def _stopped_block(row: dict, room: int | None) -> str:
         lines.append("Start of its last answer:")
         lines += [line.rstrip() for line in answer.splitlines() if line.strip()]
     limit = STOPPED_CHARS if room is None else min(STOPPED_CHARS, room)
-    heading = f"Where the latest session ({_local_time(row.get('started_at'))}) stopped:\n"
+    where = f", on {_one_line(row['elsewhere'])}" if row.get("elsewhere") else ""
+    heading = f"Where the latest session ({_local_time(row.get('started_at'))}{where}) stopped:\n"
     return fenced_section(heading, lines, limit, unit="lines", where="the rest is in its note",
                           line_start=True, why="only its start")
 
@@ -294,10 +301,13 @@ def summary_text(text: str | None) -> str:
 # -- the archive ------------------------------------------------------------------------------
 
 def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> tuple[str, list[dict]]:
-    """(scope description, newest sessions of the repository of `cwd`, or of `cwd` itself)."""
-    from obsidian_memory.gitinfo import find_repo
+    """(scope description, newest sessions of the repository of `cwd`, or of `cwd` itself). A
+    repository's sessions are those of every machine that shares the vault (matched by the
+    repository's identity, gitinfo.repo_identity, whatever folder its clone is in there); each
+    row says `elsewhere` (the machine) when it is another machine's."""
+    from obsidian_memory import gitinfo, machine
 
-    _, repo_root = find_repo(cwd)
+    _, repo_root = gitinfo.find_repo(cwd)
     scope = f"repository ({_inline(repo_root)})" if repo_root else f"folder ({_inline(os.path.abspath(cwd))})"
     if not os.path.isfile(settings.archive):
         return scope, []
@@ -305,7 +315,9 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True) as archive:
             if repo_root:
-                rows = archive.recent_sessions(repo_root=repo_root, limit=limit, exclude_session_id=session_id)
+                repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id)
+                rows = archive.recent_sessions(repo_root=repo_root, repo_id=repo_id, limit=limit,
+                                               exclude_session_id=session_id)
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), limit, session_id)
             if rows and rows[0].get("session_id"):
@@ -315,6 +327,10 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
         from obsidian_memory import logs
         logs.log_for(settings, f"session-start: archive {settings.archive} not read: {type(exc).__name__}: {exc}")
         return scope, []
+    here = machine.current(settings)
+    for row in rows:
+        foreign = row.get("origin") == "vault" and row.get("machine") != here
+        row["elsewhere"] = (row.get("machine") or "another machine") if foreign else None
     return scope, [row for row in rows if row.get("session_id")]
 
 

@@ -36,7 +36,8 @@ def run_checks(settings=None) -> list[Check]:
     plugin = _enabled_plugin(settings_obj or {})
     checks = [check_python(layout), check_package(layout), *check_config(settings, broken)]
     if settings:
-        checks += [check_vault(settings), check_archive(settings), check_prompt_recall(settings)]
+        checks += [check_vault(settings), check_archive(settings), check_prompt_recall(settings), check_machine(settings),
+                   *check_machines_in_vault(settings), *check_sync_conflicts(settings)]
     checks += [
         check_hooks(layout, settings_obj, settings_problem, plugin),
         check_skill(layout, plugin),
@@ -165,8 +166,12 @@ def check_vault(settings) -> Check:
         return Check("vault", FAIL, f"{vault} does not exist: create it, or re-install with --vault PATH")
     if not os.access(vault, os.W_OK | os.X_OK):
         return Check("vault", FAIL, f"{vault} is not writable by this user")
+    from obsidian_memory.notes.vault_sessions import is_note_name
+    from obsidian_memory.sync_conflicts import copy_of
+
     sessions = settings.vault_path(settings.sessions_folder)
-    notes = len(glob.glob(os.path.join(glob.escape(sessions), "**", "*.md"), recursive=True))
+    notes = sum(1 for path in glob.glob(os.path.join(glob.escape(sessions), "**", "*.md"), recursive=True)
+                if not copy_of(os.path.basename(path), is_note_name))   # (a conflict copy is no session)
     if not os.path.isdir(sessions):
         return Check("vault", OK, f"{vault} (writable; {settings.sessions_folder}/ appears with the first note)")
     return Check("vault", OK, f"{vault} (writable; {notes} session note(s) in {settings.sessions_folder}/)")
@@ -195,8 +200,9 @@ def check_archive(settings) -> Check:
         return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
     if unknown:
         return Check("archive", WARN, f"{path} (integrity ok, {count} session(s)), but {unknown} session note(s) in "
-                                      f"{settings.sessions_folder}/ are not in it (written on another machine, or the "
-                                      "archive was emptied or replaced): the history table leaves them out")
+                                      f"{settings.sessions_folder}/ are not in it (written on another machine and not "
+                                      "learned yet, or the archive was emptied or replaced): the next sweep learns "
+                                      "them, `obsidian_memory.py import --from-vault` does it now")
     return Check("archive", OK, f"{path} (integrity ok, {count} session(s))")
 
 
@@ -228,6 +234,78 @@ def check_prompt_recall(settings) -> Check:
         return Check("prompt recall", WARN, f"cannot read {settings.archive}: {type(exc).__name__}: {exc}")
     rest = "" if indexed >= total else " (the background sweep and `import` index the rest)"
     return Check("prompt recall", OK, f"on for {when}; {indexed} of {total} archived sessions indexed{rest}")
+
+
+def check_machine(settings) -> Check:
+    """This installation's machine id (machine.json), which every session note records."""
+    from obsidian_memory import machine
+
+    path = machine.id_path(settings.home)
+    try:
+        machine_id = machine.read_id(settings.home)
+    except machine.MachineIdError as exc:
+        return Check("machine", FAIL, f"{exc}; until then sessions are archived without a machine id")
+    if not machine_id:
+        return Check("machine", INFO, f"no machine id yet: the first archived session makes one in {path}")
+    return Check("machine", OK, f"this machine is {machine_id} ({path})")
+
+
+MAX_LISTED = 10
+
+
+def check_machines_in_vault(settings) -> list[Check]:
+    """The machines whose session notes are in the vault, and the last session of each."""
+    from obsidian_memory import machine
+    from obsidian_memory.notes import vault_sessions
+
+    if not os.path.isdir(settings.vault):
+        return []
+    counted = vault_sessions.canonical(vault_sessions.survey(settings))[0]
+    if not counted:
+        return []
+    here = machine.current(settings)
+    latest: dict = {}
+    for row in counted:
+        count, last = latest.get(row["machine"], (0, None))
+        if last is None or (row["started"] or "") > (last["started"] or ""):
+            last = row
+        latest[row["machine"]] = (count + 1, last)
+    checks = []
+    for machine_id, (count, last) in sorted(latest.items(), key=lambda item: item[1][1]["started"] or "", reverse=True):
+        name = machine_id or "(no machine recorded: notes of an earlier version)"
+        when = (last["started"] or "an unknown time").replace("T", " ")[:16]
+        title = " ".join((last["title"] or last["session_id"]).split())[:80]
+        checks.append(Check("machines", INFO, f"{name}{' (this machine)' if machine_id and machine_id == here else ''}: "
+                                              f"{count} session note(s), the last {when}: {title}"))
+    return checks
+
+
+def check_sync_conflicts(settings) -> list[Check]:
+    """Sync conflict copies of our notes, and second notes of one session: never counted as
+    sessions nor indexed; the user merges what they want to keep and deletes them."""
+    from obsidian_memory.notes import vault_sessions
+    from obsidian_memory.sync_conflicts import copy_of
+
+    if not os.path.isdir(settings.vault):
+        return []
+    _, duplicates, conflicts = vault_sessions.canonical(vault_sessions.survey(settings))
+    found = [(row["path"], f"a copy of session {row['session_id']}'s note") for row in conflicts]
+    found += [(row["path"], f"a second note of session {row['session_id']}") for row in duplicates]
+    for note in (settings.history_note, settings.state_note, settings.learnings_note, settings.log_note):
+        folder, _, name = note.strip("/").rpartition("/")
+        try:
+            names = os.listdir(settings.vault_path(folder) if folder else settings.vault)
+        except OSError:
+            continue
+        found += [(f"{folder}/{other}" if folder else other, f"a copy of {note}")
+                  for other in sorted(names) if copy_of(other, lambda original, name=name: original == name)]
+    if not found:
+        return [Check("conflicts", OK, "no sync conflict copies of our notes")]
+    shown = "; ".join(f"{path} ({what})" for path, what in found[:MAX_LISTED])
+    more = f"; and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+    return [Check("conflicts", WARN, f"{len(found)} sync conflict copies or second notes, not counted as sessions nor "
+                                     f"indexed: {shown}{more}. Merge what you want to keep into the original, then "
+                                     "delete the copy")]
 
 
 def check_hooks(layout, settings_obj, problem, plugin) -> Check:

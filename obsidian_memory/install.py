@@ -831,7 +831,8 @@ def kept_after_uninstall(layout: Layout) -> list[str]:
         kept.append(f"the session archive {archive}")
     names = sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []
     known = {"config.yaml": "your settings", "obsidian-memory.log": "the log", "obsidian-memory.log.1": "the old log",
-             "templates": "your note templates", SERVICE_LOG: "the HTTP MCP server's log"}
+             "templates": "your note templates", SERVICE_LOG: "the HTTP MCP server's log",
+             "machine.json": "this machine's id, which its session notes in the vault carry: kept for a re-install"}
     for name in names:
         kept.append(f"{os.path.join(layout.home, name)} ({known.get(name, 'not made by the installer')})")
     return kept

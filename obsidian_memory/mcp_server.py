@@ -63,7 +63,8 @@ class SessionsResult(_Open):
     pattern: str
     total_results: int
     results: list[dict[str, Any]] = Field(description="sessions, newest first: session_id, title, project, "
-                                                      "started_at, note_path, field, snippet")
+                                                      "started_at, note_path, machine, origin ('vault': "
+                                                      "another machine's), field, snippet")
 
 
 class ReadResult(_Open):
@@ -157,6 +158,9 @@ class Tools:
         project: Annotated[str | None, Field(description="only sessions of this project or repository (its "
                                                          "worktrees too); a glob such as 'web*' works")] = None,
         since: Annotated[str | None, Field(description="only sessions started on or after YYYY-MM-DD")] = None,
+        machine: Annotated[str | None, Field(description="only sessions of this machine (its id or name, a glob "
+                                                         "works); sessions of every machine sharing the vault by "
+                                                         "default")] = None,
         limit: Annotated[int, Field(ge=1, le=200, description="number of sessions")] = 10,
         timeout_seconds: Annotated[float, Field(ge=0.1, le=MAX_DEADLINE_SECONDS,
                                                 description="give up on a pattern that needs Python's backtracking "
@@ -164,10 +168,12 @@ class Tools:
         = DEADLINE_SECONDS,
     ) -> SessionsResult:
         from obsidian_memory import session_search
+        from obsidian_memory.archive import MachineScope
         from obsidian_memory.search import output
 
-        matches = session_search.grep_sessions(self.settings().archive, pattern, project=project, since=since,
-                                               deadline=timeout_seconds)
+        settings = self.settings()
+        matches = session_search.grep_sessions(settings.archive, pattern, project=project, since=since,
+                                               deadline=timeout_seconds, machines=MachineScope.of(settings, machine=machine))
         return SessionsResult(**output.clean({"pattern": pattern, "total_results": len(matches),
                                               "results": matches[:limit]}))
 
@@ -187,8 +193,9 @@ DESCRIPTIONS = {
     "related": "Notes linked from and to a note, breadth-first, with the depth of each (negative for "
                "backlinks) and the line around each link.",
     "similar": "Notes most like a given note, from shared rare terms, shared tags and links in common.",
-    "search_sessions": "Regex search over the archive of past Claude Code sessions (titles, prompts, "
-                       "answers, compaction summaries, commits, commands, errors), newest first, with the matching field and a snippet.",
+    "search_sessions": "Regex search over the archive of past Claude Code sessions of every machine sharing the vault "
+                       "(titles, prompts, answers, compaction summaries, commits, commands, errors), newest first, "
+                       "with the matching field and a snippet.",
     "status": "Where the vault, the local index and the session archive are, how big and how fresh, and "
               "whether Omnisearch answers.",
 }

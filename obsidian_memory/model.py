@@ -91,6 +91,12 @@ class Session:
     oversized_lines: int = 0           # lines skipped unread for their size (transcript.LINE_LIMIT)
     transcript_size: int | None = None
     transcript_mtime: float | None = None
+    # one vault, many machines (issue 16): the machine that owns the transcript, the repository's
+    # identity on every machine (gitinfo.repo_identity), and where the record came from:
+    # "transcript" (this machine's own session) or "vault" (learned from the session's note)
+    machine: str | None = None
+    repo_id: str | None = None
+    origin: str = "transcript"
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -186,23 +186,26 @@ def _shown(pattern: str, limit: int = 80) -> str:
 # -- the search --------------------------------------------------------------------------------
 
 def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None, since: str | None = None,
-                  limit: int | None = None, deadline: float = DEADLINE_SECONDS) -> list[dict]:
+                  limit: int | None = None, deadline: float = DEADLINE_SECONDS, machines=None) -> list[dict]:
     """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
     commits, pull requests, commands, errors) match `pattern` (Python syntax, case-insensitive),
-    newest first, each with its first matching field and a snippet. A missing archive has none. Raises UserError for a bad pattern or date, PatternTooSlow past `deadline`."""
+    newest first, each with its first matching field and a snippet; every machine's sessions, or
+    those of `machines` (archive.MachineScope). A missing archive has none. Raises UserError for a
+    bad pattern or date, PatternTooSlow past `deadline`."""
     from obsidian_memory import clock
 
     matcher = compile_pattern(pattern)
     since_iso = clock.utc_iso(clock.parse_since(since))
     if not os.path.exists(archive_path):
         return []
+    scope = machines.as_dict() if machines is not None else None
     if matcher.engine == "re2":
-        return _grep(archive_path, matcher, project, since_iso, limit)
-    return _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline)
+        return _grep(archive_path, matcher, project, since_iso, limit, scope)
+    return _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope)
 
 
-def _grep(archive_path, matcher, project, since_iso, limit) -> list[dict]:
-    from obsidian_memory.archive import open_archive
+def _grep(archive_path, matcher, project, since_iso, limit, scope) -> list[dict]:
+    from obsidian_memory.archive import MachineScope, open_archive
 
     try:
         archive = open_archive(archive_path, readonly=True)
@@ -210,14 +213,15 @@ def _grep(archive_path, matcher, project, since_iso, limit) -> list[dict]:
         return []
     with archive:
         return archive.grep_sessions(matcher, project=project, since_utc=since_iso, limit=limit,
-                                     snippet=lambda text: snippet(text, matcher))
+                                     snippet=lambda text: snippet(text, matcher),
+                                     machines=MachineScope(**scope) if scope else None)
 
 
-def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline) -> list[dict]:
+def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope) -> list[dict]:
     """Python's engine in a child process, killed at the deadline: `re` cannot be interrupted
     and holds the GIL, so neither a thread nor a signal would bound it."""
     request = json.dumps({"archive": archive_path, "pattern": pattern, "project": project,
-                          "since_utc": since_iso, "limit": limit})
+                          "since_utc": since_iso, "limit": limit, "machines": scope})
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -249,7 +253,8 @@ def _worker() -> None:
     request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     try:
         matcher = compile_pattern(request["pattern"], engine="re")
-        rows = _grep(request["archive"], matcher, request["project"], request["since_utc"], request["limit"])
+        rows = _grep(request["archive"], matcher, request["project"], request["since_utc"], request["limit"],
+                     request.get("machines"))
         answer = {"rows": rows}
     except Exception as exc:
         answer = {"error": f"{type(exc).__name__}: {exc}"}

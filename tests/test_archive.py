@@ -171,7 +171,8 @@ def test_recent_sessions_newest_first_with_filters_and_last_summary(db):
     rows = db.recent_sessions()
     assert [r["session_id"] for r in rows] == [session_id(2), session_id(3), session_id(1)]
     assert set(rows[0]) == {"session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
-                            "ended_at", "prompt_count", "note_path", "last_compact_summary"}
+                            "ended_at", "prompt_count", "note_path", "last_compact_summary", "machine", "repo_id",
+                            "origin"}
     assert rows[1]["last_compact_summary"] == "newest" and rows[1]["prompt_count"] == 2
     repo = db.recent_sessions(repo_root="/work/demo", exclude_session_id=session_id(3))
     assert [r["session_id"] for r in repo] == [session_id(1)]

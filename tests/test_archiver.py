@@ -59,7 +59,9 @@ def test_a_real_transcript_becomes_one_row_one_note_one_history_row(user):
     assert result.note_path == "Meta/claude-sessions/2026-12/2026-12-02_66135f19.md"
     assert rows(user) == [(REAL_2_1_332_ID, 3)]
     assert notes_in(user.vault) == [result.note_path]
-    assert history_rows(user) == ["| 2026-12-02 18:58 | e2e-repo | fixture greeting script | [[2026-12-02_66135f19]] |"]
+    machine = json.loads((user.config_dir / "obsidian-memory" / "machine.json").read_text("utf-8"))["id"]
+    assert history_rows(user) == [f"| 2026-12-02 18:58 | e2e-repo | fixture greeting script | {machine} | "
+                                  "[[2026-12-02_66135f19]] |"]
 
 
 def test_precompact_then_session_end_then_sweep_leave_one_note_and_one_row(user):

@@ -16,7 +16,7 @@ LAYERS = [
                     "obsidian_memory.frontmatter", "obsidian_memory.fsutil", "obsidian_memory.sqlitedb",
                     "obsidian_memory.locks", "obsidian_memory.spawn", "obsidian_memory.logs",
                     "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
-                    "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.markdown",
+                    "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.machine", "obsidian_memory.sync_conflicts", "obsidian_memory.markdown",
                     "obsidian_memory.omnisearch_plugin"]),
     ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
               "obsidian_memory.session_merge", "obsidian_memory.recall.terms",

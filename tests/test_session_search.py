@@ -47,7 +47,8 @@ def test_grep_finds_title_prompt_and_summary_newest_first(archive_path):
     rows = grep(archive_path, r"login|parser")
     assert [(r["session_id"], r["field"]) for r in rows] == [
         (session_id(2), "prompt"), (session_id(3), "summary"), (session_id(1), "title")]
-    assert set(rows[0]) == {"session_id", "title", "project", "started_at", "note_path", "field", "snippet"}
+    assert set(rows[0]) == {"session_id", "title", "project", "started_at", "note_path", "machine", "origin", "field",
+                            "snippet"}
 
 
 @pytest.mark.parametrize("engine", ["re2", "re"])

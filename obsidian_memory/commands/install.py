@@ -91,8 +91,37 @@ def _install(options, args) -> int:
     layout = facts["layout"]
     if not args.no_import:
         _run_installed(layout, ["import"])
+        _offer_vault_import(options, facts, args)
     print()
     return _run_installed(layout, ["doctor"])
+
+
+def _offer_vault_import(options, facts, args) -> None:
+    """One vault, many machines (issue 16): when the vault already holds session notes written
+    elsewhere (another machine, or this one before its archive was lost), offer to record them
+    in this machine's archive now (`import --from-vault`; the background sweep would learn them
+    at the next session start anyway). Yes is the default: nothing is written into the vault."""
+    from obsidian_memory import machine
+    from obsidian_memory.notes import vault_sessions
+
+    try:
+        found = settings.load(vault=facts["vault"], config_dir=options.config_dir)
+        here = machine.current(found)
+        elsewhere = {m: n for m, n in vault_sessions.machines_in_folder(
+            found.vault_path(found.sessions_folder)).items() if m is None or m != here}
+    except (settings.ConfigError, OSError):
+        return
+    count = sum(elsewhere.values())
+    if not count:
+        return
+    names = ", ".join(sorted(m or "machines not recorded" for m in elsewhere))
+    question = (f"The vault holds {count} session note(s) from elsewhere ({names}). Add them to this machine's "
+                "session archive now, so that its SessionStart context and session search cover them?")
+    if _interactive(args) and not _confirm(question, default=True):
+        print("skipped: the background sweep learns them at the next session start "
+              "(or run `obsidian_memory.py import --from-vault`)")
+        return
+    _run_installed(facts["layout"], ["import", "--from-vault", "--vault", facts["vault"]])
 
 
 def _check_vault(options, args) -> int | None:

@@ -2,8 +2,9 @@
 
 `search "<query>" [...]` takes the same options as `search_vault.py` (`--mode` too) and calls the
 same function (no subprocess). `search "<regex>" --sessions [--project NAME] [--since YYYY-MM-DD]
-[--timeout S] [-n N] [--json]` searches titles, prompts, answers, compaction summaries and
-outcomes in the archive, newest first, in bounded time (session_search).
+[--machine NAME | --this-machine] [--timeout S] [-n N] [--json]` searches titles, prompts,
+answers, compaction summaries and outcomes in the archive (the sessions of every machine that
+shares the vault), newest first, in bounded time (session_search).
 """
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def build_parser():
     group.add_argument("--project", default=None, metavar="NAME",
                        help="with --sessions: only this project or repository (its worktrees too); globs like 'web*'")
     group.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="with --sessions: started on or after")
+    group.add_argument("--machine", default=None, metavar="NAME",
+                       help="with --sessions: only the sessions of this machine (its id or name; globs like 'lap*')")
+    group.add_argument("--this-machine", action="store_true", help="with --sessions: only this machine's sessions")
     group.add_argument("--timeout", type=bounded_number(0.1, MAX_DEADLINE_SECONDS, float), default=DEADLINE_SECONDS,
                        metavar="SECONDS", help="with --sessions: give up on a pattern that RE2 cannot run after "
                                            f"this long (default {DEADLINE_SECONDS:g}, at most {MAX_DEADLINE_SECONDS:g})")
@@ -47,8 +51,8 @@ def run(args) -> int:
         if args.mode:
             raise UserError("--mode ranks the vault search; --sessions is a regex over the archive")
         return run_sessions(args)
-    if args.project or args.since or args.timeout != DEADLINE_SECONDS:
-        raise UserError("--project, --since and --timeout only apply with --sessions")
+    if args.project or args.since or args.timeout != DEADLINE_SECONDS or args.machine is not None or args.this_machine:
+        raise UserError("--project, --since, --machine, --this-machine and --timeout only apply with --sessions")
     from obsidian_memory.search import cli
     return cli.run_search(args)
 
@@ -60,9 +64,12 @@ def run_sessions(args) -> int:
     if len(args.queries) != 1:
         raise UserError("--sessions takes one regular expression (quote it)")
     pattern = args.queries[0]
+    from obsidian_memory.archive import MachineScope
+
     settings = settings_module.load(vault=args.vault)
+    machines = MachineScope.of(settings, machine=args.machine, this_machine=args.this_machine)
     matches = session_search.grep_sessions(settings.archive, pattern, project=args.project, since=args.since,
-                                           deadline=args.timeout)
+                                           deadline=args.timeout, machines=machines)
     results = matches[: args.limit]
     print(output.sessions_json(pattern, results, total=len(matches)) if args.json
           else output.sessions_text(pattern, results, total=len(matches)))

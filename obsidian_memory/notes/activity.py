@@ -1,7 +1,9 @@
 """`Meta/claude-activity.md`: sessions and commits per week over the last 12 weeks (issue 15).
 
-Rebuilt with the history table (beside it: the history note's folder), from the archive, between
-two markers; whatever the user wrote above or below them is kept. The charts are Mermaid
+Rebuilt with the history table (beside it: the history note's folder), from the same session notes
+in the vault (their `started`, `project` and `commits` properties: every machine's sessions, the
+same bytes on every machine on a given day), between two markers; whatever the user wrote above or
+below them is kept. The charts are Mermaid
 `xychart-beta` bar charts in `mermaid` code blocks, which Obsidian renders: one per project (the
 WEEKLY_PROJECTS busiest of the 12 weeks, the rest together), one of commits; a table gives the
 same numbers as text. Weeks start on Monday, in local time; the last week is the current one.
@@ -19,7 +21,7 @@ from obsidian_memory.textclean import markdown_inline as inline
 NOTE_NAME = "claude-activity.md"
 WEEKS = 12
 WEEKLY_PROJECTS = 5
-BEGIN = "<!-- obsidian-memory:activity:begin (rebuilt from the session archive; edit outside these markers) -->"
+BEGIN = "<!-- obsidian-memory:activity:begin (rebuilt from the session notes; edit outside these markers) -->"
 END = "<!-- obsidian-memory:activity:end -->"
 DEFAULT_PREAMBLE = "# Claude activity\n\n"
 OTHER = "other projects"
@@ -39,16 +41,17 @@ def week_starts(today: dt.date, weeks: int = WEEKS) -> list[dt.date]:
 
 
 def tally(rows, weeks: list[dt.date]) -> tuple[dict[str, list[int]], list[int]]:
-    """({project: sessions per week}, commits per week) from (started_at, project, commits) rows,
-    the projects busiest first, at most WEEKLY_PROJECTS of them plus OTHER."""
+    """({project: sessions per week}, commits per week) from (started, project, commits) rows
+    (`started` as a note's property says: its machine's local date and time), the projects
+    busiest first, at most WEEKLY_PROJECTS of them plus OTHER."""
     index = {week: i for i, week in enumerate(weeks)}
     per_project: dict[str, list[int]] = {}
     commits = [0] * len(weeks)
-    for started_at, project, commit_count in rows:
-        start = clock.to_local(started_at)
-        if start is None:
+    for started, project, commit_count in rows:
+        try:
+            day = dt.date.fromisoformat(str(started or "")[:10])
+        except ValueError:
             continue
-        day = start.date()
         slot = index.get(day - dt.timedelta(days=day.weekday()))
         if slot is None:
             continue
@@ -66,7 +69,7 @@ def render_block(rows, today: dt.date) -> str:
     projects, commits = tally(rows, weeks)
     labels = [_label(week) for week in weeks]
     parts = [f"Sessions and commits per week over the last {WEEKS} weeks ({labels[0]} to {labels[-1]}, "
-             "weeks from Monday), from the session archive.\n"]
+             "weeks from Monday), from the session notes in the vault.\n"]
     if not projects:
         parts.append("\nNo session in these weeks.\n")
         return "".join(parts)
@@ -107,16 +110,20 @@ def _chart_text(text: str) -> str:
     return " ".join(cleaned.split())[:80]
 
 
-def rebuild(settings, archive) -> str:
-    """Rewrite the activity note from the archive; returns its absolute path. Raises OSError."""
+def rebuild(settings, archive, notes: list[dict] | None = None) -> str:
+    """Rewrite the activity note from the session notes in the vault (`notes`: the counted notes
+    as the history table's rebuild found them; else they are listed here); returns its absolute
+    path. Raises OSError."""
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     target = fsutil.resolve_inside(settings.vault, note_path(settings))
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
+    if notes is None:
+        from obsidian_memory.notes import vault_sessions
+        notes = vault_sessions.canonical(vault_sessions.refresh(settings, archive).rows)[0]
     today = clock.now().date()
-    since = week_starts(today)[0] - dt.timedelta(days=1)   # a day early: local vs UTC start times
-    rows = archive.activity_rows(since.isoformat())
+    rows = [(note["started"], note["project"], note["commits"]) for note in notes]
     existing = fsutil.read_text(target) if os.path.exists(target) else None
     text = between_markers(existing, BEGIN, END, render_block(rows, today), DEFAULT_PREAMBLE)
     if text != existing:

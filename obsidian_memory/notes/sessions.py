@@ -26,6 +26,11 @@ class VaultUnavailable(OSError):
     """The vault folder does not exist: we never create the vault itself."""
 
 
+class NotOurNote(OSError):
+    """The file at the note's path holds another session, or is another machine's note: a
+    machine never rewrites another machine's note (issue 16)."""
+
+
 # -- paths ---------------------------------------------------------------------------------
 
 def note_relative_path(session, settings, id_length: int = 8) -> str:
@@ -148,15 +153,17 @@ def split_user_section(text: str) -> str | None:
 
 # -- writing -----------------------------------------------------------------------------------
 
-def write_note(session, settings, *, note_path: str | None = None, indexed=None) -> str:
+def write_note(session, settings, *, note_path: str | None = None, indexed=None, owners: set | None = None) -> str:
     """Render and write the session's note; returns its vault-relative path.
 
     The note is found by its `session_id` property wherever the user moved it (locate_note: the
     recorded `note_path` first, then `indexed(session_id)`'s candidates, then a bounded walk) and
     updated in place, keeping the user's section and the properties and tags they added. A new
     note goes to note_relative_path, with a longer name when a note of another session (the same
-    first 8 characters of its id) or a file of the user's is there. The vault itself is never
-    created. Raises OSError (the vault is missing or read-only, the path is a folder, ...).
+    first 8 characters of its id) or a file of the user's is there. With `owners` (the machine
+    ids this machine has had), another machine's note of the session is never overwritten
+    (NotOurNote: a machine writes its own notes only). The vault itself is never created.
+    Raises OSError (the vault is missing or read-only, the path is a folder, ...).
     """
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
@@ -167,6 +174,8 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
     existing = fsutil.read_text(target) if os.path.exists(target) else None
+    if existing and owners is not None:
+        _refuse_others_note(existing, session, owners, relative)
     user_section = split_user_section(existing) if existing else None
     text = render_note(session, settings, user_section=user_section)
     if existing:
@@ -354,6 +363,15 @@ def _tag_list(entries) -> list[str]:
         return []
     values = value if isinstance(value, list) else [value] if value is not None else []
     return [str(v).strip() for v in values if v is not None and str(v).strip()]
+def _refuse_others_note(existing: str, session, owners: set, relative: str) -> None:
+    from obsidian_memory.notes.vault_sessions import properties_of
+
+    properties = properties_of(existing)
+    held, machine = properties.get("session_id"), properties.get("machine")
+    if held and str(held) != session.session_id:
+        raise NotOurNote(f"{relative} holds session {held}, not {session.session_id}: left as it is")
+    if machine and str(machine) not in owners:
+        raise NotOurNote(f"{relative} is the note of machine {machine}: only that machine writes it")
 
 
 def note_exists(settings, note_path: str) -> bool:

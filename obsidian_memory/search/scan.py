@@ -42,6 +42,7 @@ from obsidian_memory import frontmatter, markdown
 from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.search.base import Hit, Query, Result, in_scope
 from obsidian_memory.search.links import note_title
+from obsidian_memory.sync_conflicts import is_copy_of_ours
 from obsidian_memory.textclean import one_line
 
 ENGINE = "scan"
@@ -163,8 +164,8 @@ def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, .
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not undecodable(d)
                              and _may_hold_scope(_join(rel_folder, d), folders, excludes))
         for filename in sorted(filenames):
-            if filename.startswith(".") or not filename.lower().endswith(".md"):
-                continue
+            if filename.startswith(".") or not filename.lower().endswith(".md") or is_copy_of_ours(filename):
+                continue   # (a sync tool's conflict copy of one of our notes: the same session twice)
             if undecodable(filename):
                 if skipped is not None:
                     skipped.append(shown_name(_join(rel_folder, filename)))

@@ -95,7 +95,8 @@ def test_sessions_lists_newest_first_as_text_and_json(user):
     assert user.run("import").returncode == 0
     data = json.loads(user.run("sessions", "--json").stdout)
     assert [d["session_id"] for d in data] == [session_id(2), session_id(3), session_id(1)]
-    assert set(data[0]) == {"session_id", "title", "project", "cwd", "started_at", "ended_at", "prompt_count", "note_path"}
+    assert set(data[0]) == {"session_id", "title", "project", "cwd", "started_at", "ended_at", "prompt_count", "note_path",
+                            "machine", "repo_id", "this_machine"}
     assert data[0]["prompt_count"] == 2 and data[0]["note_path"].endswith("2026-03-03_00000002.md")
     assert [d["session_id"] for d in json.loads(user.run("sessions", "--json", "-n", "1").stdout)] == [session_id(2)]
     assert [d["project"] for d in json.loads(user.run("sessions", "--json", "--project", "proj1").stdout)] == ["proj1", "proj1"]

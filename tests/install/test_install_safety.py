@@ -164,9 +164,10 @@ def test_uninstall_removes_caches_locks_stamp_and_backups_and_lists_what_it_keep
 
     result = user.install("--uninstall", "--yes")
     out = result.stdout.decode()
-    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "obsidian-memory.log"]
+    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "machine.json", "obsidian-memory.log"]
     kept = next(line for line in out.splitlines() if line.strip().startswith("kept:"))
     assert str(home / "config.yaml") in kept and str(home / "obsidian-memory.log") in kept
+    assert str(home / "machine.json") in kept and "this machine's id" in kept
     assert "notes in your vault" in kept and "session archive" in kept
     leftovers = [p for p in user.config_dir.rglob("*") if p.is_file() and p != user.settings_json]
     assert not [p for p in leftovers if SECRET.encode() in p.read_bytes()], "a copy of the secret was kept"

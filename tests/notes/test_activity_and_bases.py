@@ -13,6 +13,7 @@ from obsidian_memory import settings as settings_module
 from obsidian_memory.archive import open_archive
 from obsidian_memory.model import Commit, Prompt, Session
 from obsidian_memory.notes import activity, bases
+from obsidian_memory.notes import sessions as notes
 
 TODAY = "2026-05-13 12:00:00"   # a Wednesday: this week starts Monday 11 May; the 12 weeks on 23 Feb
 
@@ -23,21 +24,25 @@ def settings(env, monkeypatch):
     return settings_module.load()
 
 
-def add(archive, n: int, started_at: str, project: str, commits: int = 0, note: bool = True) -> None:
-    archive.upsert_session(Session(session_id=f"{n:08d}-act", project=project, started_at=started_at,
-                                   prompts=[Prompt("p")], commits=[Commit(f"c{i}", f"{i:07x}") for i in range(commits)]),
-                           note_path=f"Meta/claude-sessions/x/{n}.md" if note else None)
+def add(settings, archive, n: int, started_at: str, project: str, commits: int = 0, note: bool = True) -> None:
+    """A session in the archive and, with `note`, its note in the vault (what the activity note
+    is made of, as the history table: issue 16)."""
+    session = Session(session_id=f"{n:08d}-act", project=project, started_at=started_at, prompts=[Prompt("p")],
+                      commits=[Commit(f"c{i}", f"{i:07x}") for i in range(commits)])
+    archive.upsert_session(session)
+    if note:
+        notes.write_note(session, settings)
 
 
 @pytest.fixture
 def archive(settings):
     with open_archive(settings.archive) as db:
-        add(db, 1, "2026-05-12T09:00:00.000Z", "alpha", commits=2)     # this week
-        add(db, 2, "2026-05-11T08:00:00.000Z", "alpha", commits=1)     # this week (Monday)
-        add(db, 3, "2026-05-10T23:00:00.000Z", "beta")                 # last week (Sunday)
-        add(db, 4, "2026-02-23T10:00:00.000Z", "beta", commits=5)      # the oldest week shown
-        add(db, 5, "2026-02-22T10:00:00.000Z", "beta", commits=7)      # too old
-        add(db, 6, "2026-05-12T10:00:00.000Z", "alpha", note=False)    # no note: not in the history either
+        add(settings, db, 1, "2026-05-12T09:00:00.000Z", "alpha", commits=2)     # this week
+        add(settings, db, 2, "2026-05-11T08:00:00.000Z", "alpha", commits=1)     # this week (Monday)
+        add(settings, db, 3, "2026-05-10T23:00:00.000Z", "beta")                 # last week (Sunday)
+        add(settings, db, 4, "2026-02-23T10:00:00.000Z", "beta", commits=5)      # the oldest week shown
+        add(settings, db, 5, "2026-02-22T10:00:00.000Z", "beta", commits=7)      # too old
+        add(settings, db, 6, "2026-05-12T10:00:00.000Z", "alpha", note=False)    # no note: not in the history either
         yield db
 
 
@@ -74,7 +79,7 @@ def test_the_busiest_projects_get_a_chart_each_and_the_rest_one_together(setting
     with open_archive(settings.archive) as db:
         for n in range(8):
             for k in range(n + 1):
-                add(db, 100 * n + k, f"2026-05-0{1 + k % 9}T10:00:00.000Z", f"project {n}")
+                add(settings, db, 100 * n + k, f"2026-05-0{1 + k % 9}T10:00:00.000Z", f"project {n}")
         text = open(activity.rebuild(settings, db), encoding="utf-8").read()
     titles = [c["title"] for c in charts(text)]
     assert titles == [f"project {n}: sessions per week" for n in (7, 6, 5, 4, 3)] + [
@@ -88,7 +93,7 @@ def test_the_note_is_rebuilt_between_markers_and_keeps_the_users_text(settings, 
     text = open(path, encoding="utf-8").read()
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("# My activity\n\nmine above\n\n" + text[text.index(activity.BEGIN):] + "\nmine below\n")
-    add(archive, 9, "2026-05-13T08:00:00.000Z", "gamma", commits=1)
+    add(settings, archive, 9, "2026-05-13T08:00:00.000Z", "gamma", commits=1)
     again = open(activity.rebuild(settings, archive), encoding="utf-8").read()
     assert again.startswith("# My activity\n\nmine above\n\n") and again.endswith("\nmine below\n")
     assert "gamma: sessions per week" in again and again.count(activity.BEGIN) == 1
@@ -97,7 +102,7 @@ def test_the_note_is_rebuilt_between_markers_and_keeps_the_users_text(settings, 
 @freeze_time(TODAY)
 def test_no_session_in_twelve_weeks_says_so(settings):
     with open_archive(settings.archive) as db:
-        add(db, 1, "2025-01-01T10:00:00.000Z", "old")
+        add(settings, db, 1, "2025-01-01T10:00:00.000Z", "old")
         text = open(activity.rebuild(settings, db), encoding="utf-8").read()
     assert "No session in these weeks." in text and "```mermaid" not in text
 
@@ -141,7 +146,7 @@ def test_the_base_is_written_once_and_never_overwritten_or_brought_back(settings
 
 def test_a_base_already_there_is_the_users(settings, archive, env):
     target = env.vault / "Meta" / "claude-sessions.base"
-    target.parent.mkdir(parents=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("views: []\n", encoding="utf-8")
     assert bases.ensure_base(settings, archive) is None
     assert target.read_text(encoding="utf-8") == "views: []\n"

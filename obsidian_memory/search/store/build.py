@@ -22,6 +22,7 @@ from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
                                                  ensure_scratch)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
+from obsidian_memory.sync_conflicts import is_copy_of_ours
 
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -77,10 +78,11 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None) -> dict[str, tuple[int, int]]:
     """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
     folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so are
-    symlinked folders (as the scanner does: no loops, no duplicates, nothing outside) and
-    symlinked notes that resolve outside the vault. A note or folder whose name is not valid
-    UTF-8 cannot be stored or shown: it is left out and its name (escaped) added to `skipped`.
-    This runs before every search: one stat per note and nothing else."""
+    symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
+    symlinked notes that resolve outside the vault, and a sync tool's conflict copies of our
+    notes (a session would be found twice). A note or folder whose name is not valid UTF-8
+    cannot be stored or shown: it is left out and its name (escaped) added to `skipped`. This
+    runs before every search: one stat per note and nothing else."""
     found: dict[str, tuple[int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
     root = os.path.realpath(vault)
@@ -109,7 +111,7 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
                             _skip(skipped, prefix + name)
                             continue
                         rel = prefix + name
-                        if patterns and is_ignored(rel, patterns):
+                        if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name):
                             continue
                         if entry.is_symlink() and not _inside(os.path.realpath(entry.path), root):
                             continue
