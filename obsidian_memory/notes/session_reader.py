@@ -3,7 +3,8 @@
 The inverse of notes/sessions.py + templates/session.md.j2: the properties (title, session_id,
 project, cwd, branch, started, ended, duration, machine, repo), and the sections the template
 writes: the Outcome (tasks, approved plan, commits, pull requests), compaction summaries, prompts
-with their answers, the last answer, commands, errors, files touched, tools, subagents. A note
+with their answers, the last answer (answers and the plan as quoted prose, or code blocks in notes
+of earlier versions), commands, errors, files touched, tools, subagents. A note
 holds what its caps let it show (a shortened text keeps its visible mark); there is no transcript.
 Notes written by earlier versions (without the Outcome, answers or typed properties) are read as
 far as they go; a section the reader does not know is skipped; everything from `## My notes` on is
@@ -18,6 +19,7 @@ import re
 from obsidian_memory import frontmatter
 from obsidian_memory.model import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
 from obsidian_memory.notes import vault_sessions
+from obsidian_memory.textclean import unquoted_prose
 
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 _PROMPT_HEAD = re.compile(r"^\*\*(\d+)\.\*\*(?: (\d\d:\d\d))?\s*$")
@@ -87,6 +89,10 @@ class _Body:
             fence = _FENCE_OPEN.match(line)
             if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
                 body, index = _fenced_block(lines, index, fence.group(1))
+                self.block(body)
+                continue
+            if line.startswith(">"):   # answers and plans as quoted prose (textclean.quoted_prose)
+                body, index = _quoted_block(lines, index)
                 self.block(body)
                 continue
             if line.startswith("## "):
@@ -215,6 +221,14 @@ def _fenced_block(lines: list[str], index: int, fence: str) -> tuple[str, int]:
         body.append(line)
         index += 1
     return "\n".join(body), index
+
+
+def _quoted_block(lines: list[str], index: int) -> tuple[str, int]:
+    """(the text of the blockquote starting at lines[index], the index after its last line)."""
+    end = index
+    while end < len(lines) and lines[end].startswith(">"):
+        end += 1
+    return unquoted_prose("\n".join(lines[index:end])), end
 
 
 def _unescape(text: str | None) -> str:
