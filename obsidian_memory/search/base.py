@@ -9,34 +9,56 @@ Engines: `omnisearch.Omnisearch`, `scan.Scanner`, `fulltext.Fulltext`, `title.Ti
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+
+class Record:
+    """A plain record: its fields are its `__slots__`, set by the subclass's `__init__`; equal
+    when every field is, shown with them, copied with changes by `replace`. What a dataclass
+    would be, without importing `dataclasses` (and `inspect`, `ast`, `dis`...) on the search
+    path, where a whole search process at 20k notes costs a few dozen milliseconds."""
+    __slots__ = ()
+
+    def replace(self, **changes):
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return type(self)(**values)
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
 
-@dataclass
-class Query:
-    text: str
-    limit: int = 10
-    folders: tuple[str, ...] = ()          # vault-relative, cleaned; a hit must be under one of them (OR)
-    excludes: tuple[str, ...] = ()         # vault-relative, cleaned; a hit under any of them is dropped
-    tags: tuple[str, ...] = ()             # required tags (without '#')
-    not_tags: tuple[str, ...] = ()         # excluded tags
-    frontmatter: tuple[tuple[str, str], ...] = ()      # required key:value pairs
-    not_frontmatter: tuple[tuple[str, str], ...] = ()  # excluded key:value pairs
+class Query(Record):
+    """What to look for: `folders` and `excludes` vault-relative and cleaned (a hit must be under
+    one of the folders, and under none of the excludes); `tags`/`not_tags` without '#';
+    `frontmatter`/`not_frontmatter` (key, value) pairs, required/excluded."""
+    __slots__ = ("text", "limit", "folders", "excludes", "tags", "not_tags", "frontmatter", "not_frontmatter")
+
+    def __init__(self, text: str, limit: int = 10, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = (),
+                 tags: tuple[str, ...] = (), not_tags: tuple[str, ...] = (),
+                 frontmatter: tuple[tuple[str, str], ...] = (), not_frontmatter: tuple[tuple[str, str], ...] = ()):
+        self.text, self.limit, self.folders, self.excludes = text, limit, folders, excludes
+        self.tags, self.not_tags, self.frontmatter, self.not_frontmatter = tags, not_tags, frontmatter, not_frontmatter
 
     @property
     def has_metadata_filters(self) -> bool:
         return bool(self.tags or self.not_tags or self.frontmatter or self.not_frontmatter)
 
 
-@dataclass
-class Hit:
-    path: str                  # vault-relative, forward slashes
-    basename: str              # file name without .md
-    score: float
-    excerpt: str               # plain text, no HTML, no control or escape sequences
-    engine: str
-    extra: dict = field(default_factory=dict)   # engine-specific fields (links, backlinks, ...)
+class Hit(Record):
+    """One note found: `path` vault-relative with forward slashes, `basename` its file name
+    without .md, `excerpt` plain text (no HTML, no control or escape sequences), `extra` the
+    engine-specific fields (links, backlinks, ...)."""
+    __slots__ = ("path", "basename", "score", "excerpt", "engine", "extra")
+
+    def __init__(self, path: str, basename: str, score: float, excerpt: str, engine: str, extra: dict | None = None):
+        self.path, self.basename, self.score, self.excerpt, self.engine = path, basename, score, excerpt, engine
+        self.extra = {} if extra is None else extra
 
     def to_dict(self) -> dict:
         data = {"path": self.path, "basename": self.basename, "score": round(float(self.score), 4),
@@ -45,13 +67,14 @@ class Hit:
         return data
 
 
-@dataclass
-class Result:
-    """What an engine answers for one query."""
-    hits: list[Hit]                            # best first, cut to the query's limit
-    total: int                                 # hits in scope before the cut
-    mode: str = "fulltext"                     # the ranking that answered
-    notes: list[str] = field(default_factory=list)
+class Result(Record):
+    """What an engine answers for one query: `hits` best first, cut to the query's limit; `total`
+    the hits in scope before the cut; `mode` the ranking that answered."""
+    __slots__ = ("hits", "total", "mode", "notes")
+
+    def __init__(self, hits: list[Hit], total: int, mode: str = "fulltext", notes: list[str] | None = None):
+        self.hits, self.total, self.mode = hits, total, mode
+        self.notes = [] if notes is None else notes
 
 
 class Request:
@@ -110,22 +133,18 @@ class Request:
         self.close()
 
 
-class Engine(Protocol):
-    name: str
+class Response(Record):
+    """A whole search's answer: `engine` the engine(s) that answered ("omnisearch", "index",
+    "scan", "omnisearch (offline)"...), `total_results` the hits in scope before the cut to the
+    limit, `notes` remarks on how it ran (fallbacks...), `mode` the ranking that answered
+    (hybrid, semantic, fulltext or title)."""
+    __slots__ = ("query", "engine", "vault", "hits", "total_results", "elapsed_seconds", "notes", "mode")
 
-    def search(self, query: Query, request: Request) -> Result: ...
-
-
-@dataclass
-class Response:
-    query: str
-    engine: str                # the engine that answered, e.g. "omnisearch", "index", "scan", "omnisearch (offline)"
-    vault: str
-    hits: list[Hit]
-    total_results: int         # hits in scope before truncation to the limit
-    elapsed_seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)   # e.g. "omnisearch offline, fell back to index"
-    mode: str = "fulltext"     # the ranking that answered: hybrid, semantic, fulltext or title
+    def __init__(self, query: str, engine: str, vault: str, hits: list[Hit], total_results: int,
+                 elapsed_seconds: float = 0.0, notes: list[str] | None = None, mode: str = "fulltext"):
+        self.query, self.engine, self.vault, self.hits = query, engine, vault, hits
+        self.total_results, self.elapsed_seconds, self.mode = total_results, elapsed_seconds, mode
+        self.notes = [] if notes is None else notes
 
     def to_dict(self) -> dict:
         return {"query": self.query, "engine": self.engine, "mode": self.mode,

@@ -24,7 +24,6 @@ query is not asked again for the next, and the index is brought up to date once 
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import time
@@ -70,7 +69,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
         hits, total = run.run(base) if len(queries) == 1 else _fan_out(run, base, queries)
         if links:
             found = request.links_of([hit.path for hit in hits])
-            hits = [dataclasses.replace(hit, extra={**hit.extra, **found[hit.path]}) for hit in hits]
+            hits = [hit.replace(extra={**hit.extra, **found[hit.path]}) for hit in hits]
     return Response(query=" | ".join(queries), engine=run.engine_name(), vault=vault, hits=hits,
                     total_results=total, elapsed_seconds=time.monotonic() - started, notes=run.notes,
                     mode=run.mode_name())
@@ -82,7 +81,7 @@ def _fan_out(run: "_Dispatch", base: Query, queries: list[str]) -> tuple[list[Hi
     depth = max(base.limit, FUSION_DEPTH)
     rankings, totals = [], []
     for text in queries:
-        hits, total = run.run(dataclasses.replace(base, text=text, limit=depth))
+        hits, total = run.run(base.replace(text=text, limit=depth))
         rankings.append(hits)
         totals.append(total)
     fused = reciprocal_rank_fusion(rankings)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, field
 
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.store import Scope, VaultIndex
@@ -53,12 +52,14 @@ class Fulltext:
         return Result(hits, total, "fulltext")
 
 
-@dataclass
 class Term:
-    raw: str                       # folded, lower case, as typed
-    stem: str                      # as the index stores it
-    prefix: bool = False           # the last word: also matches as a prefix
-    variants: list[str] = field(default_factory=list)   # typo variants found in the vocabulary
+    """A query word: `raw` folded and lower case as typed, `stem` as the index stores it, `prefix`
+    for the last word (it also matches as a prefix), `variants` typo variants from the vocabulary."""
+    __slots__ = ("raw", "stem", "prefix", "variants")
+
+    def __init__(self, raw: str, stem: str, prefix: bool = False, variants: list[str] | None = None):
+        self.raw, self.stem, self.prefix = raw, stem, prefix
+        self.variants = [] if variants is None else variants
 
     def exact_expr(self) -> str:
         return fts_quote(self.raw)
@@ -74,12 +75,13 @@ class Term:
         return f"({self.exact_expr()} OR {fuzzy})" if fuzzy else self.exact_expr()
 
 
-@dataclass
 class ParsedQuery:
-    terms: list[Term]
-    sequence: list[str]            # every word in order, for the phrase bonus
-    phrases: list[list[str]]       # quoted phrases: required
-    negatives: list[str]           # -word: excluded
+    """`terms` to rank by, `sequence` every word in order (for the phrase bonus), `phrases` the
+    quoted phrases (required), `negatives` the -words (excluded)."""
+    __slots__ = ("terms", "sequence", "phrases", "negatives")
+
+    def __init__(self, terms: list[Term], sequence: list[str], phrases: list[list[str]], negatives: list[str]):
+        self.terms, self.sequence, self.phrases, self.negatives = terms, sequence, phrases, negatives
 
     @property
     def empty(self) -> bool:

@@ -3,8 +3,6 @@ rises. Used for a fan-out over several phrasings of a query (equal weights) and 
 search (BM25 and the semantic lists, weighted)."""
 from __future__ import annotations
 
-import dataclasses
-
 from obsidian_memory.search.base import Hit
 
 RRF_K = 60
@@ -31,4 +29,4 @@ def reciprocal_rank_fusion(rankings: list[list[Hit]], weights=None, k: int = RRF
             if hit.path not in best or share > best[hit.path][0]:
                 best[hit.path] = (share, hit)
     order = sorted(fused, key=lambda path: (-fused[path], -best[path][0], path))
-    return [dataclasses.replace(best[path][1], score=fused[path], extra=dict(best[path][1].extra)) for path in order]
+    return [best[path][1].replace(score=fused[path], extra=dict(best[path][1].extra)) for path in order]

@@ -15,9 +15,7 @@ returned.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass
 
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Hit, Query, Result
@@ -48,10 +46,10 @@ class Hybrid:
 
     def search(self, query: Query, request) -> Result:
         depth = max(query.limit, FUSION_DEPTH)
-        lexical, total = fulltext.search(request.index(), dataclasses.replace(query, limit=depth))
+        lexical, total = fulltext.search(request.index(), query.replace(limit=depth))
         (heads, sections), covered = _semantic(request, query, depth, hybrid=True)
         fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS)[:query.limit]
-        hits = [dataclasses.replace(h, engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
+        hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
 
 
@@ -150,7 +148,7 @@ def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
             if note is not None:
                 chunks = markdown.chunks_of(note, hit.basename)
                 excerpt = _excerpt(chunks[seq] if seq < len(chunks) else chunks[0], text)
-        out.append(dataclasses.replace(hit, excerpt=excerpt, extra=extra))
+        out.append(hit.replace(excerpt=excerpt, extra=extra))
     return out
 
 
@@ -177,14 +175,12 @@ def _coverage_note(covered: tuple[int, int]) -> list[str]:
 
 # -- scoring vectors ----------------------------------------------------------------------------------
 
-@dataclass
 class NoteScores:
     """Per note (aligned with `Matrix.paths`): the cosine of its head, of its best section
     chunk (its head again when the head holds the whole note) and that chunk's number."""
-    paths: list[str]
-    head: "object"
-    section: "object"
-    section_seq: "object"
+
+    def __init__(self, paths: list[str], head, section, section_seq):
+        self.paths, self.head, self.section, self.section_seq = paths, head, section, section_seq
 
     def ranking(self, values, allowed: set[str] | None, depth: int) -> list[int]:
         """Indexes of the `depth` best notes by `values`, among `allowed` paths."""

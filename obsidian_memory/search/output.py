@@ -5,8 +5,6 @@ file name or an Omnisearch answer must never be able to drive the user's termina
 """
 from __future__ import annotations
 
-import json
-
 from obsidian_memory.search.base import Response
 from obsidian_memory.textclean import one_line, strip_control
 
@@ -25,6 +23,8 @@ def clean(value):
 
 
 def to_json(data) -> str:
+    import json     # only for --json: the text output, and the search process, do without it
+
     return json.dumps(clean(data), ensure_ascii=False, indent=2)
 
 

@@ -10,10 +10,8 @@ is deleted and built again.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
-from dataclasses import dataclass
 
 from obsidian_memory import sqlitedb
 from obsidian_memory.search.store import build, freshness, schema
@@ -31,13 +29,14 @@ def index_path(settings) -> str:
     return os.path.join(settings.cache_dir, f"index-{digest}.sqlite")
 
 
-@dataclass(frozen=True)
 class Scope:
     """Which notes a query may return, as a WHERE fragment over `n` (notes): folders (any of
     them), excluded folders, required and excluded tags (a tag matches its nested tags too) and
     frontmatter values (`key:` alone: the key is present)."""
-    sql: str = ""
-    params: tuple = ()
+    __slots__ = ("sql", "params")
+
+    def __init__(self, sql: str = "", params: tuple = ()):
+        self.sql, self.params = sql, params
 
     @classmethod
     def of(cls, query) -> "Scope":
@@ -533,6 +532,8 @@ def status(settings) -> dict:
             info["last_update"] = float(last) if last else None
             skipped = sqlitedb.meta(conn, build.SKIPPED)
             if skipped:
+                import json
+
                 info["skipped"] = json.loads(skipped)
         finally:
             conn.close()

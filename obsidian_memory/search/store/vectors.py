@@ -17,11 +17,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
 
 from obsidian_memory import sqlitedb
 from obsidian_memory.fsutil import read_text
-from obsidian_memory.markdown import Chunk, chunks_of, text_hash
 from obsidian_memory.search.links import note_title
 from obsidian_memory.locks import LockBusy
 from obsidian_memory.search.store.build import update_lock, walk_vault
@@ -103,18 +101,18 @@ def _open_current(path: str) -> sqlite3.Connection:
 
 # -- embedding the vault -----------------------------------------------------------------------------
 
-@dataclass
 class EmbedStats:
-    notes: int = 0             # notes in the vault
-    embedded: int = 0          # notes (re-)embedded by this run
-    reused: int = 0            # notes whose content was already embedded (moved, touched)
-    unchanged: int = 0
-    removed: int = 0
-    chunks_embedded: int = 0   # texts actually sent to the model
-    chunks_reused: int = 0
-    remaining: int = 0         # notes still to embed (after --limit or an interruption)
-    seconds: float = 0.0
-    model: str = ""
+    def __init__(self, model: str = ""):
+        self.notes = 0             # notes in the vault
+        self.embedded = 0          # notes (re-)embedded by this run
+        self.reused = 0            # notes whose content was already embedded (moved, touched)
+        self.unchanged = 0
+        self.removed = 0
+        self.chunks_embedded = 0   # texts actually sent to the model
+        self.chunks_reused = 0
+        self.remaining = 0         # notes still to embed (after --limit or an interruption)
+        self.seconds = 0.0
+        self.model = model
 
     def summary(self) -> str:
         text = (f"{self.embedded} notes embedded ({self.chunks_embedded} texts, {self.chunks_reused} reused), "
@@ -252,15 +250,17 @@ def _embed_texts(embedder, texts: list[str]) -> list:
     return out
 
 
-@dataclass
 class _Read:
-    path: str
-    stat: tuple[int, int]
-    content_hash: str
-    chunks: list[Chunk] = field(default_factory=list)
+    """A note read for embedding: its stamp, the hash of its text and its chunks (`markdown.Chunk`)."""
+    __slots__ = ("path", "stat", "content_hash", "chunks")
+
+    def __init__(self, path: str, stat: tuple, content_hash: str, chunks: list):
+        self.path, self.stat, self.content_hash, self.chunks = path, stat, content_hash, chunks
 
 
 def _read(vault: str, path: str, stat) -> _Read | None:
+    from obsidian_memory.markdown import chunks_of, text_hash
+
     text = read_text(os.path.join(vault, *path.split("/")))
     if text is None:
         return None                 # vanished or unreadable: the next run sees it again
@@ -312,14 +312,13 @@ def _bump_generation(conn) -> None:
 
 # -- reading it back ------------------------------------------------------------------------------------
 
-@dataclass
 class Matrix:
-    """Every vector of one model, with the note and chunk number of each row."""
-    model: str
-    paths: list[str]
-    seqs: "object"             # numpy int32 array, one per row
-    owner: "object"            # numpy int32 array: row -> index into `paths`
-    vectors: "object"          # numpy float16 (rows, DIM), read-only
+    """Every vector of one model, with the note and chunk number of each row: `seqs` (numpy
+    int32, one per row), `owner` (numpy int32: row -> index into `paths`), `vectors` (numpy
+    float16, rows x DIM, read-only)."""
+
+    def __init__(self, model: str, paths: list[str], seqs, owner, vectors):
+        self.model, self.paths, self.seqs, self.owner, self.vectors = model, paths, seqs, owner, vectors
 
 
 _cache: dict = {}
