@@ -1,8 +1,10 @@
 """Keeping the index in step with the vault: the walk, the freshness check, the update.
 
-Freshness is by (mtime_ns, size) per note: a walk of the vault plus one bulk select; only notes
-that changed are parsed again. Concurrent processes are serialised by an update lock (a lock
-file beside the index) on top of SQLite's own locking (WAL, busy timeout, BEGIN IMMEDIATE), and
+Freshness is by each note's stamp (mtime_ns, size, ctime_ns): a walk of the vault plus one bulk
+select; only notes that changed are parsed again (README, "How fresh the local index is", says
+what this guarantees). The check that finds nothing changed, which every search makes, imports
+nothing heavy: `markdown` only once a note has to be read. Concurrent processes are serialised
+by an update lock (a lock file beside the index) on top of SQLite's own locking (WAL, busy timeout, BEGIN IMMEDIATE), and
 every write is an idempotent upsert keyed by the note's path. `VaultIndex.update` is the way in.
 """
 from __future__ import annotations
@@ -13,9 +15,7 @@ import os
 import sqlite3
 import sys
 import time
-from dataclasses import dataclass, field
 
-from obsidian_memory import markdown
 from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
@@ -30,17 +30,17 @@ PROGRESS_THRESHOLD = 200          # a build this large shows a progress bar on a
 SWITCH_INTERVAL = 0.0005          # seconds, while the parse thread runs (see _parsed_batches)
 
 
-@dataclass
 class UpdateStats:
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    seconds: float = 0.0
-    rebuilt: bool = False         # the file was (re)created: missing, old schema or corrupt
-    skipped: bool = False         # another process held the update lock too long: answered as is
-    link_seconds: float = 0.0     # of `seconds`, the time spent resolving links
-    skipped_names: list = field(default_factory=list)   # notes and folders left out: names not UTF-8
+    def __init__(self):
+        self.added = self.updated = self.removed = self.unchanged = 0
+        self.seconds = 0.0
+        self.rebuilt = False          # the file was (re)created: missing, old schema or corrupt
+        self.skipped = False          # another process held the update lock too long: answered as is
+        self.link_seconds = 0.0       # of `seconds`, the time spent resolving links
+        self.skipped_names: list[str] = []   # notes and folders left out: names not UTF-8
+
+    def __repr__(self) -> str:
+        return f"UpdateStats({self.summary()})"
 
     @property
     def changed(self) -> int:
@@ -75,51 +75,67 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 
 # -- the vault walk ----------------------------------------------------------------------------
 
-def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None) -> dict[str, tuple[int, int]]:
-    """{vault-relative path: (mtime_ns, size)} for every Markdown note. Hidden files and
-    folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so are
-    symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
-    symlinked notes that resolve outside the vault, and a sync tool's conflict copies of our
-    notes (a session would be found twice). A note or folder whose name is not valid UTF-8
-    cannot be stored or shown: it is left out and its name (escaped) added to `skipped`. This
-    runs before every search: one stat per note and nothing else."""
-    found: dict[str, tuple[int, int]] = {}
+def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None) -> dict[str, tuple[int, int, int]]:
+    """{vault-relative path: its stamp (mtime_ns, size, ctime_ns)} for every Markdown note. Hidden
+    files and folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so
+    are symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
+    symlinked notes that resolve outside the vault and a sync tool's conflict copies of our notes
+    (a session would be found twice). A note or folder whose name is not valid UTF-8 cannot be
+    stored or shown: it is left out and its name (escaped) added to `skipped`.
+
+    This runs before every search: one stat per note and nothing else, made as cheap as Python
+    allows (each folder is read through a descriptor, so that a note's stat does not resolve its
+    whole path again): about 2 microseconds per note."""
+    found: dict[str, tuple[int, int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
-    root = os.path.realpath(vault)
+    root = None
     stack = [("", vault)]
     while stack:
         prefix, folder = stack.pop()
         try:
-            entries = os.scandir(folder)
+            handle = os.open(folder, _DIRECTORY) if _BY_DESCRIPTOR else folder
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                try:
-                    if entry.is_dir():
-                        if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
-                            continue
-                        if undecodable(name):
-                            _skip(skipped, prefix + name + "/")
-                            continue
-                        stack.append((prefix + name + "/", entry.path))
-                    elif name.endswith(".md") or name[-3:].lower() == ".md":
-                        if undecodable(name):
-                            _skip(skipped, prefix + name)
-                            continue
-                        rel = prefix + name
-                        if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name):
-                            continue
-                        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), root):
-                            continue
-                        st = entry.stat()
-                        found[rel] = (st.st_mtime_ns, st.st_size)
-                except OSError:
-                    continue
+        try:
+            with os.scandir(handle) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name[0] == ".":
+                        continue
+                    try:
+                        if entry.is_dir():
+                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
+                                continue
+                            if undecodable(name):
+                                _skip(skipped, prefix + name + "/")
+                                continue
+                            stack.append((prefix + name + "/", os.path.join(folder, name)))
+                        elif name.endswith(".md") or name[-3:].lower() == ".md":
+                            if undecodable(name):
+                                _skip(skipped, prefix + name)
+                                continue
+                            rel = prefix + name
+                            if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name):
+                                continue
+                            if entry.is_symlink():
+                                root = root or os.path.realpath(vault)
+                                if not _inside(os.path.realpath(os.path.join(folder, name)), root):
+                                    continue
+                            st = entry.stat()
+                            found[rel] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        finally:
+            if handle is not folder:
+                os.close(handle)
     return found
+
+
+# POSIX: a folder is listed through a descriptor and its entries are stat'ed relative to it
+_BY_DESCRIPTOR = os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
 def _skip(skipped: list | None, path: str) -> None:
@@ -148,12 +164,14 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     """Bring the index in step with the vault; only changed notes are parsed again.
 
     The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
-    (paths, mtimes and sizes in walk order) against the one stored by the last complete update.
-    When they differ the per-note comparison decides what to re-read."""
+    (paths and stamps in walk order) against the one stored by the last complete update, then
+    the content of the few notes whose stamp cannot tell a later edit apart (`unsettled`).
+    When the fingerprints differ the per-note comparison decides what to re-read."""
     started = time.perf_counter()
     stats = UpdateStats()
     on_disk = walk_vault(vault, ignore, stats.skipped_names)
     stored = None
+    edited: set[str] = set()
     if not force:
         fingerprint = _fingerprint(on_disk, stats.skipped_names)
         same = fingerprint == meta(conn, "fingerprint")
@@ -161,18 +179,20 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
         if not same and not pending:
             stored = _stored_stats(conn)
         if not pending and (same or not _differs(on_disk, stored)):
-            if not same:
-                _remember(conn, fingerprint, stats.skipped_names)
-            stats.unchanged = len(on_disk)
-            stats.seconds = time.perf_counter() - started
-            return stats
+            edited = _edited_unseen(conn, vault)
+            if not edited:
+                if not same:
+                    _remember(conn, fingerprint, stats.skipped_names)
+                stats.unchanged = len(on_disk)
+                stats.seconds = time.perf_counter() - started
+                return stats
     try:
         with update_lock(lock_path, wait=lock_wait) as lock:
             if lock.waited or stored is None:
                 stats.skipped_names.clear()            # what the vault holds now that we may write
                 on_disk = walk_vault(vault, ignore, stats.skipped_names)
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
-            complete = _apply(conn, vault, on_disk, stored, force, progress, stats)
+            complete = _apply(conn, vault, on_disk, stored, force, progress, stats, edited)
             _remember(conn, _fingerprint(on_disk, stats.skipped_names) if complete else "", stats.skipped_names)
     except LockBusy:
         stats.skipped = True
@@ -180,12 +200,12 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     return stats
 
 
-def _fingerprint(on_disk: dict[str, tuple[int, int]], skipped: list[str]) -> str:
+def _fingerprint(on_disk: dict[str, tuple[int, int, int]], skipped: list[str]) -> str:
     from array import array
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update("\n".join([*on_disk, "", *skipped]).encode("utf-8", "surrogateescape"))
-    digest.update(array("q", [n for stat in on_disk.values() for n in stat]).tobytes())
+    digest.update(array("q", [n for stamp in on_disk.values() for n in stamp]).tobytes())
     return digest.hexdigest()
 
 
@@ -205,34 +225,84 @@ def _remember(conn: sqlite3.Connection, fingerprint: str, skipped: list[str]) ->
         pass
 
 
-def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
-    # the covering index keeps this from reading the note texts
-    return {path: (mtime, size, rowid) for path, mtime, size, rowid
-            in conn.execute("SELECT path, mtime_ns, size, id FROM notes INDEXED BY notes_freshness")}
+def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[tuple[int, int, int], int]]:
+    """{path: (stamp, id)}; the covering index keeps this from reading the note texts."""
+    return {path: ((mtime, size, ctime), rowid) for path, mtime, size, ctime, rowid
+            in conn.execute("SELECT path, mtime_ns, size, ctime_ns, id FROM notes INDEXED BY notes_freshness")}
 
 
 def _differs(on_disk: dict, stored: dict) -> bool:
     if len(on_disk) != len(stored):
         return True
-    for path, stat in on_disk.items():
+    for path, stamp in on_disk.items():
         row = stored.get(path)
-        if row is None or row[0] != stat[0] or row[1] != stat[1]:
+        if row is None or row[0] != stamp:
             return True
     return False
 
 
-def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) -> bool:
-    """Write the differences; True when every note on disk could be read."""
+# -- notes changed too recently for their stamp to show the next edit ---------------------------
+# A file's timestamps tick in steps: a few milliseconds on Linux before 6.13 (the kernel's tick)
+# and on Windows (15.6 ms), whole seconds on HFS+, ext3 and many network or synced file systems,
+# two seconds on FAT. An edit made within the same step as the version we read, keeping the size,
+# leaves the stamp as it was. So a note read less than a step's worth after its mtime keeps the
+# digest of what was read (`unsettled`), and every check reads it again until its content
+# matches that digest at a time a step's worth past its mtime: any edit after that moves the
+# mtime. (git calls such entries "racily clean".) The step is taken as 3 s when the mtime is a
+# whole second (the file system may count in seconds), else as 100 ms (a tick of any clock a
+# system with sub-second timestamps uses), so that a vault just synced or written by a script is
+# not read again at every search for seconds.
+
+SECONDS_STEP_NS = 3_000_000_000
+SUBSECOND_STEP_NS = 100_000_000
+
+
+def unsettled(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a note with this mtime, read at `now_ns`, may be edited again without its stamp
+    changing."""
+    step = SECONDS_STEP_NS if mtime_ns % 1_000_000_000 == 0 else SUBSECOND_STEP_NS
+    return mtime_ns > now_ns - step
+
+
+def content_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _edited_unseen(conn: sqlite3.Connection, vault: str) -> set[str]:
+    """The unsettled notes whose content is no longer what the index holds; those that settle
+    (same content, read late enough) leave the list (best effort: a read-only check)."""
+    rows = conn.execute("SELECT n.path, n.mtime_ns, u.digest, u.note_id FROM unsettled u"
+                        " JOIN notes n ON n.id = u.note_id").fetchall()
+    edited, settled = set(), []
+    for path, mtime_ns, digest, note_id in rows:
+        now = time.time_ns()
+        text = read_text(os.path.join(vault, *path.split("/")))
+        if text is not None and content_digest(text) != digest:
+            edited.add(path)          # (a note gone since the walk: the next walk says so)
+        elif not unsettled(mtime_ns, now):
+            settled.append((note_id,))
+    if settled and not edited:
+        try:
+            with transaction(conn):
+                conn.executemany("DELETE FROM unsettled WHERE note_id = ?", settled)
+        except sqlite3.OperationalError:
+            pass
+    return edited
+
+
+def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, edited: set[str]) -> bool:
+    """Write the differences (and the notes of `edited`, whatever their stamp); True when every
+    note on disk could be read."""
     complete = True
-    removed = [row[2] for path, row in stored.items() if path not in on_disk]
+    removed = [row[1] for path, row in stored.items() if path not in on_disk]
     removed_keys = {link_resolution.note_key(path) for path in stored if path not in on_disk}
     todo = []
-    for path, stat in on_disk.items():
+    for path, stamp in on_disk.items():
         row = stored.get(path)
         if row is None:
-            todo.append((path, stat, False))
-        elif force or row[0] != stat[0] or row[1] != stat[1]:
-            todo.append((path, stat, True))
+            todo.append((path, stamp, False))
+        elif force or row[0] != stamp or path in edited:
+            todo.append((path, stamp, True))
         else:
             stats.unchanged += 1
     from obsidian_memory.progress import progress_bar
@@ -281,19 +351,24 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats) ->
             bar.close()
 
 
-@dataclass
 class _Row:
-    path: str
-    mtime_ns: int
-    size: int
-    note: markdown.Note
+    """A note read and parsed: `stamp` (mtime_ns, size, ctime_ns) as the walk saw it, before the
+    read; `digest` of the text read when the stamp may not show the next edit (`unsettled`)."""
+    __slots__ = ("path", "stamp", "note", "digest")
+
+    def __init__(self, path: str, stamp: tuple[int, int, int], note, digest: str | None):
+        self.path, self.stamp, self.note, self.digest = path, stamp, note, digest
 
 
-def _row(vault: str, path: str, stat: tuple[int, int]) -> _Row | None:
+def _row(vault: str, path: str, stamp: tuple[int, int, int]) -> _Row | None:
+    from obsidian_memory import markdown
+
+    read_at = time.time_ns()
     text = read_text(os.path.join(vault, *path.split("/")))
     if text is None:
         return None                       # vanished or unreadable: the next check sees it again
-    return _Row(path, stat[0], stat[1], markdown.parse_note(text, link_resolution.note_title(path)))
+    digest = content_digest(text) if unsettled(stamp[0], read_at) else None
+    return _Row(path, stamp, markdown.parse_note(text, link_resolution.note_title(path)), digest)
 
 
 def _parsed_batches(vault: str, todo: list):
@@ -350,7 +425,7 @@ def _parsed_batches(vault: str, todo: list):
         sys.setswitchinterval(switch)
 
 
-NOTE_COLUMNS = ("path", "mtime_ns", "size", "title", "aliases", "headings", "tags", "meta", "folder", "body",
+NOTE_COLUMNS = ("path", "mtime_ns", "size", "ctime_ns", "title", "aliases", "headings", "tags", "meta", "folder", "body",
                 "code", "indexed_at")
 _UPSERT_NOTE_SUFFIX = " ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c}=excluded.{c}" for c in NOTE_COLUMNS[1:])
 MAX_PARAMETERS = 30_000           # SQLite allows 32766 per statement since 3.32
@@ -374,9 +449,11 @@ _INSERT_FTS = (f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})"
 
 
 def _note_values(row: _Row, now: float) -> tuple:
+    from obsidian_memory import markdown
+
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
-    return (row.path, row.mtime_ns, row.size, note.title, "\n".join(note.aliases),
+    return (row.path, *row.stamp, note.title, "\n".join(note.aliases),
             "\n".join(note.headings), " ".join(note.tags), markdown.frontmatter_text(note.frontmatter),
             folder.replace("/", " / "), note.body, note.code, now)
 
@@ -399,14 +476,17 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) ->
     for row in rows:
         if row.path not in ids:       # an update (or written meanwhile by a process without flock)
             known = stored.get(row.path)
-            ids[row.path] = known[2] if known else conn.execute(
+            ids[row.path] = known[1] if known else conn.execute(
                 "SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()[0]
             old.append(ids[row.path])
     for start in range(0, len(old), MAX_PARAMETERS):
         chunk = old[start:start + MAX_PARAMETERS]
         marks = ",".join("?" * len(chunk))
-        for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id")):
+        for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id"),
+                              ("unsettled", "note_id")):
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
+    from obsidian_memory import markdown
+
     if hasattr(resolve, "prepare"):
         resolve.prepare(link.target for row in rows for link in row.note.outlinks)
     tags, props, links = [], [], []
@@ -420,6 +500,8 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) ->
                      for seq, link in enumerate(note.outlinks))
     _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
+    _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
+                 [(ids[row.path], row.digest) for row in rows if row.digest is not None])
     _insert_rows(conn, "INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
                  " context)", links)
     return [ids[row.path] for row in rows]
@@ -543,6 +625,8 @@ def _refresh_vocab(conn: sqlite3.Connection, changed: int, removed: int) -> None
 
 
 def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
+    from obsidian_memory import markdown
+
     scratch = ensure_scratch(conn)
     conn.execute(f"DELETE FROM {scratch}")
     for row in rows:

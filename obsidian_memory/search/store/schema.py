@@ -14,7 +14,7 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
@@ -33,6 +33,7 @@ STATEMENTS = (
         path TEXT NOT NULL UNIQUE,
         mtime_ns INTEGER NOT NULL,
         size INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL,        -- with mtime_ns and size: the note's stamp (build.walk_vault)
         title TEXT NOT NULL,
         aliases TEXT NOT NULL,
         headings TEXT NOT NULL,
@@ -43,7 +44,12 @@ STATEMENTS = (
         code TEXT NOT NULL,
         indexed_at REAL NOT NULL
     )""",
-    "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, id)",
+    "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
+    # notes read so soon after they changed that their stamp may not show the next edit (build)
+    """CREATE TABLE unsettled (
+        note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+        digest TEXT NOT NULL
+    )""",
     """CREATE TABLE note_tags (
         note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
         tag TEXT NOT NULL,
