@@ -518,12 +518,12 @@ class Archive:
         if not doc_ids:
             return []
         names = ("doc_id", "session_id", "title_terms", "asked", "outcome", "said", "title", "project", "cwd",
-                 "repo_root", "started_at", "note_path")
+                 "repo_root", "started_at", "note_path", "machine", "repo_id", "origin")
         marks = ", ".join("?" for _ in doc_ids)
         return [dict(zip(names, row)) for row in self.db.execute(
             f"SELECT d.doc_id, d.session_id, d.title, d.asked, d.outcome, d.said, s.title, s.project, s.cwd, "
-            f"s.repo_root, s.started_at, s.note_path FROM recall_docs d JOIN sessions s USING (session_id) "
-            f"WHERE d.doc_id IN ({marks})", doc_ids)]
+            f"s.repo_root, s.started_at, s.note_path, s.machine, s.repo_id, s.origin FROM recall_docs d "
+            f"JOIN sessions s USING (session_id) WHERE d.doc_id IN ({marks})", doc_ids)]
 
     def recall_evidence(self, session_id: str) -> list[tuple[str, str]]:
         """(kind, text) of the lines that can say why a session matched: its errors, commits,
@@ -629,6 +629,7 @@ class Archive:
             "VALUES (?, ?, ?, ?, ?, 'note')",
             [(session.session_id, i, c.text, c.timestamp, c.trigger) for i, c in enumerate(session.compact_summaries)])
         self._replace_outcomes(session)
+        self._refresh_recall_doc(session.session_id)
         # its note shows it as it is: never due to be written here
         self.db.execute("UPDATE sessions SET revision = revision + 1, note_revision = revision + 1 "
                         "WHERE session_id = ?", (session.session_id,))

@@ -329,8 +329,7 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
         return scope, []
     here = machine.current(settings)
     for row in rows:
-        foreign = row.get("origin") == "vault" and row.get("machine") != here
-        row["elsewhere"] = (row.get("machine") or "another machine") if foreign else None
+        row["elsewhere"] = machine.elsewhere(row.get("origin"), row.get("machine"), here)
     return scope, [row for row in rows if row.get("session_id")]
 
 

@@ -126,6 +126,16 @@ def name_of(machine: str | None) -> str:
     return machine
 
 
+def elsewhere(origin: str | None, machine: str | None, here: str | None) -> str | None:
+    """The machine to name for an archived session of `origin` ('transcript': this machine's own;
+    'vault': learned from a note) and `machine`: None for this machine's own session (also one
+    it got back from its notes), that machine's id for another's ("another machine" when its note
+    does not say)."""
+    if origin != "vault" or (machine is not None and machine == here):
+        return None
+    return machine or "another machine"
+
+
 def matches(pattern: str, machine: str | None) -> bool:
     """`--machine PATTERN`: the id or its readable name, case aside; globs allowed."""
     import fnmatch

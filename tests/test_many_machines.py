@@ -275,3 +275,32 @@ def test_an_archive_from_before_machines_gets_its_machine_and_repository_at_the_
     note = next((laptop.vault / SESSIONS).rglob("*.md")).read_text("utf-8")
     assert f'machine: "{made}"' in note and 'repo: "github.com/owner/proj"' in note
     assert archive_module.SCHEMA_VERSION >= 5
+
+
+def test_prompt_recall_on_one_machine_finds_the_other_machines_session_of_the_same_repository(shared):
+    laptop, desk = shared
+    crash = laptop.session(1, "01", ["the gradle kotlin daemon crashes with metaspace out of memory",
+                                     "raise the kotlin daemon jvmargs to fix the metaspace crash"],
+                           "kotlin daemon metaspace crash")
+    laptop.session(2, "02", ["write the changelog for the release"], "changelog")
+    desk.session(3, "03", ["profile the slow image import"], "slow image import")
+    desk.session(4, "04", ["rename the settings screen"], "settings rename")
+    laptop.run("import")
+    desk.run("import")
+    assert "learned 2 session(s) of other machines" in desk.sweep()
+
+    prompt = "the kotlin daemon metaspace crash is back"
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "desk-running", "cwd": str(desk.repo),
+               "prompt": prompt}
+    done = desk.env.hook(["user-prompt"], payload, cwd=desk.repo)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "kotlin daemon metaspace crash" in context and "machine laptop-ababab" in context
+    assert f"session id {crash} (resume it on that machine)" in context and f"resume id {crash}" not in context
+
+    decision = json.loads(desk.run("recall", prompt, "--cwd", str(desk.repo), "--json").stdout)
+    best = decision["candidates"][0]   # the desk's clone is the same repository: no discount
+    assert (best["session_id"], best["machine"], best["same_place"]) == (crash, "laptop-ababab", True)
+    own = json.loads(laptop.run("recall", prompt, "--cwd", str(laptop.repo), "--json").stdout)
+    assert (own["candidates"][0]["machine"], own["candidates"][0]["same_place"]) == (None, True)
+    assert f"resume id {crash}" in own["injected"]

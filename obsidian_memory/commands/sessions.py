@@ -39,7 +39,7 @@ def run(args) -> int:
     rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.items()}
             for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     for row in rows:
-        row["this_machine"] = row["origin"] != "vault" or (row["machine"] is not None and row["machine"] == here)
+        row["this_machine"] = machine.elsewhere(row["origin"], row["machine"], here) is None
     if args.json:
         print(json.dumps([{key: row[key] for key in JSON_KEYS} for row in rows], ensure_ascii=False, indent=2))
         return 0

@@ -32,6 +32,7 @@ import math
 import os
 import re
 
+from obsidian_memory import machine as machine_module
 from obsidian_memory.recall import terms as terms_module
 
 PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read,
@@ -114,7 +115,7 @@ class Candidate:
                  same_place: bool, machine: str | None = None):
         self.session_id, self.title, self.project = session_id, title, project
         self.started_at, self.note_path, self.same_place = started_at, note_path, same_place
-        self.machine = machine                     # the archive's, once it knows machines
+        self.machine = machine                     # another machine's session: that machine; else None
         self.coverage = self.score = 0.0
         self.matched: dict[str, str] = {}          # prompt word -> the field where it counted most
 
@@ -155,9 +156,12 @@ def is_chatter(prompt: str) -> str:
     return ""
 
 
-def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=()) -> Decision:
-    """The decision for `prompt` typed in `cwd` (of repository `repo_root`), against `archive`
-    (an open archive.Archive); `shown`: ids of sessions this session has already seen."""
+def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
+           here: str | None = None) -> Decision:
+    """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
+    machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
+    this session has already seen; `here`: this machine's id (another machine's session is marked
+    with its machine)."""
     decision = Decision(prompt)
     decision.reason = is_chatter(prompt)
     if decision.reason:
@@ -174,7 +178,7 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     if not any(w.known for w in informative):
         decision.reason = "no informative word of the prompt is in the archive"
         return decision
-    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd)
+    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here)
     decision.candidates = candidates[:SHOWN]
     if not candidates:
         decision.reason = "no archived session shares an informative word"
@@ -245,7 +249,7 @@ def idf(sessions: int, size: int) -> float:
     return math.log(1 + (size - sessions + 0.5) / (sessions + 0.5))
 
 
-def score(archive, words: list[Word], size: int, *, repo_root, cwd) -> list[Candidate]:
+def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
     Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
@@ -269,9 +273,10 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd) -> list[Cand
         field_of = {}
         for name in sorted(FIELD_WEIGHTS, key=FIELD_WEIGHTS.get):   # the strongest field last: it wins
             field_of.update(dict.fromkeys(fields[name], name))
-        same = (doc["repo_root"] == repo_root) if repo_root else (not doc["repo_root"] and _same_folder(doc["cwd"], cwd))
+        elsewhere = machine_module.elsewhere(doc["origin"], doc["machine"], here)
+        same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
         candidate = Candidate(doc["session_id"], doc["title"] or "", doc["project"] or "", doc["started_at"],
-                              doc["note_path"], same)
+                              doc["note_path"], same, elsewhere)
         gained = 0.0
         for word in words:
             credit = word.credit(field_of)
@@ -285,6 +290,14 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd) -> list[Cand
     out.sort(key=lambda c: c.started_at or "", reverse=True)   # on equal scores, the newer first
     out.sort(key=lambda c: -c.score)
     return out
+
+
+def _same_place(doc: dict, repo_root, repo_id, cwd, elsewhere: bool) -> bool:
+    """Whether the session ran where the prompt is typed: the same repository (on another machine:
+    the same repository identity, its clone being elsewhere), or the same folder outside one."""
+    if repo_root:
+        return (not elsewhere and doc["repo_root"] == repo_root) or bool(repo_id and doc["repo_id"] == repo_id)
+    return not elsewhere and not doc["repo_root"] and _same_folder(doc["cwd"], cwd)
 
 
 def _same_folder(a: str | None, b: str | None) -> bool:

@@ -50,18 +50,20 @@ def user_prompt_output(payload: dict, settings) -> str | None:
 def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
     """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
     when the archive cannot answer in time (logged)."""
-    from obsidian_memory.gitinfo import find_repo
+    from obsidian_memory import gitinfo, machine
     from obsidian_memory.recall.decide import decide
 
     if not os.path.isfile(settings.archive):
         return None, {}
-    _, repo_root = find_repo(cwd)
+    _, repo_root = gitinfo.find_repo(cwd)
     stop_at = time.monotonic() + deadline
     try:
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
             archive.db.set_progress_handler(lambda: time.monotonic() > stop_at, 2000)
-            decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown)
+            repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id) if repo_root else None
+            decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
+                              repo_id=repo_id, here=machine.current(settings))
             evidence = {c.session_id: archive.recall_evidence(c.session_id) for c in decision.chosen}
             return decision, evidence
     except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time

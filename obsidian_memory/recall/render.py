@@ -2,7 +2,7 @@
 characters, quoted in a fence and labelled as data (textclean's helpers: what a note or an old
 prompt says can neither pose as instructions nor close the system reminder around it).
 
-Each session: date, title, repository (and machine, when the archive knows it), resume id, note,
+Each session: date, title, repository (and machine, when it is another machine's), resume id, note,
 and one line saying why it matched: the error, commit, task or prompt of that session that shares
 the most of the prompt's words, or else the shared words themselves.
 """
@@ -41,7 +41,10 @@ def _item(candidate, words, evidence) -> str:
         head.append(_line(candidate.project, 40))
     if candidate.machine:
         head.append(f"machine {_line(candidate.machine, 40)}")
-    lines = [" · ".join(head), f"  resume id {_line(candidate.session_id, 80)}"]
+    session_id = _line(candidate.session_id, 80)
+    # another machine's transcript is on that machine: `claude --resume` works there only
+    resume = f"  session id {session_id} (resume it on that machine)" if candidate.machine else f"  resume id {session_id}"
+    lines = [" · ".join(head), resume]
     if candidate.note_path:
         lines.append(f"  note {_line(candidate.note_path, 160)}")
     lines.append(f"  why: {why(candidate, words, evidence)}")
