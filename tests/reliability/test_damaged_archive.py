@@ -3,6 +3,7 @@ does not send the user to an import that fails, and session notes are still writ
 transcripts meanwhile."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -124,7 +125,9 @@ def test_damage_anywhere_is_refused_untouched_or_harmless(user, monkeypatch, off
     user.apply(monkeypatch)
     pristine = user.root / "pristine.db"
     if not pristine.exists():
-        with sqlite3.connect(user.archive_db) as db:
+        # closed before the import: an open connection of this process on a file rewritten under
+        # it (its -wal and -shm deleted) turns the import's own open into a "disk I/O error"
+        with contextlib.closing(sqlite3.connect(user.archive_db)) as db:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         pristine.write_bytes(user.archive_db.read_bytes())
     data = bytearray(pristine.read_bytes())
