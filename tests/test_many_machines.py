@@ -231,6 +231,8 @@ def test_import_from_vault_fills_a_new_or_lost_archive_with_every_session_once(s
         "learned 3 of 3 session(s) from the vault"
     assert [s["session_id"] for s in laptop.sessions("--this-machine")] == [own[1], own[0]]
     assert len(laptop.sessions()) == 3
+    found = laptop.run("search", "one|three", "--sessions").stdout.decode()   # its own sessions are not "elsewhere"
+    assert "| three | on desk-cdcdcd" in found and "| one\n" in found and "on laptop" not in found
 
 
 def test_concurrent_sweeps_on_two_machines_stay_consistent(shared):

@@ -58,7 +58,7 @@ def run(args) -> int:
 
 
 def run_sessions(args) -> int:
-    from obsidian_memory import session_search, settings as settings_module
+    from obsidian_memory import machine, session_search, settings as settings_module
     from obsidian_memory.search import output
 
     if len(args.queries) != 1:
@@ -71,6 +71,9 @@ def run_sessions(args) -> int:
     matches = session_search.grep_sessions(settings.archive, pattern, project=args.project, since=args.since,
                                            deadline=args.timeout, machines=machines)
     results = matches[: args.limit]
+    here = machine.current(settings)
+    for row in results:
+        row["this_machine"] = machine.elsewhere(row.get("origin"), row.get("machine"), here) is None
     print(output.sessions_json(pattern, results, total=len(matches)) if args.json
           else output.sessions_text(pattern, results, total=len(matches)))
     return 0

@@ -79,7 +79,7 @@ def sessions_text(pattern: str, results: list[dict], total: int | None = None) -
         lines.append("No results.")
     for number, row in enumerate(results, start=1):
         started = one_line(str(row.get("started_at") or "")).replace("T", " ")[:16]
-        machine = f"on {one_line(str(row['machine']))}" if row.get("origin") == "vault" and row.get("machine") else ""
+        machine = "" if row.get("this_machine", True) else f"on {one_line(str(row.get('machine') or 'another machine'))}"
         head = " | ".join(part for part in (started, one_line(str(row.get("project") or "")),
                                              one_line(str(row.get("title") or "")), machine) if part)
         lines.append(f"{number}. {head}")

@@ -49,8 +49,8 @@ def test_json_shape_and_a_prompt_match(archived):
     assert data["pattern"] == r"add\s+--dry-RUN"
     assert data["total_results"] == 1
     [row] = data["results"]
-    assert set(row) == {"session_id", "title", "project", "started_at", "note_path", "machine", "origin", "field",
-                        "snippet"}
+    assert set(row) == {"session_id", "title", "project", "started_at", "note_path", "machine", "origin", "this_machine",
+                        "field", "snippet"}
     assert row["session_id"] == "11111111-aaaa-4bbb-8ccc-000000000005"
     assert row["note_path"] == "Meta/claude-sessions/importer.md"
     assert row["field"] == "prompt" and "--dry-run" in row["snippet"]
