@@ -10,8 +10,8 @@ This machine has an empty archive and no transcripts. Then:
   - first sight: one `sweep` in-process (reads every note, learns every session, writes the
     history table), and the same as a whole `obsidian_memory.py sweep` process on a fresh archive;
   - unchanged: the median of `--runs` sweeps in-process once everything was learned (lists and
-    stats the vault, reads nothing, the history table already right), and as whole processes
-    against `python -c pass`;
+    stats the vault, reads nothing, the history table already right), with two of its parts
+    (listing the vault, the archive's quick_check), and as whole processes against `python -c pass`;
   - one note changed: the median in-process sweep after one note was touched.
 Target: the unchanged sweep <= 100 ms in-process. The machine is shared: compare within one run.
 """
@@ -92,6 +92,26 @@ def in_process_sweep(env: dict) -> tuple[float, str]:
         os.environ.update(saved)
 
 
+def parts(env: dict, runs: int) -> tuple[float, float]:
+    """Medians (ms) of two parts of an unchanged sweep: listing the vault, the archive's quick_check."""
+    from obsidian_memory.archive import open_archive
+    from obsidian_memory.notes import vault_sessions
+
+    root = os.path.realpath(env["OBSIDIAN_VAULT"])
+    archive_path = os.path.join(env["CLAUDE_CONFIG_DIR"], "session-archive.db")
+
+    def median_ms(work) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times) * 1000
+
+    with open_archive(archive_path, readonly=True) as archive:
+        return median_ms(lambda: vault_sessions.list_notes(root)), median_ms(archive.quick_check)
+
+
 def process(command: list[str], env: dict) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True)
@@ -121,6 +141,11 @@ def main() -> int:
         median = statistics.median(unchanged)
         print(f"unchanged, in-process sweep (median): {median * 1000:8.1f} ms   "
               f"ratio to the {TARGET_MS:.0f} ms target {median * 1000 / TARGET_MS:.2f}")
+        listing, checking = parts(env, args.runs)
+        print(f"  of which listing the vault (a stat of every note; the floor of any freshness check): {listing:.1f} ms, "
+              f"ratio sweep/listing {median * 1000 / listing:.2f}")
+        print(f"  of which the archive's quick_check before a batch (reads the whole archive, "
+              f"{archive.stat().st_size / 1e6:.1f} MB): {checking:.1f} ms")
         touched = []
         for n in range(args.runs):
             note = next((vault / "Meta" / "claude-sessions").rglob(f"*_{n:08x}.md"))
