@@ -1,10 +1,13 @@
 """Sync conflict copies of our files are recognised by name (issue 16)."""
 from __future__ import annotations
 
+import datetime
+
 import pytest
+from hypothesis import given, strategies as st
 
 from obsidian_memory.notes.vault_sessions import is_note_name
-from obsidian_memory.sync_conflicts import copy_of
+from obsidian_memory.sync_conflicts import copy_of, is_copy_of_ours, is_our_name
 
 NOTE = "2026-03-04_0123abcd.md"
 
@@ -35,3 +38,35 @@ def test_copies_of_our_other_notes_and_any_file():
     assert copy_of("claude-session-history 2.md", lambda n: n == history) == history
     assert copy_of("Report (Bob's conflicted copy 2026-01-02).pdf") == "Report.pdf"
     assert copy_of("Report 2.pdf") is None   # numbered names count only for our own files
+
+
+# -- every note name, every copy form (property) ----------------------------------------------------
+
+NOTE_NAMES = st.builds(lambda day, sid: f"{day:%Y-%m-%d}_{sid}.md",
+                       st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)), st.from_regex(r"[0-9a-f]{8}([0-9a-f-]{1,28})?", fullmatch=True))
+COPY_FORMS = [
+    lambda stem: f"{stem}.sync-conflict-20260304-101500-ABCDEF7.md",
+    lambda stem: f"{stem} (Ann's conflicted copy 2026-03-04).md",
+    lambda stem: f"{stem} (conflicted copy 2026-03-04 101500).md",
+    lambda stem: f"{stem}_conflict-20260304-101500.md",
+    lambda stem: f"{stem} (Conflict 2026-03-04 10-15).md",
+    lambda stem: f"{stem} 2.md",
+    lambda stem: f"{stem} (1).md",
+]
+USER_NAMES = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/\\"), min_size=1,
+                     max_size=40).map(lambda stem: stem.strip() + ".md").filter(
+                         lambda name: len(name) > 3 and not is_our_name(name) and "conflict" not in name.lower())
+
+
+@given(NOTE_NAMES, st.sampled_from(COPY_FORMS))
+def test_property_every_copy_of_every_session_note_names_its_note_and_the_note_itself_is_no_copy(name, form):
+    assert is_our_name(name) and copy_of(name, is_note_name) is None and not is_copy_of_ours(name)
+    copy = form(name[:-3])
+    assert copy_of(copy, is_note_name) == name
+    assert is_copy_of_ours(copy)   # the search index leaves it out
+
+
+@given(USER_NAMES, st.sampled_from(COPY_FORMS[5:]))
+def test_property_a_numbered_name_of_the_users_is_never_taken_for_a_copy_of_ours(name, form):
+    assert not is_copy_of_ours(name)
+    assert not is_copy_of_ours(form(name[:-3]))
