@@ -19,7 +19,10 @@ Then one server session answers every query of QUERIES in turn (the per-call cos
 server), over stdio and over HTTP (one kept-alive connection, raw JSON-RPC: no client library's
 own cost counted), and once the stdio server's first search has to build the index (cold cache).
 Last, one HTTP server answers --requests calls of every tool, in rounds of calls one after the
-other and calls from 20 clients at once, while its resident memory is sampled.
+other and calls from 20 clients at once, while its resident memory is sampled. And, in this
+process, what a request's freshness check costs when it walks the vault (every one-shot process,
+and the server where there is no watch) against when the server's watch hears of no change (Linux):
+on the vault and on a generated vault of --watch-notes notes.
 """
 from __future__ import annotations
 
@@ -239,6 +242,8 @@ def main() -> int:
     parser.add_argument("--vault", default=str(DEFAULT_VAULT))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--requests", type=int, default=5000, help="calls for the HTTP server's memory figure")
+    parser.add_argument("--watch-notes", type=int, default=20000,
+                        help="notes of the generated vault for the walk-against-watch figure (0: skip it)")
     parser.add_argument("--semantic", action="store_true",
                         help="then embed the vault and compare hybrid searches (the model loaded per process)")
     args = parser.parse_args()
@@ -272,6 +277,10 @@ def main() -> int:
         shutil.rmtree(home / ".claude" / "obsidian-memory" / "cache")
         cold_ready, cold_search = first_result(environ, "search", search_args)
         hybrid = semantic_figures(environ, ours, search_args, args.runs) if args.semantic else None
+        freshness = [freshness_figures(vault, home / "fresh-small")]
+        if args.watch_notes:
+            freshness.append(freshness_figures(generated_vault(home / "generated", args.watch_notes),
+                                               home / "fresh-large"))
 
     med = {key: statistics.median(values) for key, values in figures.items()}
     print(f"vault: {vault} ({notes} notes), runs: {args.runs}, medians")
@@ -302,9 +311,57 @@ def main() -> int:
     print(f"  one-shot CLI / warm search over HTTP        {med['cli_search'] / p50_http:7.1f}")
     print(f"  HTTP first search / stdio first search      {med['http_search'] / med['search']:7.2f}")
     print(f"  HTTP RSS growth, 200 calls -> {memory['requests']} calls     {memory['end'] / memory['warm']:7.2f}")
+    print_freshness(freshness)
     if hybrid:
         print_semantic(hybrid)
     return 0
+
+
+def generated_vault(root: Path, count: int) -> Path:
+    """`count` short notes in folders of 100, for the freshness figure only."""
+    for number in range(count):
+        folder = root / f"area{number // 1000}" / f"topic{number // 100}"
+        if number % 100 == 0:
+            folder.mkdir(parents=True)
+        (folder / f"note {number}.md").write_text(f"# Note {number}\nword{number % 997} text {number}\n",
+                                                  encoding="utf-8")
+    return root
+
+
+def freshness_figures(vault: Path, config_dir: Path) -> dict:
+    """p50 of `VaultIndex.open_fresh` with nothing changed: walking the vault, then watched."""
+    sys.path.insert(0, str(REPO))
+    from obsidian_memory import settings as settings_module
+    from obsidian_memory.search.store import VaultIndex
+
+    settings = settings_module.Settings(str(config_dir), vault=str(vault))
+    started = time.perf_counter()
+    VaultIndex.open_fresh(settings).close()
+    built = time.perf_counter() - started
+
+    def p50(count: int = 40) -> float:
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            VaultIndex.open_fresh(settings).close()
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    walked = p50()
+    watched = VaultIndex.watch_vault(settings)
+    VaultIndex.open_fresh(settings).close()
+    return {"notes": sum(1 for _ in vault.rglob("*.md")), "built": built, "walk": walked,
+            "watch": p50() if watched else None}
+
+
+def print_freshness(rows: list[dict]) -> None:
+    print("a request's freshness check with nothing changed (in process, p50 of 40)")
+    for row in rows:
+        if row["watch"] is None:
+            print(f"  {row['notes']:6d} notes: walk {ms(row['walk']).strip()}; no watch on this system")
+            continue
+        print(f"  {row['notes']:6d} notes: walk {ms(row['walk']).strip()}, watched {row['watch'] * 1000:.2f} ms, "
+              f"walk / watched {row['walk'] / row['watch']:.0f}x  (index built in {row['built']:.0f} s)")
 
 
 def semantic_figures(environ: dict, home: Path, search_args: dict, runs: int) -> dict:

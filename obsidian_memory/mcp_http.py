@@ -17,7 +17,8 @@ the transport and its guard:
   stays flat over a day of use), and a restarted server serves the clients it had without them
   noticing. The tools never ask the client anything back, so nothing is lost by it.
 - While it runs, the index stays warm: a first freshness check and the semantic model are loaded
-  at start, and `VaultIndex.open_fresh` shares one check among requests that arrive together.
+  at start, `VaultIndex.open_fresh` shares one check among requests that arrive together, and
+  (Linux, a local file system) a watch of the vault spares the walk while nothing changed.
 """
 from __future__ import annotations
 
@@ -244,9 +245,10 @@ def _install_stop_handlers() -> None:
 
 
 def _warm_up(vault: str | None) -> None:
-    """In the background: the index brought up to date and, for a vault with embeddings, the
-    semantic model and the vectors loaded and run once, so that the first search after a start
-    pays for none of it. A failure here is left for that first search to report."""
+    """In the background: the index brought up to date and the vault watched from then on (a
+    search skips the walk while nothing changed), and, for a vault with embeddings, the semantic
+    model and the vectors loaded and run once, so that the first search after a start pays for
+    none of it. A failure here is left for that first search to report."""
     def warm() -> None:
         try:
             from obsidian_memory import settings as settings_module
@@ -255,6 +257,7 @@ def _warm_up(vault: str | None) -> None:
 
             settings = settings_module.load(vault=vault)
             VaultIndex.open_fresh(settings).close()
+            VaultIndex.watch_vault(settings)
             if hybrid.semantic_ready(settings)[0]:
                 vectors.load_matrix(settings, semantic.model_id())
                 semantic.embed_query("warm up")

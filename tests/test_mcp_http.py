@@ -88,6 +88,21 @@ def test_a_note_written_while_the_server_runs_is_found_by_the_next_search(world)
         assert run(search_paths, server, "zucchini") == []
 
 
+def test_a_folder_made_filled_renamed_and_edited_while_the_server_runs_is_searched_as_it_is(world):
+    """The server watches the vault (Linux) and skips its walk while nothing changed: folders made
+    and moved, and notes written into them at once, are still seen by the very next search."""
+    with HttpServer.of(world) as server:
+        assert run(search_paths, server, "quince") == []
+        (world.vault / "Orchard" / "Rows").mkdir(parents=True)
+        (world.vault / "Orchard" / "Rows" / "Tree.md").write_text("# Tree\nquince rows\n", encoding="utf-8")
+        assert run(search_paths, server, "quince") == ["Orchard/Rows/Tree.md"]
+        (world.vault / "Orchard").rename(world.vault / "Grove")
+        assert run(search_paths, server, "quince") == ["Grove/Rows/Tree.md"]
+        (world.vault / "Grove" / "Rows" / "Tree.md").write_text("# Tree\nmedlar now\n", encoding="utf-8")
+        assert run(search_paths, server, "quince") == []
+        assert run(search_paths, server, "medlar") == ["Grove/Rows/Tree.md"]
+
+
 def test_twenty_concurrent_clients_are_all_answered(world):
     (world.vault / "Fresh.md").write_text("# Fresh\nquince jelly\n", encoding="utf-8")
 

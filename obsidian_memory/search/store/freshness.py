@@ -10,6 +10,10 @@ that started before them run one more check together (at most two walks for a bu
 
 Arrival and starts are counted, not timed (clocks may tick coarsely): `ticket()` at arrival is
 the number of checks started so far; a completed check numbered above it covers the request.
+
+A process that lives long (the HTTP MCP server) also `watch`es the vault: then a request that
+finds nothing changed since the last complete check, on the same index file and settings, skips
+the walk altogether (`watch.VaultWatch` says why that is safe, and where there is no watch).
 """
 from __future__ import annotations
 
@@ -21,24 +25,43 @@ class Gate:
         self._lock = threading.Lock()
         self._started = 0       # checks started so far (each one's number)
         self._covered = 0       # the number of the latest check that completed
+        self._watch = None          # a watch.VaultWatch once `watch` found one
+        self._quiet_basis = None    # the basis of the last complete check the watch vouches for since
+
+    def watch(self, vault: str) -> bool:
+        """From now on, skip checks while the watch hears of no change (False: no watch here)."""
+        from obsidian_memory.search.store.watch import VaultWatch   # (ctypes: only a process that watches)
+
+        with self._lock:
+            if self._watch is None or self._watch.broken:
+                self._watch = VaultWatch.start(vault)
+            return self._watch is not None
 
     def ticket(self) -> int:
         """Take at arrival, before anything is read."""
         return self._started
 
-    def run(self, ticket: int, check, wait: float) -> None:
-        """`check()` unless a check that started after `ticket` completed; `check` returns
-        whether it completed (False: it gave up, e.g. another process held the index). A check
-        that runs longer than `wait` seconds is not waited for: the caller reads as is."""
+    def run(self, ticket: int, check, wait: float, basis=None) -> None:
+        """`check()` unless a check that started after `ticket` completed, or the watch heard of
+        no change since a complete check made on the same `basis` (the index file and the settings
+        the check depends on). `check` returns whether it completed (False: it gave up, e.g.
+        another process held the index). A check that runs longer than `wait` seconds is not
+        waited for: the caller reads as is."""
         if not self._lock.acquire(timeout=wait):
             return
         try:
             if self._covered > ticket:
                 return
+            watched = self._watch is not None and not self._watch.broken
+            if watched and not self._watch.changed() and basis is not None and basis == self._quiet_basis:
+                return
+            self._quiet_basis = None
             self._started += 1
             number = self._started
             if check():
                 self._covered = number
+                if watched and not self._watch.broken:   # (read before the check: what it missed, the next hears)
+                    self._quiet_basis = basis
         finally:
             self._lock.release()
 

@@ -136,7 +136,8 @@ class VaultIndex:
     def open_fresh(cls, settings) -> "VaultIndex":
         """The index brought up to date (as a search does), then read in one snapshot. A file
         found damaged on the way is deleted and built again. In a long-running process, requests
-        that arrive together share one check (`freshness`)."""
+        that arrive together share one check, and one that watches the vault skips the check
+        while nothing changed (`freshness`, `watch_vault`)."""
         gate = freshness.gate(index_path(settings))
         ticket = gate.ticket()
         for attempt in range(2):
@@ -145,7 +146,8 @@ class VaultIndex:
                 if index.created:    # a new file: no earlier check counts for it
                     index.update(lock_wait=SEARCH_LOCK_WAIT)
                 else:
-                    gate.run(ticket, lambda: not index.update(lock_wait=SEARCH_LOCK_WAIT).skipped, SEARCH_LOCK_WAIT)
+                    gate.run(ticket, lambda: not index.update(lock_wait=SEARCH_LOCK_WAIT).skipped, SEARCH_LOCK_WAIT,
+                             basis=index._freshness_basis())
                 index.conn.execute("BEGIN")
                 return index
             except sqlite3.DatabaseError as exc:
@@ -157,6 +159,19 @@ class VaultIndex:
                 index.close()
                 raise
         raise AssertionError("unreachable")
+
+    @classmethod
+    def watch_vault(cls, settings) -> bool:
+        """For a process that lives long (the HTTP MCP server): from now on, `open_fresh` skips
+        the walk of the vault while a watch hears of no change in it. False where there is no
+        watch (not Linux, a network or FUSE file system): every open walks, as before."""
+        return freshness.gate(index_path(settings)).watch(settings.vault)
+
+    def _freshness_basis(self) -> tuple:
+        """What a check depends on besides the vault: this very file (not one rebuilt meanwhile)
+        and the settings of the walk."""
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), tuple(self.settings.index_ignore or ())
 
     @classmethod
     def open_readonly(cls, settings) -> "VaultIndex | None":
