@@ -153,3 +153,24 @@ def test_import_after_the_upgrade_fills_the_new_parts_and_keeps_the_users_sectio
         assert archive.get_session(crafted_id).commits[0].hash == "1a2b3c4"
         assert archive.get_session("s-gone").commits == []
     assert b"archived 1 " in done.stdout and b"archived 0 " in env.run("import").stdout   # once is enough
+
+
+RECORDED = FIXTURES / "transcripts" / "outcomes-2.1.332" / "f9090e47-c999-4ff1-8773-9ddbce9cbf9f.jsonl"
+
+
+@pytest.mark.parametrize("fixture", [CRAFTED, RECORDED], ids=["crafted", "recorded-2.1.332"])
+def test_a_note_rendered_again_from_the_archive_alone_says_what_was_done(env, fixture):
+    """The transcript and the note gone (Claude Code's 30 days, a deleted note): `show` renders
+    the note from the archive, the same as the one the transcript gave, outcome and all."""
+    target = env.config_dir / "projects" / "-home-dev-importer" / fixture.name
+    target.parent.mkdir(parents=True)
+    target.write_bytes(fixture.read_bytes())
+    assert env.run("import").returncode == 0
+    (note,) = (env.vault / "Meta" / "claude-sessions").rglob("*.md")
+    written = note.read_text(encoding="utf-8")
+    assert "## Outcome" in written and "**Answer:**" in written and "## Commands" in written
+    target.unlink()
+    note.unlink()
+    shown = env.run("show", transcript.parse(str(fixture)).session_id[:8])
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.decode("utf-8") == written
