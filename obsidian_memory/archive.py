@@ -727,6 +727,14 @@ class Archive:
                 "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{f} = excluded.{f}" for f in fields[1:])
                 + ", learned = 0", [tuple(note.get(f) for f in fields) for note in read])
 
+    def vault_note_paths(self, root: str, session_id: str) -> list[str]:
+        """The notes of the vault at `root` that hold `session_id`, as last read (conflict copies
+        aside)."""
+        if self.meta("vault_notes_root") != root:
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT path FROM vault_notes WHERE session_id = ? AND kind = 'session' ORDER BY path", (session_id,))]
+
     def own_session_ids(self, session_ids: list[str]) -> set[str]:
         """Those of `session_ids` that are this machine's own sessions."""
         return self._session_ids_among(session_ids, "origin = 'transcript' AND ")

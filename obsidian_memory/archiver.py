@@ -28,6 +28,7 @@ VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
+NOTE_LOOKUP_SECONDS = 0.5       # a new session's note is looked up in the vault's record this long at most
 HOOK_HISTORY_SECONDS = 1.0       # a hook reads changed notes for the history this long at most (the sweep does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -301,13 +302,23 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
                 return  # another machine's session: its note is that machine's to write
             owners = {session.machine, *archive.former_machines()} - {None}
             relative = notes.write_note(session, settings, note_path=archive.note_path(session_id),
-                                        indexed=lambda sid: _indexed_note_paths(settings, sid), owners=owners)
+                                        indexed=lambda sid: _indexed_note_paths(settings, sid),
+                                        known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners)
             archive.record_note(session_id, relative, revision)
             result.note_path = relative
     except (OSError, ValueError) as exc:
         result.note_error = f"{type(exc).__name__}: {exc}"
         logs.log_for(settings, f"archive: session {session_id} kept in the archive, note not written: "
                                f"{result.note_error}")
+
+
+def _known_note_paths(settings, archive, session_id: str) -> list[str] | None:
+    """The notes holding `session_id` by the archive's record of the vault, brought up to date
+    now (vault_sessions.notes_of); None when that takes longer than NOTE_LOOKUP_SECONDS (many
+    notes changed since the last run): then the note is looked for by a walk."""
+    from obsidian_memory.notes import vault_sessions
+
+    return vault_sessions.notes_of(settings, archive, session_id, deadline=time.monotonic() + NOTE_LOOKUP_SECONDS)
 
 
 def _indexed_note_paths(settings, session_id: str) -> list[str]:
@@ -736,7 +747,8 @@ def _write_pending_notes(settings, archive, summary) -> None:
         if session_id in just_tried:
             continue   # its note failed a moment ago: logged already
         if recorded and not notes.note_exists(settings, recorded):
-            moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid))
+            moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid),
+                                      lambda sid: _known_note_paths(settings, archive, sid))
             if moved is None:   # deleted: as good as written, until the session changes again
                 archive.record_note(session_id, recorded, archive.revision(session_id))
                 continue

@@ -153,11 +153,13 @@ def split_user_section(text: str) -> str | None:
 
 # -- writing -----------------------------------------------------------------------------------
 
-def write_note(session, settings, *, note_path: str | None = None, indexed=None, owners: set | None = None) -> str:
+def write_note(session, settings, *, note_path: str | None = None, indexed=None, known=None,
+               owners: set | None = None) -> str:
     """Render and write the session's note; returns its vault-relative path.
 
     The note is found by its `session_id` property wherever the user moved it (locate_note: the
-    recorded `note_path` first, then `indexed(session_id)`'s candidates, then a bounded walk) and
+    recorded `note_path` first, then `known(session_id)`'s and `indexed(session_id)`'s candidates,
+    then, unless `known` could tell, a bounded walk) and
     updated in place, keeping the user's section and the properties and tags they added. A new
     note goes to note_relative_path, with a longer name when a note of another session (the same
     first 8 characters of its id) or a file of the user's is there. With `owners` (the machine
@@ -167,7 +169,7 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
     """
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
-    relative = locate_note(settings, session.session_id, note_path, indexed)
+    relative = locate_note(settings, session.session_id, note_path, indexed, known)
     if relative is None:
         relative = _free_note_path(session, settings, note_path)
     target = fsutil.resolve_inside(settings.vault, relative)
@@ -224,18 +226,22 @@ def is_note_of(settings, relative: str, session_id: str, *, unmarked: bool = Fal
     return found == session_id or (unmarked and found is None)
 
 
-def locate_note(settings, session_id: str, recorded: str | None, indexed=None) -> str | None:
+def locate_note(settings, session_id: str, recorded: str | None, indexed=None, known=None) -> str | None:
     """Where the session's note is now (vault-relative), or None when no note in the vault says it
-    is this session's: the recorded path when it still is; else the candidates `indexed` gives
-    (the local index's idea of which notes carry this session_id: it may lag, so each is checked);
-    else a walk of the vault (sessions folder first) bounded in files and time. Only when the
-    recorded note is gone or not this session's is anything but that one file read."""
+    is this session's: the recorded path when it still is; else the candidates `known` gives (the
+    notes holding this session_id by a record of the vault brought up to date just now, complete:
+    a list, maybe empty; None when it cannot tell) and those `indexed` gives (the local index's
+    idea: it may lag); each is checked. Only when `known` could not tell, a walk of the vault
+    (sessions folder first) bounded in files and time: with thousands of notes (other machines'
+    too) a walk reads them all. Only when the recorded note is gone or not this session's is
+    anything but that one file read."""
     if recorded and is_note_of(settings, recorded, session_id, unmarked=True):
         return recorded
-    for candidate in (indexed(session_id) or []) if indexed else []:
+    complete = known(session_id) if known else None
+    for candidate in [*(complete or []), *((indexed(session_id) or []) if indexed else [])]:
         if is_note_of(settings, candidate, session_id):
             return candidate
-    return _walk_for_note(settings, session_id)
+    return None if complete is not None else _walk_for_note(settings, session_id)
 
 
 def session_note_ids(settings, *, limit: int | None = None) -> set[str]:

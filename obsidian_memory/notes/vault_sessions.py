@@ -280,6 +280,19 @@ def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
     return Folder(archive, root, sessions_changed)
 
 
+def notes_of(settings, archive, session_id: str, *, deadline: float | None = None) -> list[str] | None:
+    """The notes of the vault that hold `session_id` (vault-relative; [] when none does), by the
+    archive's record of the vault brought up to date now (a listing, and a read of the notes that
+    changed); None when that could not be done by `deadline` (or there is no vault)."""
+    from obsidian_memory.notes.sessions import VaultUnavailable
+
+    try:
+        folder = refresh(settings, archive, deadline=deadline)
+    except (Incomplete, VaultUnavailable, OSError):
+        return None
+    return archive.vault_note_paths(folder.root, session_id)
+
+
 def survey(settings) -> list[dict]:
     """The vault's notes as they are now, without writing anything (for doctor): the archive's
     record of the files that did not change since, the others read."""

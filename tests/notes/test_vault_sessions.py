@@ -135,3 +135,47 @@ def test_property_our_frontmatter_reads_as_pyyaml_reads_it(values):
         if hasattr(value, "isoformat"):
             expected[key] = value.isoformat()
     assert vault_sessions.properties_of(f"---\n{block}---\nbody\n") == expected
+
+
+def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(settings, env, monkeypatch, tmp_path):
+    """With thousands of other machines' notes in the vault, a walk for a new session's note would
+    read them all in every SessionEnd hook; the vault's record, brought up to date by a listing,
+    says no note holds it. A note the user moved is still found and updated where it is."""
+    from archive_fixtures import session_id, write_transcript
+
+    from obsidian_memory import archiver
+
+    for n in range(1, 41):
+        write(settings, n)   # another machine's notes
+    transcripts = {}
+    for n in (101, 102):
+        sid = session_id(n)
+        transcripts[sid] = write_transcript(env.config_dir / "projects" / "-w" / f"{sid}.jsonl", sid,
+                                            [f"work {n}"], cwd=str(tmp_path), start="2026-03-05T09:00:00.000Z")
+    first, second = transcripts
+    walks, reads = [], counting_reads(monkeypatch)
+    real_walk = notes._walk_for_note
+    monkeypatch.setattr(notes, "_walk_for_note", lambda *a: walks.append(a) or real_walk(*a))
+    archiver.archive_transcript(str(transcripts[first]), settings, session_id=first)   # first sight: reads them all
+    reads.clear()
+    result = archiver.archive_transcript(str(transcripts[second]), settings, session_id=second)
+    # of the session notes, the new one only, read once for the history (the activity note is rewritten too)
+    assert walks == [] and [r for r in reads if r.startswith(settings.sessions_folder)] == [result.note_path]
+
+    moved = settings.vault_path("Projects/first.md")   # the user moves the first note
+    os.makedirs(os.path.dirname(moved))
+    with open(moved, "w", encoding="utf-8") as handle, open(settings.vault_path(archiver_note(settings, first)),
+                                                            encoding="utf-8") as note:
+        handle.write(note.read())
+    os.unlink(settings.vault_path(archiver_note(settings, first)))
+    write_transcript(transcripts[first], first, ["work 101", "more work"], cwd=str(tmp_path),
+                     start="2026-03-05T09:00:00.000Z")
+    again = archiver.archive_transcript(str(transcripts[first]), settings, session_id=first)
+    assert again.note_path == "Projects/first.md" and walks == []
+    assert "more work" in open(moved, encoding="utf-8").read()
+    assert not [p for p in vault_sessions.list_notes(settings.vault) if first[:8] in p]
+
+
+def archiver_note(settings, session_id: str) -> str:
+    with open_archive(settings.archive, readonly=True) as db:
+        return db.note_path(session_id)
