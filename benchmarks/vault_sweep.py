@@ -12,12 +12,15 @@ This machine has an empty archive and no transcripts. Then:
   - unchanged: the median of `--runs` sweeps in-process once everything was learned (lists and
     stats the vault, reads nothing, the history table already right), with two of its parts
     (listing the vault, the archive's quick_check), and as whole processes against `python -c pass`;
-  - one note changed: the median in-process sweep after one note was touched.
+  - one note changed: the median in-process sweep after one note was touched;
+  - a SessionEnd hook archiving a new session of this machine, as a whole process, with the N notes
+    in the vault and with none of another machine's (the cost they add to every session's end).
 Target: the unchanged sweep <= 100 ms in-process. The machine is shared: compare within one run.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -112,6 +115,27 @@ def parts(env: dict, runs: int) -> tuple[float, float]:
         return median_ms(lambda: vault_sessions.list_notes(root)), median_ms(archive.quick_check)
 
 
+def session_end_hooks(env: dict, runs: int, first: int) -> float:
+    """The median of `runs` SessionEnd hooks (`hook archive`, a whole process, as Claude Code runs
+    it), each archiving a new session of this machine (ms)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from archive_fixtures import write_transcript
+
+    projects = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / "-bench"
+    times = []
+    for n in range(first, first + runs):
+        session_id = f"{n:08x}-eeee-4eee-8eee-{n:012x}"
+        path = write_transcript(projects / f"{session_id}.jsonl", session_id, [f"bench work {n}"], cwd=str(REPO),
+                                start="2026-12-01T09:00:00.000Z")
+        payload = json.dumps({"hook_event_name": "SessionEnd", "session_id": session_id, "transcript_path": str(path),
+                              "cwd": str(REPO), "reason": "exit"}).encode()
+        started = time.perf_counter()
+        subprocess.run([sys.executable, str(CLI), "hook", "archive"], input=payload, env=env, capture_output=True,
+                       check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
 def process(command: list[str], env: dict) -> float:
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True)
@@ -161,6 +185,12 @@ def main() -> int:
         print(f"\nwhole process, unchanged (median):    {statistics.median(whole) * 1000:8.1f} ms   "
               f"`python -c pass` {statistics.median(bare) * 1000:.1f} ms, "
               f"ratio {statistics.median(whole) / statistics.median(bare):.2f}x")
+        with tempfile.TemporaryDirectory(prefix="om-vault-sweep-empty-") as empty:
+            empty_env, _ = build_world(Path(empty), 0)
+            alone = session_end_hooks(empty_env, args.runs, 10_000)
+        crowded = session_end_hooks(env, args.runs, 20_000)
+        print(f"SessionEnd hook, a new session (median): {crowded:.1f} ms with the {args.notes} notes, {alone:.1f} ms "
+              f"with none of another machine's; ratio {crowded / alone:.2f}x")
         archive.unlink()
         for suffix in ("-wal", "-shm"):
             Path(str(archive) + suffix).unlink(missing_ok=True)
