@@ -238,12 +238,17 @@ def print_comparison(now: dict[str, float], before: dict[str, float]) -> None:
         set_name, name, half, category, metric = key.split("|")
         if category == "overall" or (metric == "ndcg@5" and abs(delta) >= 0.02):
             mark = "" if category == "overall" else "*"
-            print(f"  {mark}{set_name:<12}{name:<10}{half:<5}{category:<14}{metric:<7}"
+            print(f"  {mark}{set_name:<12}{name:<22}{half:<5}{category:<14}{metric:<7}"
                   f"{before[key]:>7.3f} -> {now[key]:.3f}  ({delta:+.3f})")
     print()
 
 
 # -- main ---------------------------------------------------------------------------------------
+
+def _half(golden: list[dict], halves: tuple[str, ...]) -> list[dict]:
+    """Only the entries of the half asked for: tuning on dev never searches the test queries."""
+    return golden if len(halves) > 1 else [item for item in golden if item.get("split") in halves]
+
 
 def settings_for(vault: str):
     return settings_module.Settings(os.path.join(os.environ["OBSIDIAN_MEMORY_CACHE_DIR"], "config"), vault=vault)
@@ -304,7 +309,7 @@ def main() -> int:
         ranked = rankers(settings, vault, vault_engines)
         print()
         for name in names:
-            golden = evaluation.load_golden(os.path.join(GOLDEN, SETS[name][0]))
+            golden = _half(evaluation.load_golden(os.path.join(GOLDEN, SETS[name][0])), halves)
             figures[name] = {e: measure(golden, r) for e, r in ranked.items()}
             print_set(f"{name}: {len(golden)} queries from {SETS[name][0]}, vault {os.path.basename(vault)}",
                       figures[name], halves)
@@ -315,7 +320,7 @@ def main() -> int:
         if "hybrid" in fan_engines and semantic_ready(settings, FANOUT[1]):
             fan_engines.remove("hybrid")
         ranked = rankers(settings, FANOUT[1], fan_engines)
-        golden = evaluation.load_golden(os.path.join(GOLDEN, FANOUT[0]))
+        golden = _half(evaluation.load_golden(os.path.join(GOLDEN, FANOUT[0])), halves)
         by_engine = {e: fan_out_figures(golden, r) for e, r in ranked.items()}
         print_fan_out(golden, by_engine, halves)
         print_fusion_cases(golden, ranked)
