@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion (k=60) and the multi-query fan-out of the dispatcher."""
+"""Reciprocal rank fusion (k=60) with the leader's share, and the multi-query fan-out of the dispatcher."""
 from __future__ import annotations
 
 import pytest
@@ -6,12 +6,14 @@ import pytest
 from obsidian_memory import settings as settings_module
 from obsidian_memory.search import search
 from obsidian_memory.search.base import Hit
-from obsidian_memory.search.fusion import reciprocal_rank_fusion
+from obsidian_memory.search.fusion import CONFIDENT_BONUS, reciprocal_rank_fusion
 
 
-def hits(*paths, excerpt="", engine="scan"):
-    return [Hit(path=p, basename=p[:-3], score=100 - i, excerpt=f"{excerpt}{p}", engine=engine)
-            for i, p in enumerate(paths)]
+def hits(*paths, excerpt="", engine="scan", scores=None):
+    """A ranking; by default every note scores the same (no note leads)."""
+    scores = scores or [1.0] * len(paths)
+    return [Hit(path=p, basename=p[:-3], score=s, excerpt=f"{excerpt}{p}", engine=engine)
+            for p, s in zip(paths, scores)]
 
 
 def test_fused_score_is_the_sum_of_reciprocal_ranks():
@@ -19,6 +21,24 @@ def test_fused_score_is_the_sum_of_reciprocal_ranks():
     got = {h.path: h.score for h in fused}
     assert got == pytest.approx({"a.md": 1 / 61 + 1 / 62, "c.md": 1 / 63 + 1 / 61, "b.md": 1 / 62})
     assert [h.path for h in fused] == ["a.md", "c.md", "b.md"]
+
+
+def test_a_ranking_s_first_note_gets_a_share_for_how_clearly_it_leads():
+    fused = reciprocal_rank_fusion([hits("a.md", "b.md", scores=[4.0, 3.0]), hits("c.md", scores=[2.0])],
+                                   weights=[1.0, 0.5])
+    got = {h.path: h.score for h in fused}
+    assert got == pytest.approx({"a.md": 1 / 61 + CONFIDENT_BONUS * (4 - 3) / 4, "b.md": 1 / 62,
+                                 "c.md": 0.5 * (1 / 61 + CONFIDENT_BONUS * 1.0)})     # alone: it leads fully
+
+
+def test_a_phrasing_s_clear_first_beats_a_note_found_lower_by_every_phrasing():
+    """Issue 14: plain RRF put the note a phrasing found clearly first below notes two phrasings
+    found third or fourth (the configuration folder at #35, Sync pricing out of the top 5)."""
+    unsure = hits("x.md", "y.md", "both.md", "z.md", scores=[5.0, 4.9, 4.8, 4.7])
+    clear = hits("answer.md", "w.md", "both.md", scores=[9.0, 3.0, 2.0])
+    fused = reciprocal_rank_fusion([unsure, clear])
+    assert fused[0].path == "answer.md"
+    assert reciprocal_rank_fusion([unsure, clear], confident_bonus=0)[0].path == "both.md"   # plain RRF
 
 
 def test_a_note_found_by_every_query_beats_one_found_first_by_a_single_query():
@@ -34,12 +54,13 @@ def test_a_note_keeps_the_excerpt_of_its_best_ranking():
 
 
 def test_ties_keep_the_better_best_rank_then_the_path():
-    fused = reciprocal_rank_fusion([hits("b.md", "a.md"), hits("a.md", "b.md"), hits("d.md"), hits("c.md")])
+    fused = reciprocal_rank_fusion([hits("b.md", "a.md"), hits("a.md", "b.md"), hits("d.md"), hits("c.md")],
+                                   confident_bonus=0)           # the RRF part: alone, c and d would lead
     assert [h.path for h in fused] == ["a.md", "b.md", "c.md", "d.md"]
 
 
 def test_a_note_listed_twice_in_one_ranking_counts_once():
-    fused = reciprocal_rank_fusion([hits("a.md", "a.md")])
+    fused = reciprocal_rank_fusion([hits("a.md", "a.md")], confident_bonus=0)
     assert [(h.path, h.score) for h in fused] == [("a.md", pytest.approx(1 / 61))]
 
 
@@ -59,7 +80,8 @@ def test_fan_out_merges_queries_and_keeps_the_engine_name(env, monkeypatch):
     assert fused.query == "ingress | load balancer"
     assert [h.path for h in fused.hits] == ["Load balancer.md"]   # ranks for both phrasings
     assert fused.total_results == 2
-    assert fused.hits[0].score == pytest.approx(1 / 62 + 1 / 61)
+    # second for "ingress", first and alone for "load balancer": it leads that ranking fully
+    assert fused.hits[0].score == pytest.approx(1 / 62 + 1 / 61 + CONFIDENT_BONUS)
 
 
 def test_fan_out_is_scoped_like_a_single_query(env, monkeypatch):

@@ -4,10 +4,12 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from fake_omnisearch import FakeOmnisearch, closed_port, item
 
 from obsidian_memory import settings as settings_module
 from obsidian_memory.search import omnisearch, search
+from obsidian_memory.search.fusion import CONFIDENT_BONUS
 
 OFFLINE = "omnisearch (offline)"
 
@@ -158,4 +160,5 @@ def test_omnisearch_hits_fuse_across_queries(user, server):
     assert response.engine == "omnisearch"
     assert server.queries == ["one", "two"]
     assert [h.path for h in response.hits] == ["a.md", "b.md"]
-    assert response.hits[0].score == pytest.approx(2 / 61)
+    # first in both rankings, leading each by 1/9 of its score
+    assert response.hits[0].score == pytest.approx(2 / 61 + 2 * CONFIDENT_BONUS * (9 - 8) / 9)
