@@ -39,7 +39,8 @@ _CALLOUT = re.compile(r"^\[![\w\-]+\][+\-]?[ \t]*")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-/>]\][ \t]+)?")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^[\w\-]+[ \t]*$")
-_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|~~|==)(?=\S)(.+?)(?<=\S)\1")
+# `_` emphasis never starts or ends inside a word (CommonMark), so snake_case stays whole
+_EMPHASIS = re.compile(r"(\*{1,3}|~~|==)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _HR = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _SPACES = re.compile(r"[ \t]+")
@@ -364,12 +365,13 @@ def clean_line(line: str, links: list[str] | None = None) -> str:
 
 
 def clean_inline(text: str, links: list[str] | None = None) -> str:
-    """Inline markup to plain text: links keep their target and label, code keeps its text."""
+    """Inline markup to plain text: a link reads as Obsidian shows it, code keeps its text as written."""
     sink = links if links is not None else []
     if "<" in text:
         text = _HTML_COMMENT.sub(" ", text)
-    if "`" in text:
-        text = _INLINE_CODE.sub(lambda m: m.group(2), text)
+    spans: list[str] = []
+    if "`" in text:               # code keeps its text as written: no link, tag or emphasis inside
+        text = _INLINE_CODE.sub(lambda m: _keep(spans, m.group(2)), text)
     if "[" in text:
         text = _WIKILINK.sub(lambda m: _wikilink_text(m.group(1), m.group(2), sink), text)
         text = _MD_LINK_TARGET.sub(lambda m: _md_link_text(m.group(2), m.group(3) or m.group(4), sink), text)
@@ -379,13 +381,25 @@ def clean_inline(text: str, links: list[str] | None = None) -> str:
         text = text.replace("%%", " ")
     if "*" in text or "_" in text or "~~" in text or "==" in text:
         for _ in range(2):
-            text = _EMPHASIS.sub(lambda m: m.group(2), text)
+            text = _EMPHASIS.sub(lambda m: m.group(2) if m.group(1) else m.group(4), text)
+    if spans:
+        text = _KEPT.sub(lambda m: spans[int(m.group(1))], text)
     if "  " in text or "\t" in text:
         text = _SPACES.sub(" ", text)
     return text.strip()
 
 
+_KEPT = re.compile("\ue000(\\d+)\ue001")
+
+
+def _keep(spans: list[str], code: str) -> str:
+    """A placeholder for a code span, put back once the markup around it is gone."""
+    spans.append(code)
+    return f"\ue000{len(spans) - 1}\ue001"
+
+
 def _wikilink_text(bang: str, inner: str, sink: list[str]) -> str:
+    """A wikilink as Obsidian shows it: its alias, else the note's name (and heading: `Note > Heading`)."""
     target, _, label = inner.replace("\\|", "|").partition("|")
     target = target.strip()
     sink.append(target)
@@ -395,9 +409,10 @@ def _wikilink_text(bang: str, inner: str, sink: list[str]) -> str:
         name = name[:-3]
     elif bang and _ATTACHMENT.search(name):
         return label.strip() if label.strip() and not label.strip().isdigit() else ""
-    anchor = "" if anchor.startswith("^") else anchor.replace("#", " ")
-    parts = [p for p in (name, anchor, label.strip()) if p]
-    return " ".join(_unique(parts))
+    if label.strip():
+        return label.strip()
+    anchor = "" if anchor.startswith("^") else anchor.replace("#", " > ").strip()
+    return " > ".join(p for p in (name, anchor) if p)
 
 
 def _md_link_text(label: str, target: str, sink: list[str]) -> str:
@@ -517,26 +532,6 @@ class Chunk:
         return text_hash(self.text)
 
 
-# A wikilink read for its words (label split off), and a file name that is not a note.
-_WIKILINK_WORDS = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]*))?\]\]")
-_NOT_A_NOTE = re.compile(r"\.(?!md$)[A-Za-z0-9]{2,5}$")
-
-
-def _link_words(match: re.Match) -> str:
-    """A wikilink as a reader sees it: its label, else the note name (and heading); an embedded
-    image or PDF says nothing. The index keeps target and label; a sentence embeds better."""
-    bang, target, label = match.group(1), match.group(2), match.group(3)
-    if label and label.strip():
-        return label.strip()
-    name, _, anchor = target.partition("#")
-    name = name.rsplit("/", 1)[-1].strip()
-    if bang and _NOT_A_NOTE.search(name):
-        return ""
-    name = name[:-3] if name.lower().endswith(".md") else name
-    anchor = "" if anchor.startswith("^") else anchor.replace("#", " ").strip()
-    return " ".join(p for p in (name, anchor) if p)
-
-
 def chunks_of(text: str, title: str) -> list[Chunk]:
     """The head of a note, then its section chunks when the head could not hold the whole body."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
@@ -582,12 +577,10 @@ def _sections(body_text: str) -> list[tuple[str, list[str]]]:
             continue
         heading = HEADING.match(line)
         if heading:
-            level, name = len(heading.group(1)), clean_inline(_WIKILINK_WORDS.sub(_link_words, heading.group(2)))
+            level, name = len(heading.group(1)), clean_inline(heading.group(2))
             path = [(lv, n) for lv, n in path if lv < level] + [(level, name)]
             sections.append((" > ".join(n for _, n in path), []))
             continue
-        if "[[" in line:
-            line = _WIKILINK_WORDS.sub(_link_words, line)
         cleaned = clean_line(line)
         if cleaned:
             sections[-1][1].append(cleaned)

@@ -61,10 +61,19 @@ def test_an_unclosed_fence_keeps_the_rest_as_code():
     assert note.body == "text" and note.code == "code forever"
 
 
-def test_wikilinks_index_target_and_label_and_are_collected():
+def test_wikilinks_read_as_obsidian_shows_them_and_are_collected():
     note = markdown.parse_note("See [[Folder/Note Name|the alias]] and [[Other#Some heading]] and [[X#^blockid]].", "T")
-    assert note.body == "See Note Name the alias and Other Some heading and X."
+    assert note.body == "See the alias and Other > Some heading and X."      # alias, else name > heading
     assert note.links == ["Folder/Note Name", "Other#Some heading", "X#^blockid"]
+
+
+def test_identifiers_and_inline_code_stay_as_written():
+    text = ("Set `MY_SECRET_PATH` (see $XDG_CONFIG_HOME/obsidian/) and snake_case_name; `**kwargs**` and "
+            "`[[not a link]]` are code; _this_ and __that__ are emphasis, as is *a_b*.")
+    note = markdown.parse_note(text, "T")
+    assert note.body == ("Set MY_SECRET_PATH (see $XDG_CONFIG_HOME/obsidian/) and snake_case_name; **kwargs** and "
+                         "[[not a link]] are code; this and that are emphasis, as is a_b.")
+    assert note.links == []
 
 
 def test_markdown_links_keep_their_text_only():
@@ -147,7 +156,7 @@ def test_link_context_is_the_plain_line_cut_around_the_link():
     long_line = "word " * 100 + "[[Far target|the far one]] " + "tail " * 100
     [link] = markdown.parse_note(long_line, "T").outlinks
     assert len(link.context) <= markdown.CONTEXT_CHARS + 2
-    assert "Far target the far one" in link.context and link.context.startswith("…")
+    assert "the far one" in link.context and "Far target" not in link.context and link.context.startswith("…")
     [short] = markdown.parse_note("- [ ] Call **[[Bob]]** today", "T").outlinks
     assert short.context == "Call Bob today"
 

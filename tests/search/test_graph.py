@@ -85,7 +85,7 @@ def test_each_link_keeps_its_line_anchor_kind_and_context(settings):
     by_target = {(r[3], r[4]): r for r in rows}
     section = by_target[("Home", "Section")]
     assert section[5:8] == ("wiki", 0, 6)
-    assert "Back to Home Section" in section[8]
+    assert "Back to Home > Section" in section[8]          # the link as Obsidian shows it
     block = by_target[("Home", "^block1")]
     assert block[5:7] == ("wiki", 1)
     c_sharp = by_target[("../C# notes.md", "")]     # URL-decoded, relative to the note
