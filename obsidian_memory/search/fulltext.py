@@ -2,8 +2,10 @@
 
 The text is tokenised here (never handed to FTS5 as syntax), so quotes, `-`, `:`, `*`,
 parentheses or `AND` in a query cannot raise. Ranking is BM25 with column weights over an OR
-of the terms, plus bonuses a plain BM25 lacks: every term present, the exact phrase, the terms
-close together, the terms in the title or an alias, the query being the title. Typo variants
+of the terms, plus signals a plain BM25 lacks (`Signals`, shown by `--explain`): the words other
+notes link to the note with, every term present, the exact phrase, the terms close together, the
+terms in the title or an alias, the query being the title. Identifiers, paths and markup runs of
+the query also match whole (`tokens`). Typo variants
 (edit distance 1, from the index's own vocabulary, for terms of 4+ characters that the vault
 does not use) and the prefix of the last term count for less than exact terms.
 """
@@ -15,6 +17,7 @@ import unicodedata
 
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.store import Scope, VaultIndex
+from obsidian_memory.search.tokens import query_identifiers
 from obsidian_memory.textclean import strip_control
 
 ENGINE = "index"
@@ -32,6 +35,7 @@ BONUS_PHRASE = 0.25
 BONUS_NEAR = 0.1
 BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
 BONUS_TITLE_EXACT = 0.4
+WEIGHT_INLINKS = 0.3       # times the BM25 of the words other notes link to the note with, normalised
 
 STOPWORDS = frozenset("""
 a an and are as at be but by can do does did for from had has have how i if in into is it its
@@ -54,15 +58,18 @@ class Fulltext:
 
 class Term:
     """A query word: `raw` folded and lower case as typed, `stem` as the index stores it, `prefix`
-    for the last word (it also matches as a prefix), `variants` typo variants from the vocabulary."""
-    __slots__ = ("raw", "stem", "prefix", "variants")
+    for the last word (it also matches as a prefix), `variants` typo variants from the vocabulary, `whole` an identifier glued whole (`tokens`):
+    matched in the idents column only."""
+    __slots__ = ("raw", "stem", "prefix", "variants", "whole")
 
-    def __init__(self, raw: str, stem: str, prefix: bool = False, variants: list[str] | None = None):
+    def __init__(self, raw: str, stem: str, prefix: bool = False, variants: list[str] | None = None,
+                 whole: bool = False):
         self.raw, self.stem, self.prefix = raw, stem, prefix
         self.variants = [] if variants is None else variants
+        self.whole = whole
 
     def exact_expr(self) -> str:
-        return fts_quote(self.raw)
+        return "{idents} : " + fts_quote(self.raw) if self.whole else fts_quote(self.raw)
 
     def fuzzy_expr(self) -> str | None:
         parts = [fts_quote(v) for v in self.variants]
@@ -126,6 +133,8 @@ def prepare(index: VaultIndex, text: str) -> ParsedQuery:
     for term in terms:
         if 4 <= len(term.raw) <= MAX_TYPO_WORD and not term.raw.isdigit():
             term.variants = typo_variants(index, term.stem)
+    wholes = [w for w in query_identifiers(_QUOTED.sub(" ", text)) if w not in content]
+    terms += [Term(raw=w, stem=s, whole=True) for w, s in zip(wholes, index.stems(wholes))]
     sequence = plain if len(plain) >= 2 else []
     return ParsedQuery(terms, sequence, phrases, negatives)
 
@@ -200,47 +209,105 @@ class _Matches:
 
 
 def search(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
-    """Ranked hits for `query` (cut to query.limit) and the number of notes in scope that match."""
+    """Ranked hits for `query` (cut to query.limit) and the number of notes in scope that match.
+    With `query.explain`, each hit carries the signals that placed it (`extra["explain"]`)."""
     parsed = prepare(index, query.text or "")
     if parsed.empty:
         return _browse(index, query)
     run = _Matches(index, query, parsed)
-    notes = index.note_count()
-    terms, weights = _informative(index, parsed.terms, notes)
+    terms, weights = _informative(index, parsed.terms, index.note_count())
     exact_expr = " OR ".join(t.exact_expr() for t in terms)
     fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
-    title_exprs = ["{title aliases} : " + t.any_expr() for t in terms]
+    title_exprs = [None if t.whole else "{title aliases} : " + t.any_expr() for t in terms]
     exact = run.ranked(exact_expr)
     fuzzy = run.ranked(fuzzy_expr, POOL // 2) if fuzzy_expr else {}
     pool = set(exact) | set(fuzzy)
     if len(terms) > 1:
         pool |= set(run.ranked(" AND ".join(t.any_expr() for t in terms), POOL // 2))
-    if terms:
-        pool |= set(run.ranked(" OR ".join(title_exprs), POOL // 2))
+    if any(title_exprs):
+        pool |= set(run.ranked(" OR ".join(e for e in title_exprs if e), POOL // 2))
+    link_expr = " OR ".join(t.exact_expr() for t in _words_of(terms))
+    inlinks = index.inlink_ranked(link_expr, run.scope, POOL) if link_expr else {}
+    by_words = set(pool)
+    if not parsed.phrases and not parsed.negatives:     # those hold for a note's own text only
+        pool |= set(inlinks)
     if not pool:
         return [], 0
-    _fill(run, exact, exact_expr, pool)      # typo and prefix scores outside their list count as 0
+    # typo and prefix scores outside their list count as 0, and so do the BM25 scores of notes
+    # found only by the words others link to them with (they were not among the best by BM25)
+    _fill(run, exact, exact_expr, by_words)
     in_note = [run.members(t.any_expr(), pool) for t in terms] if len(terms) > 1 else [pool]
-    in_title = [run.members(e, pool) for e in title_exprs]
+    in_title = [run.members(e, pool) if e else set() for e in title_exprs]
     info = index.names(pool)
     query_name = " ".join(parsed.sequence or [w for p in parsed.phrases for w in p] or [t.raw for t in terms])
     base = {r: exact.get(r, 0.0) + FUZZY_WEIGHT * fuzzy.get(r, 0.0) for r in pool}
-    top = max(base.values()) or 1.0
-    scored = {}
+    top, top_in = max(base.values()) or 1.0, max(inlinks.values(), default=0.0) or 1.0
+    signals = {}
     for rowid in pool:
-        path, title, aliases = info[rowid]
-        coverage = sum(w for w, s in zip(weights, in_note) if rowid in s)
         title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
-        names = [title, *aliases.split("\n")] if aliases else [title]
-        scored[rowid] = (base[rowid] / top
-                         + BONUS_ALL_TERMS * coverage ** 2
-                         + BONUS_TITLE * title_share
-                         + BONUS_TITLE_EXACT * any(" ".join(words(n)) == query_name for n in names))
-    _proximity_bonus(run, scored, parsed, terms, max(RERANK, query.limit))
-    ranked = sorted(scored.items(), key=lambda item: (-item[1], info[item[0]][0]))
+        signals[rowid] = Signals(
+            bm25=base[rowid] / top, inlinks=inlinks.get(rowid, 0.0) / top_in,
+            all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
+            title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
+    _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
+    ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
+    ranked = _with_confidence(index, ranked, terms, weights, in_note)
     total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
-    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info) for rowid, score in ranked[:max(0, query.limit)]]
+    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info, signals[rowid] if query.explain else None)
+            for rowid, score in ranked[:max(0, query.limit)]]
     return hits, max(total, len(pool))
+
+
+class Signals:
+    """What places a note for a query, each in [0, 1] (`score` weighs them; `--explain` shows them):
+    `bm25` over the note's fields, over the best candidate's; `inlinks` the BM25 of the words other
+    notes link to it with, over the best's; `all_terms` the query's weight (rare words weigh more)
+    the note holds, squared; `title` the query's weight its title or an alias holds; `title_exact`
+    1 when the query is its title or an alias; `phrase` 1 when it holds the query's words in a row;
+    `near` 1 when it holds them close together."""
+    __slots__ = ("bm25", "inlinks", "all_terms", "title", "title_exact", "phrase", "near")
+
+    def __init__(self, bm25: float = 0.0, inlinks: float = 0.0, all_terms: float = 0.0, title: float = 0.0,
+                 title_exact: float = 0.0):
+        self.bm25, self.inlinks, self.all_terms, self.title, self.title_exact = bm25, inlinks, all_terms, title, title_exact
+        self.phrase = self.near = 0.0          # set by `_proximity` on the leading candidates
+
+    WEIGHTS = {"bm25": 1.0, "inlinks": WEIGHT_INLINKS, "all_terms": BONUS_ALL_TERMS, "title": BONUS_TITLE,
+               "title_exact": BONUS_TITLE_EXACT, "phrase": BONUS_PHRASE, "near": BONUS_NEAR}
+
+    def score(self) -> float:
+        return sum(weight * getattr(self, name) for name, weight in self.WEIGHTS.items())
+
+    def explain(self) -> dict[str, float]:
+        """Each signal's share of the score, the signals that gave nothing left out."""
+        return {name: round(weight * getattr(self, name), 4) for name, weight in self.WEIGHTS.items()
+                if getattr(self, name)}
+
+
+def _named(names: tuple[str, str, str], query_name: str) -> bool:
+    """Whether the note's title or one of its aliases reads as the query."""
+    _, title, aliases = names
+    return any(" ".join(words(n)) == query_name for n in ([title, *aliases.split("\n")] if aliases else [title]))
+
+
+def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights: list[float], in_note) -> list:
+    """The scores drawn toward the first one by how little of the query the first note holds
+    (a typo or prefix match counts half): s' = c*s + (1-c)*s1. The order stays; the gaps,
+    which a fusion reads as how clearly a ranking leads, shrink when the best match is weak."""
+    if not ranked:
+        return ranked
+    top_id, top = ranked[0]
+    held = 0.0
+    for term, weight, holding in zip(terms, weights, in_note if len(terms) > 1 else [None] * len(terms)):
+        if holding is not None and top_id not in holding:
+            continue                   # neither the word nor a typo of it
+        if not term.variants or top_id in index.matching(term.exact_expr(), among=[top_id]):
+            held += weight             # the word itself (or the prefix being typed)
+        else:
+            held += FUZZY_WEIGHT * weight
+    if held >= 1.0 - 1e-9:
+        return ranked
+    return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked]
 
 
 def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:
@@ -263,17 +330,18 @@ def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list
     return [terms[i] for i in keep], [w / total for w in idf]
 
 
-def _proximity_bonus(run: _Matches, scored: dict, parsed: ParsedQuery, terms: list[Term], depth: int) -> None:
+def _proximity(run: _Matches, signals: dict, parsed: ParsedQuery, terms: list[Term], depth: int) -> None:
     """The exact phrase and the words close together, checked on the leading candidates only."""
-    leaders = sorted(scored, key=scored.get, reverse=True)[:depth]
+    leaders = sorted(signals, key=lambda r: signals[r].score(), reverse=True)[:depth]
     if not leaders:
         return
     if parsed.sequence:
         for rowid in run.members(_phrase(parsed.sequence), leaders):
-            scored[rowid] += BONUS_PHRASE
-    if 2 <= len(terms) <= 6:
-        for rowid in run.members(_near_expr(terms), leaders):
-            scored[rowid] += BONUS_NEAR
+            signals[rowid].phrase = 1.0
+    near = _words_of(terms)
+    if 2 <= len(near) <= 6:
+        for rowid in run.members(_near_expr(near), leaders):
+            signals[rowid].near = 1.0
 
 
 def _fill(run: _Matches, scores: dict, expr: str, pool: set) -> None:
@@ -287,10 +355,16 @@ def _near_expr(terms: list[Term]) -> str:
     return "NEAR(" + " ".join(t.exact_expr() for t in terms) + f", {2 * len(terms)})"
 
 
-def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery, info) -> Hit:
+def _words_of(terms: list[Term]) -> list[Term]:
+    return [t for t in terms if not t.whole]
+
+
+def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery, info,
+         signals: Signals | None = None) -> Hit:
     body, code = index.body_and_code(rowid)
     return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
-               excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE)
+               excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE,
+               extra={"explain": signals.explain()} if signals is not None else {})
 
 
 def _browse(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:

@@ -19,6 +19,7 @@ import time
 from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
+from obsidian_memory.search.tokens import identifiers
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
                                                  ensure_scratch)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
@@ -314,16 +315,21 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
         set_meta(conn, LINKS_PENDING, "1")
     resolve = _lazy_resolver(on_disk, len(todo) < PROGRESS_THRESHOLD) if todo else None
     changed_ids: list[int] = []
+    linked: set[str] = set()          # notes whose incoming links may have changed
+    every_inlink = resolve_all or force or len(todo) >= PROGRESS_THRESHOLD
     if len(todo) >= PROGRESS_THRESHOLD:
         drop_lookup_indexes(conn)
     try:
         if removed:
             with transaction(conn):
+                if not every_inlink:
+                    linked |= _targets_of(conn, removed)
                 conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
+                _drop_inlinks(conn, removed)
             stats.removed = len(removed)
         for batch, rows in _parsed_batches(vault, todo):
             with transaction(conn):
-                changed_ids.extend(_write_batch(conn, rows, stored, resolve))
+                changed_ids.extend(_write_batch(conn, rows, stored, resolve, None if every_inlink else linked))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, rows)
             for (_, _, existed), row in zip(batch, rows):
@@ -339,7 +345,8 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
         ensure_lookup_indexes(conn)
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
-        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids))
+        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids), linked)
+        refresh_inlinks(conn, None if every_inlink else linked)
         stats.link_seconds = time.perf_counter() - started
         set_meta(conn, LINKS_PENDING, "0")
         _refresh_vocab(conn, len(todo), len(removed))
@@ -426,7 +433,7 @@ def _parsed_batches(vault: str, todo: list):
 
 
 NOTE_COLUMNS = ("path", "mtime_ns", "size", "ctime_ns", "title", "aliases", "headings", "tags", "meta", "folder", "body",
-                "code", "indexed_at")
+                "code", "idents", "indexed_at")
 _UPSERT_NOTE_SUFFIX = " ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c}=excluded.{c}" for c in NOTE_COLUMNS[1:])
 MAX_PARAMETERS = 30_000           # SQLite allows 32766 per statement since 3.32
 
@@ -453,12 +460,14 @@ def _note_values(row: _Row, now: float) -> tuple:
 
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
+    meta_text = markdown.frontmatter_text(note.frontmatter)
+    idents = identifiers("\n".join((note.title, *note.aliases, *note.headings, meta_text, note.body, note.code)))
     return (row.path, *row.stamp, note.title, "\n".join(note.aliases),
-            "\n".join(note.headings), " ".join(note.tags), markdown.frontmatter_text(note.frontmatter),
-            folder.replace("/", " / "), note.body, note.code, now)
+            "\n".join(note.headings), " ".join(note.tags), meta_text,
+            folder.replace("/", " / "), note.body, note.code, " ".join(idents), now)
 
 
-def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) -> list[int]:
+def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve, linked: set | None) -> list[int]:
     """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
     transaction); returns their ids. An updated note's FTS row is replaced by the update
     trigger; the new notes, which get ids above the largest before the batch, are added to the
@@ -479,6 +488,8 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) ->
             ids[row.path] = known[1] if known else conn.execute(
                 "SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()[0]
             old.append(ids[row.path])
+    if linked is not None and old:
+        linked |= _targets_of(conn, old)
     for start in range(0, len(old), MAX_PARAMETERS):
         chunk = old[start:start + MAX_PARAMETERS]
         marks = ",".join("?" * len(chunk))
@@ -496,14 +507,16 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve) ->
         tags.extend((note_id, tag) for tag in note.tags)
         props.extend((note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter))
         links.extend((note_id, seq, resolve(link.target, row.path, link.kind), name_key(link.target),
-                      link.target, link.anchor, link.kind, int(link.embed), link.line, link.context)
+                      link.target, link.anchor, link.kind, int(link.embed), link.line, link.context, link.label)
                      for seq, link in enumerate(note.outlinks))
     _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
     _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
                  [(ids[row.path], row.digest) for row in rows if row.digest is not None])
     _insert_rows(conn, "INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
-                 " context)", links)
+                 " context, label)", links)
+    if linked is not None:
+        linked.update(link[2] for link in links if link[2])
     return [ids[row.path] for row in rows]
 
 
@@ -569,10 +582,11 @@ def _memo_resolver(paths):
     return resolve
 
 
-def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None) -> int:
+def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None,
+                  linked: set[str] | None = None) -> int:
     """Point links at their notes: every link (`scope` None) or those with one of the name keys
     whose note is not in the given source ids (those were resolved when written). Returns the
-    number of links that changed."""
+    number of links that changed; the notes they pointed at and point at now join `linked`."""
     select = ("SELECT l.source_id, l.seq, l.target_path, l.target, l.kind, n.path FROM links l"
               " JOIN notes n ON n.id = l.source_id")
     if scope is None:
@@ -597,10 +611,81 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         found = resolve(target, source, kind)
         if found != current:
             changes.append((found, source_id, seq))
+            if linked is not None:
+                linked.update(p for p in (found, current) if p)
     if changes:
         with transaction(conn):
             conn.executemany("UPDATE links SET target_path = ? WHERE source_id = ? AND seq = ?", changes)
     return len(changes)
+
+
+# -- incoming link text ------------------------------------------------------------------------------
+# inlinks_fts holds, for each note, the lines other notes link to it from (at most INLINKS_PER_NOTE,
+# so that a hub does not grow a field larger than any note). Kept in step with the links: the
+# notes whose incoming links changed (`linked`) are rewritten after an update, all of them after a
+# large one.
+
+INLINKS_PER_NOTE = 40
+INLINK_WORDS = 8          # words kept on each side of the link
+_INLINK_LINKS = ("SELECT t.id, l.context, l.label, l.target FROM links l JOIN notes t ON t.path = l.target_path"
+                 " WHERE l.source_id != t.id {where} ORDER BY t.id, l.source_id, l.seq")
+
+
+def _inlink_rows(conn: sqlite3.Connection, where: str = "", params=()):
+    """(note id, its incoming link text) for the notes the links select."""
+    current, pieces = None, []
+    for note_id, context, label, target in conn.execute(_INLINK_LINKS.format(where=where), params):
+        if note_id != current:
+            if pieces:
+                yield current, " \n ".join(pieces)
+            current, pieces = note_id, []
+        if len(pieces) < INLINKS_PER_NOTE:
+            pieces.append(_around_link(context, label or target.rsplit("/", 1)[-1].split("#", 1)[0]))
+    if pieces:
+        yield current, " \n ".join(pieces)
+
+
+def _around_link(context: str, shown: str) -> str:
+    """INLINK_WORDS words of `context` on each side of where the link's text is."""
+    at = context.lower().find(shown.lower()) if shown else -1
+    if at < 0:
+        words = context.split()
+        return " ".join(words[:2 * INLINK_WORDS])
+    before = context[:at].split()[-INLINK_WORDS:]
+    after = context[at + len(shown):].split()[:INLINK_WORDS]
+    return " ".join(before + [shown] + after)
+
+
+def _targets_of(conn: sqlite3.Connection, source_ids: list[int]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(source_ids), MAX_PARAMETERS):
+        chunk = source_ids[start:start + MAX_PARAMETERS]
+        found.update(p for (p,) in conn.execute(f"SELECT DISTINCT target_path FROM links WHERE source_id IN"
+                                                f" ({','.join('?' * len(chunk))}) AND target_path IS NOT NULL", chunk))
+    return found
+
+
+def _drop_inlinks(conn: sqlite3.Connection, ids: list[int]) -> None:
+    for start in range(0, len(ids), MAX_PARAMETERS):
+        chunk = ids[start:start + MAX_PARAMETERS]
+        conn.execute(f"DELETE FROM inlinks_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+
+
+def refresh_inlinks(conn: sqlite3.Connection, paths: set[str] | None) -> None:
+    """Rewrite the incoming link text of the notes at `paths` (of every note when None)."""
+    with transaction(conn):
+        if paths is None:
+            conn.execute("DELETE FROM inlinks_fts")
+            _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)", list(_inlink_rows(conn)))
+            return
+        wanted = sorted(paths)
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            ids = [i for (i,) in conn.execute(f"SELECT id FROM notes WHERE path IN ({marks})", chunk)]
+            _drop_inlinks(conn, ids)
+            _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)",
+                         list(_inlink_rows(conn, f"AND l.target_path IN ({marks})", chunk)))
 
 
 # -- the vocabulary: document frequencies and typo tolerance ----------------------------------------
@@ -632,8 +717,11 @@ def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
     for row in rows:
         if row is not None:
             n = row.note
+            meta_text = markdown.frontmatter_text(n.frontmatter)
             text = "\n".join((n.title, "\n".join(n.aliases), "\n".join(n.headings), " ".join(n.tags),
-                              markdown.frontmatter_text(n.frontmatter), row.path, n.body, n.code))
+                              meta_text, row.path, n.body, n.code,
+                              " ".join(identifiers("\n".join((n.title, *n.aliases, *n.headings, meta_text, n.body,
+                                                              n.code))))))
             conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (text,))
     conn.execute(f"INSERT OR IGNORE INTO vocab(term, df) SELECT term, doc FROM {scratch}_terms")
     conn.execute(f"DELETE FROM {scratch}")

@@ -294,6 +294,14 @@ class VaultIndex:
             sql += f" AND rowid IN ({_ids(among)})"
         return {r for (r,) in self.conn.execute(sql, [match])}
 
+    def inlink_ranked(self, match: str, scope: Scope, limit: int) -> dict[int, float]:
+        """{id: BM25 score} of the `limit` notes in scope whose incoming link text matches best."""
+        join = " JOIN notes n ON n.id = f.rowid" if scope.sql else ""
+        where = " AND " + scope.sql if scope.sql else ""
+        sql = (f"SELECT f.rowid, -bm25(inlinks_fts) AS s FROM inlinks_fts f{join} WHERE inlinks_fts MATCH ?{where}"
+               f" ORDER BY s DESC LIMIT {int(limit)}")
+        return dict(self.conn.execute(sql, [match, *scope.params]).fetchall())
+
     def count(self, match: str, scope: Scope) -> int:
         sql, params = self._fts("count(*)", match, scope)
         return self.conn.execute(sql, params).fetchone()[0]

@@ -14,12 +14,12 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
-FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code")
-COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2)
+FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code", "idents")
+COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2, 2.0)
 # The tokenizer of the index, and of the scratch table that stems text exactly as it does.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -42,6 +42,7 @@ STATEMENTS = (
         folder TEXT NOT NULL,
         body TEXT NOT NULL,
         code TEXT NOT NULL,
+        idents TEXT NOT NULL,
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -72,6 +73,7 @@ STATEMENTS = (
         embed INTEGER NOT NULL,
         line INTEGER NOT NULL,
         context TEXT NOT NULL,
+        label TEXT NOT NULL,              -- the link's alias, '' without one
         PRIMARY KEY (source_id, seq)
     ) WITHOUT ROWID""",
     "CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
@@ -84,6 +86,9 @@ STATEMENTS = (
         tokenize='{TOKENIZER}'
     )""",
     "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
+    # What other notes say where they link to a note (the link's line, its alias included), one
+    # row per linked note (rowid = its id): the words people use for a note, as a field of it.
+    f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, tokenize='{TOKENIZER}')",
     f"""CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
         INSERT INTO notes_fts(notes_fts, rowid, {_COLUMNS}) VALUES ('delete', old.id, {_OLD});
     END""",
