@@ -21,6 +21,7 @@ LAYERS = [
     ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
               "obsidian_memory.session_merge", "obsidian_memory.recall.terms",
               "obsidian_memory.session_search", "obsidian_memory.evaluation", "obsidian_memory.search.links",
+              "obsidian_memory.search.tokens",
               "obsidian_memory.search.semantic"]),
     ("vault notes", ["obsidian_memory.notes", "obsidian_memory.notes.*"]),
     ("search stores", ["obsidian_memory.search.store", "obsidian_memory.search.store.*"]),
