@@ -35,6 +35,9 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=bounded_number(1, 65535), default=None, help="Omnisearch HTTP port (default $OMNISEARCH_PORT or 51361)")
     parser.add_argument("--vault", default=None, help="vault folder (default $OBSIDIAN_VAULT or ~/Vault)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--explain", action="store_true",
+                        help="show what placed each hit: the ranking signals and, for several queries or "
+                             "hybrid, each ranking's place")
 
 
 def build_parser(prog: str = PROG) -> OneLineParser:
@@ -79,7 +82,8 @@ def run_search(args) -> int:
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
-                      not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json)
+                      not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json,
+                      explain=args.explain)
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")

@@ -43,9 +43,10 @@ MAX_SCOPE_CHARS = 512        # one of them
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
            tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
-           links: bool = False) -> Response:
+           links: bool = False, explain: bool = False) -> Response:
     """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
-    the index knows. Bad input (scope leaving the vault, missing vault...) is a UserError."""
+    the index knows, with `explain` what placed it (`extra["explain"]`). Bad input (scope
+    leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     queries = _queries(query_or_queries)
     vault = _existing_vault(settings.vault)
@@ -61,7 +62,8 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                  excludes=_folders(vault, _scopes(vault, _bounded(excludes, "--exclude"), "--exclude"), "--exclude",
                                    notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
-                 frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)))
+                 frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
+                 explain=bool(explain))
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         for note in notes:
@@ -84,7 +86,7 @@ def _fan_out(run: "_Dispatch", base: Query, queries: list[str]) -> tuple[list[Hi
         hits, total = run.run(base.replace(text=text, limit=depth))
         rankings.append(hits)
         totals.append(total)
-    fused = reciprocal_rank_fusion(rankings)
+    fused = reciprocal_rank_fusion(rankings, names=queries if base.explain else None)
     # each ranking may have been cut at `depth`: the union is a lower bound, a single total too
     return fused[: base.limit], max([len(fused), *totals])
 

@@ -364,7 +364,7 @@ def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQ
     body, code = index.body_and_code(rowid)
     return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
                excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE,
-               extra={"explain": signals.explain()} if signals is not None else {})
+               extra={"explain": {"signals": signals.explain()}} if signals is not None else {})
 
 
 def _browse(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:

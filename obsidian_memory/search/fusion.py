@@ -19,17 +19,20 @@ CONFIDENT_BONUS = 0.1
 
 
 def reciprocal_rank_fusion(rankings: list[list[Hit]], weights=None, k: int = RRF_K,
-                           confident_bonus: float = CONFIDENT_BONUS) -> list[Hit]:
+                           confident_bonus: float = CONFIDENT_BONUS, names: list[str] | None = None) -> list[Hit]:
     """score(note) = sum over rankings of weight / (k + rank), rank from 1, weight 1 by default,
     plus weight x confident_bonus x lead for each ranking's first note (see above).
 
     A ranking that lists a note twice counts it once. A note keeps the hit (excerpt, engine,
     extra fields) of the ranking that gives it the largest share (on a tie, the earlier
     ranking). Ties in score: the larger best share first, then the path, so the order is stable.
+    With `names` (one per ranking), each note's `extra["explain"]` lists the rankings that placed
+    it: name, rank, share of the fused score, and the signals that ranking gave (`--explain`).
     """
     fused: dict[str, float] = {}
     best: dict[str, tuple[float, Hit]] = {}
-    for ranking, weight in zip(rankings, weights if weights is not None else [1.0] * len(rankings)):
+    placed: dict[str, list[dict]] = {}
+    for number, (ranking, weight) in enumerate(zip(rankings, weights if weights is not None else [1.0] * len(rankings))):
         seen = set()
         lead = confident_bonus * _lead(ranking)
         for rank, hit in enumerate(ranking, start=1):
@@ -40,8 +43,26 @@ def reciprocal_rank_fusion(rankings: list[list[Hit]], weights=None, k: int = RRF
             fused[hit.path] = fused.get(hit.path, 0.0) + share
             if hit.path not in best or share > best[hit.path][0]:
                 best[hit.path] = (share, hit)
+            if names is not None:
+                placed.setdefault(hit.path, []).append(_placement(names[number], rank, share, hit))
     order = sorted(fused, key=lambda path: (-fused[path], -best[path][0], path))
-    return [best[path][1].replace(score=fused[path], extra=dict(best[path][1].extra)) for path in order]
+    return [best[path][1].replace(score=fused[path], extra=_extra(best[path][1], placed.get(path)))
+            for path in order]
+
+
+def _placement(name: str, rank: int, share: float, hit: Hit) -> dict:
+    out = {"ranking": name, "rank": rank, "share": round(share, 4)}
+    signals = hit.extra.get("explain", {}).get("signals")
+    if signals:
+        out["signals"] = signals
+    return out
+
+
+def _extra(hit: Hit, placements: list[dict] | None) -> dict:
+    extra = dict(hit.extra)
+    if placements is not None:
+        extra["explain"] = {"fused": placements}
+    return extra
 
 
 def _lead(ranking: list[Hit]) -> float:

@@ -26,6 +26,7 @@ from obsidian_memory.search.store import Scope
 # hybrid: BM25, then the semantic list by note heads and the one by section chunks; the two
 # semantic lists together weigh as much as BM25 (measured on the judged sets: see benchmarks/semantic.py)
 FUSION_WEIGHTS = (1.0, 0.5, 0.5)
+FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
 
@@ -48,7 +49,8 @@ class Hybrid:
         depth = max(query.limit, FUSION_DEPTH)
         lexical, total = fulltext.search(request.index(), query.replace(limit=depth))
         (heads, sections), covered = _semantic(request, query, depth, hybrid=True)
-        fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS)[:query.limit]
+        fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
+                                       names=list(FUSION_NAMES) if query.explain else None)[:query.limit]
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
 

@@ -52,7 +52,23 @@ def response_text(response: Response) -> str:
         lines.append(f"{number}. {one_line(hit.path)} ({format_score(hit.score)})")
         if hit.excerpt:
             lines.append(f"   {one_line(hit.excerpt)}")
+        if isinstance(hit.extra.get("explain"), dict):
+            lines.append(f"   why: {one_line(explain_text(hit.extra['explain']))}")
     return "\n".join(lines)
+
+
+def explain_text(explain: dict) -> str:
+    """`--explain` in one line: `title 0.60 + bm25 0.81`, or each ranking's place when fused:
+    `#1 in "q2" (0.1164: bm25 1.00 + title 0.60); #12 in "q1" (0.0139)`."""
+    if "fused" in explain:
+        return "; ".join(f'#{p["rank"]} in "{p["ranking"]}" ({format_score(p["share"])}'
+                         + (f": {_signals_text(p['signals'])}" if p.get("signals") else "") + ")"
+                         for p in explain["fused"])
+    return _signals_text(explain.get("signals", {})) or "no signal"
+
+
+def _signals_text(signals: dict) -> str:
+    return " + ".join(f"{name} {value:.2f}" for name, value in sorted(signals.items(), key=lambda kv: -kv[1]))
 
 
 def format_score(score: float) -> str:

@@ -92,3 +92,15 @@ def test_fan_out_is_scoped_like_a_single_query(env, monkeypatch):
     response = search(["ingress", "balancer"], settings_module.load(), source="scan",
                       excludes=["Meta/claude-sessions"])
     assert [h.path for h in response.hits] == ["Notes/ingress.md"]
+
+
+def test_named_rankings_say_where_each_note_was_placed():
+    signals = {"explain": {"signals": {"bm25": 1.0}}}
+    first = [Hit(path="a.md", basename="a", score=2.0, excerpt="", engine="index", extra=signals),
+             Hit(path="b.md", basename="b", score=1.0, excerpt="", engine="index")]
+    fused = reciprocal_rank_fusion([first, hits("b.md")], names=["q1", "q2"])
+    explain = {h.path: h.extra["explain"]["fused"] for h in fused}
+    assert explain["a.md"] == [{"ranking": "q1", "rank": 1, "share": round(1 / 61 + CONFIDENT_BONUS * 0.5, 4),
+                                "signals": {"bm25": 1.0}}]
+    assert [(p["ranking"], p["rank"]) for p in explain["b.md"]] == [("q1", 2), ("q2", 1)]
+    assert reciprocal_rank_fusion([first])[0].extra == signals          # unnamed: the hit's own extra

@@ -102,7 +102,7 @@ def test_explain_shows_the_signals_that_placed_each_hit(vault, settings):
     write(vault, "Zettelkasten.md", "# Zettelkasten\nA method for notes by Niklas Luhmann.")
     write(vault, "Reading.md", "I keep my reading in a [[Zettelkasten|slip box]].")
     first, *_ = ranked(settings, "zettelkasten method", explain=True)
-    signals = first.extra["explain"]
+    signals = first.extra["explain"]["signals"]
     assert first.path == "Zettelkasten.md"
     assert {"bm25", "title", "all_terms"} <= set(signals)
     assert sum(signals.values()) == first.score or abs(sum(signals.values()) - first.score) < 1e-3

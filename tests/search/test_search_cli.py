@@ -271,3 +271,27 @@ def test_folders_differing_only_in_case_are_told_apart(vault, source):
     assert [h["path"] for h in exact["results"]] == ["Notes/draft idea.md"]
     ambiguous = vault.search("deploy", "--source", source, "--folder", "NOTES")
     assert ambiguous.returncode == 2 and b"names 2 folders that differ only in case" in ambiguous.stderr
+
+
+def test_explain_shows_the_signals_in_text_and_json(vault):
+    text = vault.search("deploy checklist", "--source", "index", "--explain")
+    assert text.returncode == 0, text.stderr.decode()
+    lines = text.stdout.decode().splitlines()
+    assert lines[1] == "1. Runbooks/Deploy checklist.md (" + lines[1].split("(", 1)[1]
+    why = next(line for line in lines if line.startswith("   why: "))
+    assert "title" in why and "bm25" in why
+    data = as_json(vault.search("deploy checklist", "--source", "index", "--explain", "--json"))
+    first = data["results"][0]
+    assert set(first["explain"]["signals"]) >= {"bm25", "title", "title_exact"}
+    assert sum(first["explain"]["signals"].values()) == pytest.approx(first["score"], abs=1e-3)
+    assert "explain" not in as_json(vault.search("deploy checklist", "--source", "index", "--json"))["results"][0]
+
+
+def test_explain_with_several_queries_shows_each_ranking_s_place(vault):
+    data = as_json(vault.search("deploy script", "staging", "--source", "index", "--explain", "--json"))
+    placed = {p["ranking"]: p for p in data["results"][0]["explain"]["fused"]}
+    assert data["results"][0]["path"] == "Runbooks/Deploy checklist.md"
+    assert set(placed) == {"deploy script", "staging"} and placed["staging"]["rank"] == 1
+    assert "signals" in placed["staging"]
+    text = vault.search("deploy script", "staging", "--source", "index", "--explain").stdout.decode()
+    assert '#1 in "staging"' in text
