@@ -122,14 +122,17 @@ def test_search_is_scoped_and_filtered_like_the_cli(world):
         ("search", {**batter, "not_frontmatter": ["status:draft"], "limit": 1}),
     ))
     everywhere = structured(everywhere)
-    assert set(paths(everywhere)) == {"Recipes/Pancakes.md", "Recipes/Crepes.md", "Old/Batter notes.md"}
+    # the three batter notes lead; Syrup, which Pancakes links to from its batter line, may follow
+    assert set(paths(everywhere)[:3]) == {"Recipes/Pancakes.md", "Recipes/Crepes.md", "Old/Batter notes.md"}
     assert everywhere["engine"] == "index" and everywhere["vault"] == str(world.vault)
-    assert set(paths(structured(in_recipes))) == {"Recipes/Pancakes.md", "Recipes/Crepes.md"}
+    in_recipes = paths(structured(in_recipes))
+    assert set(in_recipes[:2]) == {"Recipes/Pancakes.md", "Recipes/Crepes.md"}
+    assert all(path.startswith("Recipes/") for path in in_recipes)
     assert "Old/Batter notes.md" not in paths(structured(excluded))
     assert paths(structured(tagged)) == ["Recipes/Pancakes.md"]
     assert paths(structured(drafts)) == ["Recipes/Crepes.md"]
     not_drafts = structured(not_drafts)
-    assert len(not_drafts["results"]) == 1 and not_drafts["total_results"] == 2
+    assert len(not_drafts["results"]) == 1 and not_drafts["total_results"] == everywhere["total_results"] - 1
     assert "Recipes/Crepes.md" not in paths(not_drafts)
     cli = world.search("flour eggs batter", "--source", "local", "--json")
     assert everywhere["results"] == json.loads(cli.stdout)["results"]   # the same dispatcher, the same hits
