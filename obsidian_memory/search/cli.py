@@ -16,8 +16,9 @@ DASH_VALUE_OPTIONS = ("--tag", "--frontmatter")
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("queries", nargs="+", metavar="query",
-                        help="search words (2-5 distinctive keywords); several queries are fused")
+    parser.add_argument("queries", nargs="*", metavar="query",
+                        help="search words (2-5 distinctive keywords); several queries are fused; none with "
+                             "--tag, --folder or --frontmatter lists the matching notes, newest first")
     parser.add_argument("-n", "--limit", type=bounded_number(1, 10_000), default=10, help="number of results (default 10)")
     parser.add_argument("--folder", action="append", default=[], metavar="F",
                         help="only notes under this vault-relative folder (repeatable: any of them)")

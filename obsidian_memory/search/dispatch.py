@@ -48,7 +48,8 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
     the index knows, with `explain` what placed it (`extra["explain"]`). Bad input (scope
     leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
-    queries = _queries(query_or_queries)
+    listing = not _given(query_or_queries) and any((folders, excludes, tags, not_tags, frontmatter, not_frontmatter))
+    queries = [""] if listing else _queries(query_or_queries)
     vault = _existing_vault(settings.vault)
     if source not in SOURCES:
         raise UserError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
@@ -68,7 +69,10 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
         run = _Dispatch(request, source, mode)
         for note in notes:
             run._note(note)
-        hits, total = run.run(base) if len(queries) == 1 else _fan_out(run, base, queries)
+        if listing:
+            hits, total = run.listing(base)
+        else:
+            hits, total = run.run(base) if len(queries) == 1 else _fan_out(run, base, queries)
         if links:
             found = request.links_of([hit.path for hit in hits])
             hits = [hit.replace(extra={**hit.extra, **found[hit.path]}) for hit in hits]
@@ -110,6 +114,18 @@ class _Dispatch:
 
     def mode_name(self) -> str:
         return "+".join(self.modes) if self.modes else (self.mode or "fulltext")
+
+    def listing(self, query: Query) -> tuple[list[Hit], int]:
+        """No query, only filters: the notes in scope, most recently changed first (the index)."""
+        if self.source in ("omnisearch", "scan"):
+            raise UserError("listing notes by --tag, --folder or --frontmatter without a query needs the local "
+                            "index (--source local or index)")
+        if self.mode not in (None, "fulltext"):
+            self._note(f"no query to rank by {self.mode}: the notes are listed newest first")
+        from obsidian_memory.search import fulltext
+
+        self._index_engine = fulltext.Fulltext()        # its empty query lists the notes in scope
+        return self._index(query, strict=True)
 
     def run(self, query: Query) -> tuple[list[Hit], int]:
         if self.source == "scan":
@@ -239,6 +255,11 @@ class _Dispatch:
 
 # -- input validation --------------------------------------------------------------------------
 
+def _given(query_or_queries) -> bool:
+    items = [query_or_queries] if isinstance(query_or_queries, str) else list(query_or_queries or ())
+    return any(str(item).strip() for item in items)
+
+
 def _queries(query_or_queries) -> list[str]:
     items = [query_or_queries] if isinstance(query_or_queries, str) else list(query_or_queries or ())
     if len(items) > MAX_QUERIES:
@@ -250,7 +271,8 @@ def _queries(query_or_queries) -> list[str]:
     queries = [" ".join(str(q).split()) for q in items]
     queries = [q for q in queries if q]
     if not queries:
-        raise UserError("give a search query (2-5 distinctive words work best)")
+        raise UserError("give a search query (2-5 distinctive words work best), or only --tag, --folder or "
+                        "--frontmatter to list notes")
     for query in queries:
         if not re.search(r"[^\W_]", query):     # (the words every engine ranks by: letters and digits)
             raise UserError(f"the query {shorten(query, 40)!r} has no word to search for (letters or digits): "

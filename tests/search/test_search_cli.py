@@ -295,3 +295,22 @@ def test_explain_with_several_queries_shows_each_ranking_s_place(vault):
     assert "signals" in placed["staging"]
     text = vault.search("deploy script", "staging", "--source", "index", "--explain").stdout.decode()
     assert '#1 in "staging"' in text
+
+
+def test_filters_without_a_query_list_the_matching_notes_newest_first(vault):
+    import os
+    import time
+
+    now = time.time()
+    for age, relative in enumerate(["Notes/Other.md", "Notes/draft idea.md", "Runbooks/Deploy checklist.md"]):
+        os.utime(vault.vault / relative, (now - 100 * age, now - 100 * age))
+    data = as_json(vault.search("--folder", "Notes", "--json"))
+    assert [r["path"] for r in data["results"]] == ["Notes/Other.md", "Notes/draft idea.md"]
+    assert data["total_results"] == 2 and data["engine"] == "index"
+    assert [r["path"] for r in as_json(vault.search("--tag", "draft", "--json"))["results"]] == ["Notes/draft idea.md"]
+    text = vault.search("--tag", "-draft", "-n", "1").stdout.decode().splitlines()
+    assert "1 of 3 results" in text[0] and text[1].startswith("1. Notes/Other.md")
+    for source in ("scan", "omnisearch"):
+        refused = vault.search("--folder", "Notes", "--source", source)
+        assert refused.returncode == 2 and b"needs the local index" in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1
