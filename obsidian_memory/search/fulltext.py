@@ -251,9 +251,10 @@ def search(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
-    ranked = _with_confidence(index, ranked, terms, weights, in_note)
+    ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
     total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
-    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info, signals[rowid] if query.explain else None)
+    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info,
+                 _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     return hits, max(total, len(pool))
 
@@ -290,12 +291,22 @@ def _named(names: tuple[str, str, str], query_name: str) -> bool:
     return any(" ".join(words(n)) == query_name for n in ([title, *aliases.split("\n")] if aliases else [title]))
 
 
-def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights: list[float], in_note) -> list:
+def _explained(signals: Signals, drawn: float) -> dict:
+    """What `--explain` shows of a hit: its signals, and how far the scores were drawn together."""
+    out: dict = {"signals": signals.explain()}
+    if drawn:
+        out["drawn_to_first"] = round(drawn, 4)
+    return out
+
+
+def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights: list[float],
+                     in_note) -> tuple[list, float]:
     """The scores drawn toward the first one by how little of the query the first note holds
     (a typo or prefix match counts half): s' = c*s + (1-c)*s1. The order stays; the gaps,
-    which a fusion reads as how clearly a ranking leads, shrink when the best match is weak."""
+    which a fusion reads as how clearly a ranking leads, shrink when the best match is weak.
+    Returns the scores and 1 - c (0 when the first note holds the whole query)."""
     if not ranked:
-        return ranked
+        return ranked, 0.0
     top_id, top = ranked[0]
     held = 0.0
     for term, weight, holding in zip(terms, weights, in_note if len(terms) > 1 else [None] * len(terms)):
@@ -306,8 +317,8 @@ def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights
         else:
             held += FUZZY_WEIGHT * weight
     if held >= 1.0 - 1e-9:
-        return ranked
-    return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked]
+        return ranked, 0.0
+    return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked], 1 - held
 
 
 def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:
@@ -360,11 +371,11 @@ def _words_of(terms: list[Term]) -> list[Term]:
 
 
 def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery, info,
-         signals: Signals | None = None) -> Hit:
+         explain: dict | None = None) -> Hit:
     body, code = index.body_and_code(rowid)
     return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
                excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE,
-               extra={"explain": {"signals": signals.explain()}} if signals is not None else {})
+               extra={"explain": explain} if explain is not None else {})
 
 
 def _browse(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:

@@ -64,7 +64,10 @@ def explain_text(explain: dict) -> str:
         return "; ".join(f'#{p["rank"]} in "{p["ranking"]}" ({format_score(p["share"])}'
                          + (f": {_signals_text(p['signals'])}" if p.get("signals") else "") + ")"
                          for p in explain["fused"])
-    return _signals_text(explain.get("signals", {})) or "no signal"
+    text = _signals_text(explain.get("signals", {})) or "no signal"
+    if explain.get("drawn_to_first"):
+        text += f" (scores drawn {explain['drawn_to_first']:.0%} toward the first: it lacks part of the query)"
+    return text
 
 
 def _signals_text(signals: dict) -> str:

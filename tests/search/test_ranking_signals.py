@@ -108,3 +108,11 @@ def test_explain_shows_the_signals_that_placed_each_hit(vault, settings):
     assert sum(signals.values()) == first.score or abs(sum(signals.values()) - first.score) < 1e-3
     assert all(v > 0 for v in signals.values())
     assert "explain" not in ranked(settings, "zettelkasten method")[0].extra
+
+
+def test_explain_says_when_the_scores_were_drawn_toward_a_weak_first(vault, settings):
+    write(vault, "Zettelkasten.md", "# Zettelkasten\nA method for notes by Niklas Luhmann.")
+    write(vault, "Cards.md", "Index cards for a zettelkasten, kept in boxes.")
+    hits = ranked(settings, "zettelkasten quokka", explain=True)        # no note holds "quokka"
+    assert all(0 < h.extra["explain"]["drawn_to_first"] < 1 for h in hits)
+    assert "drawn_to_first" not in ranked(settings, "zettelkasten", explain=True)[0].extra["explain"]
