@@ -11,6 +11,7 @@ does not use) and the prefix of the last term count for less than exact terms.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
@@ -276,8 +277,10 @@ class Signals:
     WEIGHTS = {"bm25": 1.0, "inlinks": WEIGHT_INLINKS, "all_terms": BONUS_ALL_TERMS, "title": BONUS_TITLE,
                "title_exact": BONUS_TITLE_EXACT, "phrase": BONUS_PHRASE, "near": BONUS_NEAR}
 
-    def score(self) -> float:
-        return sum(weight * getattr(self, name) for name, weight in self.WEIGHTS.items())
+    def score(self) -> float:          # WEIGHTS spelt out: called for every candidate
+        return (self.bm25 + WEIGHT_INLINKS * self.inlinks + BONUS_ALL_TERMS * self.all_terms
+                + BONUS_TITLE * self.title + BONUS_TITLE_EXACT * self.title_exact + BONUS_PHRASE * self.phrase
+                + BONUS_NEAR * self.near)
 
     def explain(self) -> dict[str, float]:
         """Each signal's share of the score, the signals that gave nothing left out."""
@@ -343,7 +346,8 @@ def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list
 
 def _proximity(run: _Matches, signals: dict, parsed: ParsedQuery, terms: list[Term], depth: int) -> None:
     """The exact phrase and the words close together, checked on the leading candidates only."""
-    leaders = sorted(signals, key=lambda r: signals[r].score(), reverse=True)[:depth]
+    scores = {rowid: sig.score() for rowid, sig in signals.items()}
+    leaders = heapq.nlargest(depth, scores, key=scores.get)
     if not leaders:
         return
     if parsed.sequence:
