@@ -70,7 +70,7 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
         bound = [sock.getsockname()[0] for sock in sockets]
         app = build_app(vault, token, port)
         server = _uvicorn_server(app)
-        _warm_up(vault)
+        _warm_up(vault, err)
         endpoint.write_state(home, port, bound, settings.vault)
         try:
             _announce(out, err, port, bound, home, token, created)
@@ -244,11 +244,12 @@ def _install_stop_handlers() -> None:
         signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
 
 
-def _warm_up(vault: str | None) -> None:
+def _warm_up(vault: str | None, err) -> None:
     """In the background: the index brought up to date and the vault watched from then on (a
     search skips the walk while nothing changed), and, for a vault with embeddings, the semantic
     model and the vectors loaded and run once, so that the first search after a start pays for
-    none of it. A failure here is left for that first search to report."""
+    none of it; where the vault cannot be watched, one line on `err` says why. A failure here is
+    left for that first search to report."""
     def warm() -> None:
         try:
             from obsidian_memory import settings as settings_module
@@ -257,7 +258,10 @@ def _warm_up(vault: str | None) -> None:
 
             settings = settings_module.load(vault=vault)
             VaultIndex.open_fresh(settings).close()
-            VaultIndex.watch_vault(settings)
+            why = VaultIndex.watch_vault(settings)
+            if why:
+                err.write(f"obsidian-memory: the vault is not watched ({why}): every search walks it\n")
+                err.flush()
             if hybrid.semantic_ready(settings)[0]:
                 vectors.load_matrix(settings, semantic.model_id())
                 semantic.embed_query("warm up")

@@ -103,6 +103,30 @@ def test_a_folder_made_filled_renamed_and_edited_while_the_server_runs_is_search
         assert run(search_paths, server, "medlar") == ["Grove/Rows/Tree.md"]
 
 
+def test_a_vault_that_cannot_be_watched_is_said_once_and_still_searched_as_it_is(world):
+    """A symbolically linked note may change where no watch hears it: the server says so at start
+    and walks the vault for every search."""
+    (world.vault / "Linked.md").symlink_to(world.vault / "Recipes" / "Syrup.md")
+    with HttpServer.of(world) as server:
+        said = stderr_until(server, b"not watched", timeout=60)
+        (world.vault / "Recipes" / "Syrup.md").write_text("# Syrup\nbirch sap\n", encoding="utf-8")
+        assert sorted(run(search_paths, server, "birch")) == ["Linked.md", "Recipes/Syrup.md"]
+        said += server.stop()[2].encode()
+    assert said.decode().count("the vault is not watched (a note in it is a link") == 1
+
+
+def stderr_until(server: HttpServer, text: bytes, timeout: float) -> bytes:
+    """What the server wrote on stderr up to `text` (read as it comes, without waiting for the end)."""
+    import select
+
+    seen, deadline = b"", time.monotonic() + timeout
+    while text not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([server.process.stderr], [], [], 0.2)
+        if ready:
+            seen += os.read(server.process.stderr.fileno(), 4096)
+    return seen
+
+
 def test_twenty_concurrent_clients_are_all_answered(world):
     (world.vault / "Fresh.md").write_text("# Fresh\nquince jelly\n", encoding="utf-8")
 

@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from obsidian_memory.search.store import VaultIndex, build, freshness, index_path, watch
-from obsidian_memory.search.store.watch import VaultWatch, local_filesystem
+from obsidian_memory.search.store.watch import LINKED_NOTE, VaultWatch, foreign_filesystem
 
 linux_only = pytest.mark.skipif(watch._libc() is None,
                                 reason="the vault watch uses Linux's inotify on a local file system; elsewhere "
@@ -31,7 +31,7 @@ def stop_watching(settings):
 def watched(vault):
     (vault / "Garden").mkdir()
     (vault / "Garden" / "Beans.md").write_text("# Beans\nsow after frost\n", encoding="utf-8")
-    started = VaultWatch.start(str(vault))
+    started = VaultWatch.start(str(vault))[0]
     assert started is not None
     yield started
     started.close()
@@ -83,12 +83,12 @@ def test_a_folder_moved_or_deleted_is_heard_and_the_notes_in_its_new_place_are_w
 @linux_only
 def test_a_symlinked_note_or_a_vault_moved_away_breaks_the_watch_for_good(vault, tmp_path):
     (vault / "Beans.md").write_text("# Beans\n", encoding="utf-8")
-    first = VaultWatch.start(str(vault))
+    first = VaultWatch.start(str(vault))[0]
     (vault / "Link.md").symlink_to(vault / "Beans.md")   # its target may change where no watch hears it
     assert first.changed() is True and first.broken is True and first.changed() is True
-    assert VaultWatch.start(str(vault)) is None          # nor does a new one start over such a vault
+    assert VaultWatch.start(str(vault)) == (None, LINKED_NOTE)   # nor does a new one start over it
     (vault / "Link.md").unlink()
-    second = VaultWatch.start(str(vault))
+    second = VaultWatch.start(str(vault))[0]
     vault.rename(tmp_path / "elsewhere")
     assert second.changed() is True
     assert second.broken is True
@@ -99,10 +99,10 @@ def test_a_note_hard_linked_from_outside_the_vault_means_no_watch(vault, tmp_pat
     """Written through its other name, the note changes in a folder no watch covers."""
     outside = tmp_path / "outside.md"
     outside.write_text("# Outside\n", encoding="utf-8")
-    plain = VaultWatch.start(str(vault))
+    plain = VaultWatch.start(str(vault))[0]
     os.link(outside, vault / "Shared.md")
     assert plain.changed() is True and plain.broken is True
-    assert VaultWatch.start(str(vault)) is None
+    assert VaultWatch.start(str(vault)) == (None, LINKED_NOTE)
 
 
 def test_only_a_vault_on_a_local_file_system_is_watched(tmp_path):
@@ -113,12 +113,12 @@ def test_only_a_vault_on_a_local_file_system_is_watched(tmp_path):
         "41 27 0:51 / /home/ann/Cloud\\040Drive rw - fuse.rclone drive: rw\n"
         "42 27 0:52 / /home/ann/Notes/attachments rw - cifs //nas/att rw\n"
         "43 27 0:53 / /mnt/c rw - 9p drvfs rw\n", encoding="utf-8")
-    assert local_filesystem("/home/ann/Vault", str(mountinfo)) is True
-    assert local_filesystem("/home/ann/Shared/Vault", str(mountinfo)) is False
-    assert local_filesystem("/home/ann/Cloud Drive/Vault", str(mountinfo)) is False
-    assert local_filesystem("/home/ann/Notes", str(mountinfo)) is False        # a share mounted inside it
-    assert local_filesystem("/mnt/c/Users/ann/Vault", str(mountinfo)) is False
-    assert local_filesystem("/home/ann/Vault", str(tmp_path / "missing")) is False
+    assert foreign_filesystem("/home/ann/Vault", str(mountinfo)) is None
+    assert foreign_filesystem("/home/ann/Shared/Vault", str(mountinfo)) == "nfs4"
+    assert foreign_filesystem("/home/ann/Cloud Drive/Vault", str(mountinfo)) == "fuse.rclone"
+    assert foreign_filesystem("/home/ann/Notes", str(mountinfo)) == "cifs"       # a share mounted inside it
+    assert foreign_filesystem("/mnt/c/Users/ann/Vault", str(mountinfo)) == "9p"
+    assert foreign_filesystem("/home/ann/Vault", str(tmp_path / "missing")) == "unknown"
 
 
 # -- the gate and the real index ------------------------------------------------------------------
@@ -141,7 +141,7 @@ def walks(monkeypatch):
 def test_with_a_watch_requests_that_find_nothing_changed_do_not_walk_the_vault(settings, vault, walks):
     (vault / "Beans.md").write_text("# Beans\nsow after frost\n", encoding="utf-8")
     VaultIndex.open_fresh(settings).close()
-    assert VaultIndex.watch_vault(settings) is True
+    assert VaultIndex.watch_vault(settings) is None
     VaultIndex.open_fresh(settings).close()            # the first check the watch vouches for
     before = len(walks)
     for _ in range(20):
@@ -159,7 +159,7 @@ def test_with_a_watch_the_index_always_answers_from_the_vault_as_it_is(settings,
     """Random changes of every kind, each followed at once by a request: every answer lists
     exactly the notes on disk, with their latest words."""
     VaultIndex.open_fresh(settings).close()
-    assert VaultIndex.watch_vault(settings) is True
+    assert VaultIndex.watch_vault(settings) is None
     chance = random.Random(22)
     folders = [vault]
     for step in range(150):
@@ -219,7 +219,7 @@ def test_without_a_watch_every_request_checks(settings, vault, walks, monkeypatc
     monkeypatch.setattr(watch, "_libc", lambda: None)    # as on macOS and Windows
     (vault / "Beans.md").write_text("# Beans\n", encoding="utf-8")
     VaultIndex.open_fresh(settings).close()
-    assert VaultIndex.watch_vault(settings) is False
+    assert "inotify" in VaultIndex.watch_vault(settings)
     before = len(walks)
     for _ in range(3):
         VaultIndex.open_fresh(settings).close()

@@ -28,14 +28,16 @@ class Gate:
         self._watch = None          # a watch.VaultWatch once `watch` found one
         self._quiet_basis = None    # the basis of the last complete check the watch vouches for since
 
-    def watch(self, vault: str) -> bool:
-        """From now on, skip checks while the watch hears of no change (False: no watch here)."""
+    def watch(self, vault: str) -> str | None:
+        """From now on, skip checks while the watch hears of no change. None: watching; else
+        why there is no watch (then every request checks, as before)."""
         from obsidian_memory.search.store.watch import VaultWatch   # (ctypes: only a process that watches)
 
         with self._lock:
-            if self._watch is None or self._watch.broken:
-                self._watch = VaultWatch.start(vault)
-            return self._watch is not None
+            if self._watch is not None and not self._watch.broken:
+                return None
+            self._watch, why = VaultWatch.start(vault)
+            return why
 
     def ticket(self) -> int:
         """Take at arrival, before anything is read."""

@@ -161,10 +161,10 @@ class VaultIndex:
         raise AssertionError("unreachable")
 
     @classmethod
-    def watch_vault(cls, settings) -> bool:
+    def watch_vault(cls, settings) -> str | None:
         """For a process that lives long (the HTTP MCP server): from now on, `open_fresh` skips
-        the walk of the vault while a watch hears of no change in it. False where there is no
-        watch (not Linux, a network or FUSE file system): every open walks, as before."""
+        the walk of the vault while a watch hears of no change in it. None: watching; else why
+        there is no watch (not Linux, a network or FUSE file system...): every open walks, as before."""
         return freshness.gate(index_path(settings)).watch(settings.vault)
 
     def _freshness_basis(self) -> tuple:

@@ -54,22 +54,44 @@ LOCAL_FILESYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", 
                                "reiserfs", "bcachefs", "nilfs2"})
 
 
-def local_filesystem(vault: str, mountinfo: str = "/proc/self/mountinfo") -> bool:
-    """Whether the vault, and every file system mounted inside it, is local (LOCAL_FILESYSTEMS)."""
+LINKED_NOTE = "a note in it is a link (symbolic, or hard with another name)"
+
+
+def unwatchable(vault: str) -> str | None:
+    """Why no watch can serve `vault` at all, or None."""
+    if _libc() is None:
+        return "inotify is Linux's" if not sys.platform.startswith("linux") else "inotify is not available"
+    if not os.path.isdir(vault):
+        return "it is not a folder"
+    kind = foreign_filesystem(vault)
+    return f"it is on a {kind} file system, whose changes made elsewhere are never announced" if kind else None
+
+
+def foreign_filesystem(vault: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The type of the first file system under the vault (holding it or mounted inside it) that
+    is not one of LOCAL_FILESYSTEMS, or None when all are."""
+    kinds = _filesystems(vault, mountinfo)
+    if kinds is None:
+        return "unknown"
+    return next((kind for kind in kinds if kind not in LOCAL_FILESYSTEMS), None)
+
+
+def _filesystems(vault: str, mountinfo: str) -> list[str] | None:
+    """The types of the file system holding the vault and of those mounted inside it (None: unknown)."""
     root = os.path.realpath(vault)
     try:
         with open(mountinfo, encoding="utf-8", errors="surrogateescape") as handle:
             mounts = [_mount(line) for line in handle]
     except OSError:
-        return False
-    holding, kinds = "", []
+        return None
+    holding, holding_kind, kinds = "", "", []
     for point, kind in filter(None, mounts):
         if root == point or root.startswith(point.rstrip("/") + "/"):
             if len(point) >= len(holding):
                 holding, holding_kind = point, kind
         elif point.startswith(root.rstrip("/") + "/"):
             kinds.append(kind)                      # mounted inside the vault
-    return bool(holding) and all(kind in LOCAL_FILESYSTEMS for kind in [holding_kind, *kinds])
+    return [holding_kind, *kinds] if holding else None
 
 
 def _mount(line: str) -> tuple[str, str] | None:
@@ -90,25 +112,27 @@ def _unescape(text: str) -> str:
 
 
 class VaultWatch:
-    """Whether anything in `vault` changed since the previous `changed()`. Use `start` to make one."""
+    """Whether anything in `vault` changed since the previous `changed()`. `start` makes one."""
 
     def __init__(self, libc, fd: int, vault: str):
         self._libc, self._fd, self.vault = libc, fd, vault
         self._folders: dict[int, str] = {}     # watch descriptor -> folder
         self.broken = False
+        self.reason: str | None = None         # why it broke
 
     @classmethod
-    def start(cls, vault: str) -> "VaultWatch | None":
-        """A watch over `vault`, or None where there is none (not Linux, no inotify, no folder)."""
+    def start(cls, vault: str) -> "tuple[VaultWatch | None, str | None]":
+        """(a watch over `vault`, None), or (None, why there is none)."""
+        why = unwatchable(vault)
+        if why:
+            return None, why
         libc = _libc()
-        if libc is None or not os.path.isdir(vault) or not local_filesystem(vault):
-            return None
         fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
-            return None
+            return None, "no inotify instance left (fs.inotify.max_user_instances)"
         watch = cls(libc, fd, vault)
         watch._watch_folders()
-        return None if watch.broken else watch
+        return (None, watch.reason) if watch.broken else (watch, None)
 
     def changed(self) -> bool:
         """True when something may have changed since the last call (or the watch is broken)."""
@@ -120,8 +144,8 @@ class VaultWatch:
                 data = os.read(self._fd, 65536)
             except BlockingIOError:
                 break
-            except OSError:
-                self._break()
+            except OSError as exc:
+                self._break(f"its queue cannot be read: {exc.strerror}")
                 return True
             for wd, mask, name in self._events(data):
                 if mask & (_Q_OVERFLOW | _UNMOUNT):
@@ -131,7 +155,7 @@ class VaultWatch:
                 elif not name.startswith(b"."):      # the walk skips hidden names
                     changed = True
                     if mask & (_CREATE | _MOVED_TO | _ATTRIB) and self._linked_note(wd, name):
-                        self._break()
+                        self._break(LINKED_NOTE)
                         return True
         if rewatch:
             self._watch_folders()
@@ -142,6 +166,7 @@ class VaultWatch:
             os.close(self._fd)
             self._fd = -1
         self.broken = True
+        self.reason = self.reason or "closed"
 
     def _events(self, data: bytes):
         offset = 0
@@ -170,8 +195,12 @@ class VaultWatch:
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(folder),
                                               _MASK | (_DONT_FOLLOW if folder != self.vault else 0))
             if wd < 0:
-                if folder == self.vault or _errno() in (errno.ENOSPC, errno.ENOMEM):
-                    self._break()            # the vault is gone, or no watch is left: walk every time
+                code = _errno()
+                if code in (errno.ENOSPC, errno.ENOMEM):
+                    self._break("no inotify watch left (fs.inotify.max_user_watches)")
+                    return
+                if folder == self.vault:
+                    self._break(f"its folder cannot be watched: {os.strerror(code)}")
                     return
                 continue                     # a folder removed meanwhile: its parent's event says so
             seen[wd] = folder
@@ -181,7 +210,7 @@ class VaultWatch:
                         if entry.name.startswith("."):
                             continue
                         if entry.name.lower().endswith(".md") and _linked(entry):
-                            self._break()
+                            self._break(LINKED_NOTE)
                             return
                         if entry.is_dir(follow_symlinks=False):
                             stack.append(entry.path)
@@ -191,7 +220,8 @@ class VaultWatch:
             self._libc.inotify_rm_watch(self._fd, wd)
         self._folders = seen
 
-    def _break(self) -> None:
+    def _break(self, reason: str) -> None:
+        self.reason = reason
         self.close()
 
 
