@@ -10,7 +10,7 @@ import pytest
 from obsidian_memory import settings as settings_module
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph, store
-from obsidian_memory.search.store import build
+from obsidian_memory.search.store import build, schema
 from obsidian_memory.search.links import Resolver
 from testkit import shared_path, write_note
 
@@ -54,11 +54,13 @@ def backlinks(settings, path: str) -> list[str]:
 
 
 def stored_links(settings) -> list[tuple]:
+    """Every link as stored, its context line read from its note's content."""
     conn = sqlite3.connect(store.index_path(settings))
     try:
-        return sorted(conn.execute(
-            "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context FROM links l"
-            " JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.path = l.target_path"))
+        rows = conn.execute(
+            "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context_no, s.content"
+            " FROM links l JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.path = l.target_path")
+        return sorted((*row[:-2], schema.unpack_content(row[-1])[2][row[-2]]) for row in rows)
     finally:
         conn.close()
 

@@ -20,8 +20,8 @@ from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.tokens import identifiers
-from obsidian_memory.search.store.schema import (FTS_COLUMNS, drop_lookup_indexes, ensure_lookup_indexes,
-                                                 ensure_scratch)
+from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, drop_lookup_indexes,
+                                                 ensure_lookup_indexes, ensure_scratch, pack_content, unpack_content)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 from obsidian_memory.sync_conflicts import is_copy_of_ours
 
@@ -324,12 +324,13 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
             with transaction(conn):
                 if not every_inlink:
                     linked |= _targets_of(conn, removed)
+                forget_fts(conn, removed)
                 conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
                 _drop_inlinks(conn, removed)
             stats.removed = len(removed)
         for batch, rows in _parsed_batches(vault, todo):
             with transaction(conn):
-                changed_ids.extend(_write_batch(conn, rows, stored, resolve, None if every_inlink else linked))
+                changed_ids.extend(_write_batch(conn, rows, resolve, None if every_inlink else linked))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, rows)
             for (_, _, existed), row in zip(batch, rows):
@@ -432,8 +433,7 @@ def _parsed_batches(vault: str, todo: list):
         sys.setswitchinterval(switch)
 
 
-NOTE_COLUMNS = ("path", "mtime_ns", "size", "ctime_ns", "title", "aliases", "headings", "tags", "meta", "folder", "body",
-                "code", "idents", "indexed_at")
+NOTE_COLUMNS = ("path", "mtime_ns", "size", "ctime_ns", *PLAIN_COLUMNS, "content", "indexed_at")
 _UPSERT_NOTE_SUFFIX = " ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c}=excluded.{c}" for c in NOTE_COLUMNS[1:])
 MAX_PARAMETERS = 30_000           # SQLite allows 32766 per statement since 3.32
 
@@ -451,43 +451,66 @@ def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple], tail: s
         chunk = rows[start:start + per]
         conn.execute(f"{head} VALUES {','.join([one] * len(chunk))}{tail}",
                      [value for row in chunk for value in row])
-_INSERT_FTS = (f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})"
-               f" SELECT id, {', '.join(FTS_COLUMNS)} FROM notes WHERE id > ?")
 
 
-def _note_values(row: _Row, now: float) -> tuple:
+def _fts_values(row: _Row) -> dict[str, str]:
+    """{FTS column: the note's text for it}."""
     from obsidian_memory import markdown
 
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
     meta_text = markdown.frontmatter_text(note.frontmatter)
     idents = identifiers("\n".join((note.title, *note.aliases, *note.headings, meta_text, note.body, note.code)))
-    return (row.path, *row.stamp, note.title, "\n".join(note.aliases),
-            "\n".join(note.headings), " ".join(note.tags), meta_text,
-            folder.replace("/", " / "), note.body, note.code, " ".join(idents), now)
+    return {"title": note.title, "aliases": "\n".join(note.aliases), "headings": "\n".join(note.headings),
+            "tags": " ".join(note.tags), "meta": meta_text, "folder": folder.replace("/", " / "),
+            "body": note.body, "code": note.code, "idents": " ".join(idents)}
 
 
-def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve, linked: set | None) -> list[int]:
+def _note_values(row: _Row, fts: dict[str, str], contexts: list[str], now: float) -> tuple:
+    return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), pack_content(fts["body"], fts["code"], contexts),
+            now)
+
+
+def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
+    """Take these notes out of the (contentless) FTS index, with the values they were added with."""
+    for chunk in _chunked(ids):
+        rows = conn.execute(f"SELECT id, {', '.join(PLAIN_COLUMNS)}, content FROM notes"
+                            f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        values = []
+        for note_id, *plain, content in rows:
+            fts = dict(zip(PLAIN_COLUMNS, plain))
+            fts["body"], fts["code"], _ = unpack_content(content)
+            values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
+        _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
+
+
+def _chunked(values: list, size: int = 900):
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | None) -> list[int]:
     """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
-    transaction); returns their ids. An updated note's FTS row is replaced by the update
-    trigger; the new notes, which get ids above the largest before the batch, are added to the
-    FTS index in one statement."""
+    transaction); returns their ids. An updated note keeps its id, and its FTS row is taken
+    out (with its old values) before it is written again; the new notes get ids above the
+    largest before the batch."""
     rows = [row for row in rows if row is not None]
     if not rows:
         return []
     top = conn.execute("SELECT coalesce(max(id), 0) FROM notes").fetchone()[0]
+    old = _ids_in_index(conn, [row.path for row in rows])
+    forget_fts(conn, list(old.values()))
     now = time.time()
-    _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})", [_note_values(row, now) for row in rows],
+    fts = [_fts_values(row) for row in rows]
+    contexts = [list(dict.fromkeys(link.context for link in row.note.outlinks)) for row in rows]
+    _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})",
+                 [_note_values(row, values, found, now) for row, values, found in zip(rows, fts, contexts)],
                  _UPSERT_NOTE_SUFFIX)
-    conn.execute(_INSERT_FTS, (top,))
     ids = dict(conn.execute("SELECT path, id FROM notes WHERE id > ?", (top,)).fetchall())
-    old = []
-    for row in rows:
-        if row.path not in ids:       # an update (or written meanwhile by a process without flock)
-            known = stored.get(row.path)
-            ids[row.path] = known[1] if known else conn.execute(
-                "SELECT id FROM notes WHERE path = ?", (row.path,)).fetchone()[0]
-            old.append(ids[row.path])
+    ids.update(old)
+    _insert_rows(conn, f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})",
+                 [(ids[row.path], *(values[c] for c in FTS_COLUMNS)) for row, values in zip(rows, fts)])
+    old = list(old.values())
     if linked is not None and old:
         linked |= _targets_of(conn, old)
     for start in range(0, len(old), MAX_PARAMETERS):
@@ -502,22 +525,34 @@ def _write_batch(conn: sqlite3.Connection, rows: list, stored: dict, resolve, li
         resolve.prepare(link.target for row in rows for link in row.note.outlinks)
     tags, props, links = [], [], []
     name_key = link_resolution.name_key
-    for row in rows:
+    for row, found in zip(rows, contexts):
         note_id, note = ids[row.path], row.note
+        context_no = {context: number for number, context in enumerate(found)}
         tags.extend((note_id, tag) for tag in note.tags)
         props.extend((note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter))
         links.extend((note_id, seq, resolve(link.target, row.path, link.kind), name_key(link.target),
-                      link.target, link.anchor, link.kind, int(link.embed), link.line, link.context, link.label)
+                      link.target, link.anchor, link.kind, int(link.embed), link.line, context_no[link.context],
+                      link.label)
                      for seq, link in enumerate(note.outlinks))
     _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
     _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
                  [(ids[row.path], row.digest) for row in rows if row.digest is not None])
     _insert_rows(conn, "INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
-                 " context, label)", links)
+                 " context_no, label)", links)
     if linked is not None:
         linked.update(link[2] for link in links if link[2])
     return [ids[row.path] for row in rows]
+
+
+def _ids_in_index(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
+    """{path: id} of those of `paths` the index holds (the file is asked: a process without the
+    update lock may have written some meanwhile)."""
+    found = {}
+    for chunk in _chunked(paths):
+        found.update(conn.execute(f"SELECT path, id FROM notes WHERE path IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall())
+    return found
 
 
 # -- links: resolved against the notes the update leaves ----------------------------------------
@@ -627,22 +662,25 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
 
 INLINKS_PER_NOTE = 40
 INLINK_WORDS = 8          # words kept on each side of the link
-_INLINK_LINKS = ("SELECT t.id, l.context, l.label, l.target FROM links l JOIN notes t ON t.path = l.target_path"
-                 " WHERE l.source_id != t.id {where} ORDER BY t.id, l.source_id, l.seq")
+_INLINK_LINKS = ("SELECT t.id, l.source_id, l.context_no, l.label, l.target FROM links l"
+                 " JOIN notes t ON t.path = l.target_path"
+                 " WHERE l.source_id != t.id {where} ORDER BY l.source_id, l.seq")
 
 
 def _inlink_rows(conn: sqlite3.Connection, where: str = "", params=()):
-    """(note id, its incoming link text) for the notes the links select."""
-    current, pieces = None, []
-    for note_id, context, label, target in conn.execute(_INLINK_LINKS.format(where=where), params):
-        if note_id != current:
-            if pieces:
-                yield current, " \n ".join(pieces)
-            current, pieces = note_id, []
-        if len(pieces) < INLINKS_PER_NOTE:
-            pieces.append(_around_link(context, label or target.rsplit("/", 1)[-1].split("#", 1)[0]))
-    if pieces:
-        yield current, " \n ".join(pieces)
+    """(note id, its incoming link text) for the notes the links select, by id. The links are
+    read by linking note, so that each one's context lines are unpacked once."""
+    pieces: dict[int, list[str]] = {}
+    source, contexts = None, []
+    for note_id, source_id, context_no, label, target in conn.execute(_INLINK_LINKS.format(where=where), params):
+        if source_id != source:
+            (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
+            source, contexts = source_id, unpack_content(blob)[2]
+        found = pieces.setdefault(note_id, [])
+        if len(found) < INLINKS_PER_NOTE:
+            found.append(_around_link(contexts[context_no], label or target.rsplit("/", 1)[-1].split("#", 1)[0]))
+    for note_id in sorted(pieces):
+        yield note_id, " \n ".join(pieces[note_id])
 
 
 def _around_link(context: str, shown: str) -> str:

@@ -244,12 +244,18 @@ class VaultIndex:
         return out
 
     def body_and_code(self, note_id: int) -> tuple[str, str]:
-        return self.conn.execute("SELECT body, code FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return self._content(note_id)[:2]
 
     def words_text(self, note_id: int) -> str:
         """What a note says in words: its title, aliases, headings and body."""
-        row = self.conn.execute("SELECT title, aliases, headings, body FROM notes WHERE id = ?", (note_id,)).fetchone()
-        return "\n".join(row)
+        row = self.conn.execute("SELECT title, aliases, headings, content FROM notes WHERE id = ?",
+                                (note_id,)).fetchone()
+        return "\n".join((*row[:3], schema.unpack_content(row[3])[0]))
+
+    def _content(self, note_id: int) -> tuple[str, str, list[str]]:
+        """(body, code, link contexts) of a note."""
+        (blob,) = self.conn.execute("SELECT content FROM notes WHERE id = ?", (note_id,)).fetchone()
+        return schema.unpack_content(blob)
 
     def names_in_scope(self, scope: Scope) -> list[tuple[str, str, str]]:
         """(path, title, aliases) of every note in scope."""
@@ -268,9 +274,9 @@ class VaultIndex:
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
         """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
-        rows = self.conn.execute(f"SELECT n.path, n.title, n.body FROM notes n {scope.where()}"
+        rows = self.conn.execute(f"SELECT n.path, n.title, n.content FROM notes n {scope.where()}"
                                  f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
-        return total, rows
+        return total, [(path, title, schema.unpack_content(blob)[0]) for path, title, blob in rows]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
@@ -364,17 +370,29 @@ class VaultIndex:
         them, or (to id, from id, from path, seq, context) following links into them."""
         marks = ",".join("?" * len(ids))
         if outgoing:
-            return self.conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context FROM links l"
+            rows = self.conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context_no FROM links l"
                                      f" JOIN notes t ON t.path = l.target_path WHERE l.source_id IN ({marks})",
                                      ids).fetchall()
-        return self.conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context FROM notes t"
+            return self._with_contexts(rows, source=0)
+        rows = self.conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context_no FROM notes t"
                                  f" JOIN links l ON l.target_path = t.path JOIN notes n ON n.id = l.source_id"
                                  f" WHERE t.id IN ({marks})", ids).fetchall()
+        return self._with_contexts(rows, source=1)
 
     def unresolved(self, note_id: int) -> list[tuple[str, str]]:
         """(target, context) of the note's links that name no note, in order."""
-        return self.conn.execute("SELECT target, context FROM links WHERE source_id = ? AND target_path IS NULL"
+        rows = self.conn.execute("SELECT target, context_no FROM links WHERE source_id = ? AND target_path IS NULL"
                                  " ORDER BY seq", (note_id,)).fetchall()
+        contexts = self._content(note_id)[2] if rows else []
+        return [(target, contexts[number]) for target, number in rows]
+
+    def _with_contexts(self, rows: list[tuple], source: int) -> list[tuple]:
+        """The rows with their last value, a context number into the note whose id is at
+        `source`, replaced by that context line."""
+        contexts = {}
+        for note_id in {row[source] for row in rows}:
+            contexts[note_id] = self._content(note_id)[2]
+        return [(*row[:-1], contexts[row[source]][row[-1]]) for row in rows]
 
     def links_of(self, paths: list[str]) -> dict[str, dict]:
         """{path: {"links": outgoing note paths in link order, "backlinks": linking note paths sorted}}."""

@@ -9,23 +9,25 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import zlib
 
 from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
 FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code", "idents")
 COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2, 2.0)
+# The FTS columns whose text is kept in `notes.content` (pack_content), not in a column of its own.
+PACKED_COLUMNS = ("body", "code")
+PLAIN_COLUMNS = tuple(c for c in FTS_COLUMNS if c not in PACKED_COLUMNS)
 # The tokenizer of the index, and of the scratch table that stems text exactly as it does.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 _COLUMNS = ", ".join(FTS_COLUMNS)
-_OLD = ", ".join("old." + c for c in FTS_COLUMNS)
-_NEW = ", ".join("new." + c for c in FTS_COLUMNS)
 
 STATEMENTS = (
     """CREATE TABLE notes (
@@ -40,9 +42,8 @@ STATEMENTS = (
         tags TEXT NOT NULL,
         meta TEXT NOT NULL,
         folder TEXT NOT NULL,
-        body TEXT NOT NULL,
-        code TEXT NOT NULL,
         idents TEXT NOT NULL,
+        content BLOB NOT NULL,            -- body, code and link contexts, compressed (pack_content)
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -72,30 +73,24 @@ STATEMENTS = (
         kind TEXT NOT NULL,
         embed INTEGER NOT NULL,
         line INTEGER NOT NULL,
-        context TEXT NOT NULL,
+        context_no INTEGER NOT NULL,      -- its context line: a number into its note's contexts (pack_content)
         label TEXT NOT NULL,              -- the link's alias, '' without one
         PRIMARY KEY (source_id, seq)
     ) WITHOUT ROWID""",
     "CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
-    # New notes enter notes_fts in one INSERT ... SELECT per batch (see build), not by an insert
-    # trigger: row by row through a trigger the build is a third slower.
+    # Contentless: the index holds no copy of the text (the text is in `notes`, compressed). So
+    # the build writes a note's FTS row itself, and removes it with the values it was written
+    # with ('delete'), before the note changes or goes (build.forget_fts).
     f"""CREATE VIRTUAL TABLE notes_fts USING fts5(
         {_COLUMNS},
-        content='notes', content_rowid='id',
+        content='',
         tokenize='{TOKENIZER}'
     )""",
     "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
     # What other notes say where they link to a note (the link's line, its alias included), one
     # row per linked note (rowid = its id): the words people use for a note, as a field of it.
     f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, tokenize='{TOKENIZER}')",
-    f"""CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
-        INSERT INTO notes_fts(notes_fts, rowid, {_COLUMNS}) VALUES ('delete', old.id, {_OLD});
-    END""",
-    f"""CREATE TRIGGER notes_au AFTER UPDATE ON notes BEGIN
-        INSERT INTO notes_fts(notes_fts, rowid, {_COLUMNS}) VALUES ('delete', old.id, {_OLD});
-        INSERT INTO notes_fts(rowid, {_COLUMNS}) VALUES (new.id, {_NEW});
-    END""",
 )
 
 # Built after a large batch of inserts rather than kept up during it: row by row, indexes on
@@ -133,3 +128,26 @@ def ensure_scratch(conn: sqlite3.Connection) -> str:
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_terms USING fts5vocab(temp, scratch, 'row')")
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_tokens USING fts5vocab(temp, scratch, 'instance')")
     return "temp.scratch"
+
+
+# -- a note's text, stored compressed ---------------------------------------------------------------
+# The index keeps a note's body and code (for excerpts, and to remove its FTS row when it
+# changes) and the context line of each of its links, all in one zlib stream: the contexts are
+# lines of the body, so they cost next to nothing. The lengths of the parts come first, so that
+# any character may appear in any part.
+
+def pack_content(body: str, code: str, contexts: list[str]) -> bytes:
+    parts = [body, code, *contexts]
+    text = " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+
+
+def unpack_content(blob: bytes) -> tuple[str, str, list[str]]:
+    """(body, code, link contexts) of what `pack_content` stored."""
+    text = zlib.decompress(blob).decode("utf-8", "surrogatepass")
+    head, _, rest = text.partition("\n")
+    parts, at = [], 0
+    for length in map(int, head.split()):
+        parts.append(rest[at:at + length])
+        at += length
+    return parts[0], parts[1], parts[2:]
