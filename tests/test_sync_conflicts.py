@@ -70,3 +70,17 @@ def test_property_every_copy_of_every_session_note_names_its_note_and_the_note_i
 def test_property_a_numbered_name_of_the_users_is_never_taken_for_a_copy_of_ours(name, form):
     assert not is_copy_of_ours(name)
     assert not is_copy_of_ours(form(name[:-3]))
+
+
+STEMS = st.one_of(st.sampled_from(["2026-03-04_0123abcd", "claude-session-history", "claude-state", "Claude-state",
+                                   "2026-03-04", "Meeting", "1234-x", "claude"]), st.text(min_size=1, max_size=24))
+SUFFIXES = st.sampled_from(["", ".sync-conflict-20260304-101500-ABCDEF7", " (Ann's conflicted copy 2026-03-04)",
+                            "_conflict-20260304-101500", " (Conflict 2026-03-04 10-15)", " 2", " (1)", " copy"])
+
+
+@given(STEMS, SUFFIXES, st.sampled_from([".md", ".MD", ".txt", ""]))
+def test_property_the_quick_answer_the_index_walk_gets_is_the_full_one(stem, suffix, extension):
+    """is_copy_of_ours answers from the first characters for a name that cannot be a copy of
+    ours, and as copy_of does for the rest."""
+    name = stem + suffix + extension
+    assert is_copy_of_ours(name) == (copy_of(name, is_our_name) is not None)
