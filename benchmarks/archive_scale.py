@@ -56,25 +56,11 @@ def make_user(root: Path) -> dict:
 
 
 def fill_archive(path: str, root: Path, count: int) -> float:
-    """`count` sessions of 20 prompts, one bulk transaction; returns the seconds it took."""
-    from archive_speed import _upsert_in_open_transaction
-    from obsidian_memory.archive import open_archive
-    from obsidian_memory.model import CompactSummary, Prompt, Session
+    """`count` sessions of 20 prompts over the repositories under root/src; returns the seconds it took."""
+    import archive_speed
 
     started = time.perf_counter()
-    with open_archive(path) as archive:
-        archive.db.execute("BEGIN")
-        for n in range(count):
-            repo = str(root / "src" / f"repo{n % REPOSITORIES}")
-            session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=f"repo{n % REPOSITORIES}",
-                              cwd=repo, repo_root=repo,
-                              started_at=f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z",
-                              title=f"session {n} about topic {n % 97}",
-                              prompts=[Prompt(f"prompt {i} of session {n}: refactor module {i * n % 31}")
-                                       for i in range(20)],
-                              compact_summaries=[CompactSummary(f"summary of session {n}")])
-            _upsert_in_open_transaction(archive, session)
-        archive.db.execute("COMMIT")
+    archive_speed.fill_archive(path, count, lambda n: str(root / "src" / f"repo{n % REPOSITORIES}"))
     return time.perf_counter() - started
 
 

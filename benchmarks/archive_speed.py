@@ -159,15 +159,29 @@ def note_sizes(root: Path) -> dict[str, int]:
 def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
     """recent_sessions (SessionStart) and grep_sessions on `count` sessions of 20 prompts each."""
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.model import CompactSummary, Prompt, Session
 
     root.mkdir(parents=True, exist_ok=True)
     path = str(root / "big.db")
+    fill_archive(path, count, lambda n: f"/work/repo{n % 50}")
+    figures = {}
+    with open_archive(path, readonly=True) as archive:
+        samples = [timed(lambda: archive.recent_sessions(repo_root="/work/repo7", limit=5)) for _ in range(50)]
+        figures[f"recent_sessions(repo_root), {count:,} sessions"] = statistics.median(samples)
+    figures.update(grep_engines(path, count))
+    return figures
+
+
+def fill_archive(path: str, count: int, repo_of) -> None:
+    """`count` synthetic sessions of 20 prompts in the archive at `path`, in one transaction;
+    session n in the repository folder `repo_of(n)` (project: its base name)."""
+    from obsidian_memory.archive import open_archive
+    from obsidian_memory.model import CompactSummary, Prompt, Session
+
     with open_archive(path) as archive:
         archive.db.execute("BEGIN")
         for n in range(count):
-            repo = f"/work/repo{n % 50}"
-            session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=f"repo{n % 50}", cwd=repo,
+            repo = repo_of(n)
+            session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=os.path.basename(repo), cwd=repo,
                               repo_root=repo, started_at=f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z",
                               title=f"session {n} about topic {n % 97}",
                               prompts=[Prompt(f"prompt {i} of session {n}: refactor module {i * n % 31}")
@@ -175,12 +189,6 @@ def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
                               compact_summaries=[CompactSummary(f"summary of session {n}")])
             _upsert_in_open_transaction(archive, session)
         archive.db.execute("COMMIT")
-    figures = {}
-    with open_archive(path, readonly=True) as archive:
-        samples = [timed(lambda: archive.recent_sessions(repo_root="/work/repo7", limit=5)) for _ in range(50)]
-        figures[f"recent_sessions(repo_root), {count:,} sessions"] = statistics.median(samples)
-    figures.update(grep_engines(path, count))
-    return figures
 
 
 def grep_engines(path: str, count: int) -> dict[str, float]:
