@@ -97,7 +97,7 @@ def parse_note(text: str, title: str) -> Note:
         note.outlinks.extend(_frontmatter_links(text, first_body_line))
     in_comment = False
     note.aliases = _strings(frontmatter.get("aliases", frontmatter.get("alias")))
-    tags = [_clean_tag(t) for t in _tag_values(frontmatter.get("tags", frontmatter.get("tag")))]
+    tags = [_clean_tag(t) for t in tag_values(frontmatter.get("tags", frontmatter.get("tag")))]
     lines, code = [], []
     fence = quote_fence = None
     for number, line in enumerate(body_text.split("\n"), start=first_body_line):
@@ -435,7 +435,8 @@ def _clean_tag(tag) -> str:
     return str(tag).strip().lstrip("#").strip("/").lower()
 
 
-def _tag_values(value) -> list[str]:
+def tag_values(value) -> list[str]:
+    """The tags a `tags` (or `tag`) property value names, as written (a text is split at commas and spaces)."""
     if value is None:
         return []
     if isinstance(value, str):
@@ -443,7 +444,7 @@ def _tag_values(value) -> list[str]:
     if isinstance(value, (list, tuple, set)):
         out = []
         for item in value:
-            out.extend(_tag_values(item) if isinstance(item, str) else ([str(item)] if item is not None else []))
+            out.extend(tag_values(item) if isinstance(item, str) else ([str(item)] if item is not None else []))
         return out
     return [str(value)]
 

@@ -170,6 +170,42 @@ class Choice(Kind):
         raise Invalid(value)
 
 
+class VaultPatterns(Kind):
+    """A list of vault-relative folders, notes or glob patterns (one alone counts as a list of
+    one): forward slashes, no `..` part, nothing absolute (a path outside the vault would
+    silently match nothing)."""
+    wants = "a list of vault-relative folders, notes or glob patterns (forward slashes, no ..)"
+
+    def parse(self, value):
+        items = Texts().parse(value)
+        if not all(_vault_pattern(item) for item in items):
+            raise Invalid(value)
+        return tuple(item.strip() for item in items)
+
+
+def _vault_pattern(text: str) -> bool:
+    path = text.strip().rstrip("/")
+    parts = path.split("/")
+    return bool(path) and "\\" not in path and "\0" not in path and not path.startswith("/") \
+        and ":" not in parts[0] and all(part.strip() not in ("", ".", "..") for part in parts)
+
+
+class TagName(Kind):
+    """A tag, with or without its `#` (nested tags as `a/b`); nothing at all for no tag."""
+    wants = "a tag (letters, digits, _ - /), or nothing for none"
+
+    def parse(self, value):
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise Invalid(value)
+        tag = value.strip().lstrip("#").strip("/")
+        if tag and (not all(c.isalnum() or c in "_-/" for c in tag) or tag.replace("/", "").isdigit()
+                    or "//" in tag):
+            raise Invalid(value)
+        return tag.lower()
+
+
 # -- the definitions ------------------------------------------------------------------------------
 
 class Setting:
@@ -227,6 +263,12 @@ class Settings:
                                   stops=True)
     log_note: str = setting(VaultPath(note=True), "Meta/claude-log.md", "the agent log note", stops=True)
     index_ignore: tuple = setting(Texts(), (), "vault-relative glob patterns the local index skips")
+    private: tuple = setting(VaultPatterns(), (), "folders, notes or glob patterns (`*` crosses folders) whose "
+                                                  "notes no search, read, link list or context returns "
+                                                  "(see Security and privacy)", stops=True)
+    private_tag: str = setting(TagName(), "private", "a note with this tag (nested ones too), in its `tags` or "
+                                                     "as `#tag` in its text, is private; so is one with "
+                                                     "`private: true`", stops=True)
     archive_path: str | None = setting(AbsolutePath(), None, "the session archive", stops=True,
                                        shown="~/.claude/session-archive.db")
     prompt_recall: str = setting(Choice("off", "first", "every"), "first",

@@ -17,7 +17,7 @@ LAYERS = [
                     "obsidian_memory.locks", "obsidian_memory.spawn", "obsidian_memory.logs",
                     "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
                     "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.machine", "obsidian_memory.sync_conflicts", "obsidian_memory.markdown",
-                    "obsidian_memory.omnisearch_plugin"]),
+                    "obsidian_memory.omnisearch_plugin", "obsidian_memory.privacy"]),
     ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
               "obsidian_memory.session_merge", "obsidian_memory.recall.terms",
               "obsidian_memory.session_search", "obsidian_memory.evaluation", "obsidian_memory.search.links",

@@ -91,6 +91,28 @@ def expected(definition, value):
         word = ("on" if value else "off") if isinstance(value, bool) else value
         ok = isinstance(word, str) and word.strip().lower() in kind.choices
         return (True, word.strip().lower()) if ok else (False, None)
+    if isinstance(kind, settings.VaultPatterns):
+        if value is None:
+            return True, ()
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(i, str) and i.strip() for i in items):
+            return False, None
+        for item in items:
+            path = item.strip().rstrip("/")
+            parts = path.split("/")
+            if not path or "\\" in path or "\0" in path or path.startswith("/") or ":" in parts[0] \
+                    or any(p.strip() in ("", ".", "..") for p in parts):
+                return False, None
+        return True, tuple(i.strip() for i in items)
+    if isinstance(kind, settings.TagName):
+        if value is None:
+            return True, ""
+        if not isinstance(value, str):
+            return False, None
+        tag = value.strip().lstrip("#").strip("/")
+        ok = not tag or (re.fullmatch(r"[\w\-/]+", tag) is not None and "//" not in tag
+                         and not all(ch.isdigit() or ch == "/" for ch in tag))
+        return (True, tag.lower()) if ok else (False, None)
     raise AssertionError(f"no oracle for {kind!r}")
 
 
