@@ -14,6 +14,10 @@ Everything quoted from notes or the archive (state, learnings, titles, summaries
 inside a fence longer than any backtick run in it, after terminal escapes and control characters
 are stripped and system-reminder tags are defused, so that a note cannot pose as instructions.
 
+Private notes (`privacy`) are never quoted: a state or learnings note that is private is left
+out (as if empty), and so is a session whose note in the vault is private (its title, id and
+summary come from the archive, but the user marked that session's note private).
+
 On `source=compact`, the compaction summary that replaces the conversation keeps the task but
 not the injected memory, so state and learnings are injected again in full; the sessions list
 shrinks to the last COMPACT_SESSION_LIMIT sessions without a compaction summary or where the
@@ -37,6 +41,7 @@ SESSION_LIMIT = 10
 COMPACT_SESSION_LIMIT = 3
 NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is read in part
 MIN_LINE_START = 40            # a cut-off line is shown in part only when this much of it fits
+PRIVATE_SLACK = 10             # sessions read beyond the limit, for those whose note is private
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
 STOPPED_CHARS = 700            # where the latest session stopped: open todos, the start of its last answer
 STATUS_WORDS = {"in_progress": "in progress", "pending": "open"}
@@ -130,15 +135,26 @@ class Material:
 
 
 def read_state(settings) -> Material:
+    if _private_note(settings, settings.state_note):
+        return Material()
     text, partial = memory.read_note_part(settings, settings.state_note, NOTE_READ_BYTES)
     body = quoted(memory.state_body(text))
     return Material(lines=body.splitlines() if body.strip() else (), partial=partial)
 
 
 def read_learnings(settings) -> Material:
+    if _private_note(settings, settings.learnings_note):
+        return Material()
     # entries are appended, so the newest are at the end: a huge note is read from its tail
     text, partial = memory.read_note_part(settings, settings.learnings_note, NOTE_READ_BYTES, tail=True)
     return Material(entries=[quoted(e.text) for e in memory.learning_entries(text)], partial=partial)
+
+
+def _private_note(settings, relative: str) -> bool:
+    """Whether a vault note is private (a missing or unreadable one is not: there is nothing to quote)."""
+    from obsidian_memory.privacy import Privacy
+
+    return Privacy.of(settings).note_is_private(settings.vault, relative, unreadable=False)
 
 
 def _header(settings, source: str) -> str:
@@ -314,13 +330,15 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
     try:
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True) as archive:
+            wanted = limit + PRIVATE_SLACK     # room for sessions left out because their note is private
             if repo_root:
                 repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id)
-                rows = archive.recent_sessions(repo_root=repo_root, repo_id=repo_id, limit=limit,
+                rows = archive.recent_sessions(repo_root=repo_root, repo_id=repo_id, limit=wanted,
                                                exclude_session_id=session_id)
             else:
-                rows = _sessions_in_folder(archive, os.path.abspath(cwd), limit, session_id)
-            if rows and rows[0].get("session_id"):
+                rows = _sessions_in_folder(archive, os.path.abspath(cwd), wanted, session_id)
+            rows = _without_private_notes(settings, rows, limit)
+            if rows:
                 stopped = archive.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
                 rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
     except Exception as exc:  # a locked, corrupt or newer archive costs the section, not the hook
@@ -330,7 +348,18 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
     here = machine.current(settings)
     for row in rows:
         row["elsewhere"] = machine.elsewhere(row.get("origin"), row.get("machine"), here)
-    return scope, [row for row in rows if row.get("session_id")]
+    return scope, rows
+
+
+def _without_private_notes(settings, rows: list[dict], limit: int) -> list[dict]:
+    """The first `limit` sessions (with an id) whose note in the vault is not private."""
+    shown = []
+    for row in rows:
+        if row.get("session_id") and not (row.get("note_path") and _private_note(settings, row["note_path"])):
+            shown.append(row)
+            if len(shown) == limit:
+                break
+    return shown
 
 
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:

@@ -36,8 +36,8 @@ def run_checks(settings=None) -> list[Check]:
     plugin = _enabled_plugin(settings_obj or {})
     checks = [check_python(layout), check_package(layout), *check_config(settings, broken)]
     if settings:
-        checks += [check_vault(settings), check_archive(settings), check_prompt_recall(settings), check_machine(settings),
-                   *check_machines_in_vault(settings), *check_sync_conflicts(settings)]
+        checks += [check_vault(settings), check_private(settings), check_archive(settings), check_prompt_recall(settings),
+                   check_machine(settings), *check_machines_in_vault(settings), *check_sync_conflicts(settings)]
     checks += [
         check_hooks(layout, settings_obj, settings_problem, plugin),
         check_skill(layout, plugin),
@@ -175,6 +175,34 @@ def check_vault(settings) -> Check:
     if not os.path.isdir(sessions):
         return Check("vault", OK, f"{vault} (writable; {settings.sessions_folder}/ appears with the first note)")
     return Check("vault", OK, f"{vault} (writable; {notes} session note(s) in {settings.sessions_folder}/)")
+
+
+def check_private(settings) -> Check:
+    """The private rules and how many notes they cover; a warning when one of the notes the
+    SessionStart context quotes, or the session notes, are private (the context leaves them out)."""
+    from obsidian_memory.privacy import Privacy
+    from obsidian_memory.search.store import VaultIndex, walk_vault
+
+    privacy = Privacy.of(settings)
+    if not os.path.isdir(settings.vault):
+        return Check("private", INFO, privacy.describe())
+    by_path = sum(1 for path in walk_vault(settings.vault) if privacy.path_is_private(path))
+    index = VaultIndex.open_readonly(settings)
+    if index is None:
+        by_text = "notes private by property or tag are counted once the index is built (`reindex`)"
+    else:
+        with index:
+            by_text = f"{index.private_count()} by property or tag (as of the last index update)"
+    detail = f"{privacy.describe()}: {by_path} note(s) by folder or pattern, {by_text}"
+    ours = [f"{what} {relative}" for what, relative in (("the state note", settings.state_note),
+                                                         ("the learnings note", settings.learnings_note))
+            if privacy.note_is_private(settings.vault, relative, unreadable=False)]
+    if privacy.path_is_private(settings.sessions_folder):
+        ours.append(f"the session notes in {settings.sessions_folder}/ (and their sessions)")
+    if ours:
+        return Check("private", WARN, f"{detail}; private, so the SessionStart context leaves them out: "
+                                      + ", ".join(ours))
+    return Check("private", INFO, detail)
 
 
 def check_archive(settings) -> Check:

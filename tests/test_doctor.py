@@ -145,8 +145,8 @@ def test_doctor_json_lists_every_check_and_exits_1_when_one_fails(env):
     report = json.loads(result.stdout)
     assert report["ok"] is False
     assert [c["name"] for c in report["checks"]] == [
-        "python", "package", "config", "vault", "archive", "prompt recall", "machine", "conflicts", "hooks", "skill",
-        "permissions", "CLAUDE.md", "index", "omnisearch", "semantic", "transcripts", "mcp http"]
+        "python", "package", "config", "vault", "private", "archive", "prompt recall", "machine", "conflicts", "hooks",
+        "skill", "permissions", "CLAUDE.md", "index", "omnisearch", "semantic", "transcripts", "mcp http"]
     assert {c["status"] for c in report["checks"]} <= {"ok", "fail", "warn", "info"}
 
 

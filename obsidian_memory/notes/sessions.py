@@ -4,7 +4,9 @@ The note is a rendering of the archive plus the user's own section: everything f
 `## My notes` heading to the end of the file is the user's and is kept verbatim when the note is
 rendered again. Transcript text cannot break the note: prompts and summaries go into code blocks
 whose fence is longer than any backtick run they contain, single-line values are escaped, and
-the user-section heading is only recognised outside code blocks.
+the user-section heading is only recognised outside code blocks. A file the session touched
+that is a private note of the vault (`privacy`), or lies in a private folder, is listed as
+PRIVATE_FILE: its path is not written into a note that search returns.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from obsidian_memory.notes import session_view
 from obsidian_memory.textclean import code_span, fenced, markdown_inline, quoted_prose, strip_control, yaml_scalar
 
 TEMPLATE = "session.md.j2"
+PRIVATE_FILE = "(a private note of the vault)"
 MY_NOTES_HEADING = "## My notes"
 MY_NOTES_HINT = ("<!-- Write your own notes below this heading: obsidian-memory keeps everything from "
                  "the heading to the end of the file when it archives this session again. -->")
@@ -63,14 +66,15 @@ def render_note(session, settings=None, *, user_section: str | None = None) -> s
     """The note text: our rendering, then the user's section (or an empty one with a hint)."""
     from obsidian_memory import templating
 
-    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session))
+    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings))
     body = body.rstrip("\n") + "\n\n"
     return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
 
 
-def _context(session) -> dict:
+def _context(session, settings=None) -> dict:
     start, end = clock.to_local(session.started_at), clock.to_local(session.ended_at)
     shown = session_view.view(session)
+    shown["files"] = _files_shown(shown["files"], settings)
     prompts = shown.pop("prompt_views")
     summary_texts = shown.pop("summary_texts")
     return {
@@ -89,6 +93,37 @@ def _context(session) -> dict:
         "tools": sorted(session.tools.items(), key=lambda item: (-item[1], item[0])),
         **shown,
     }
+
+
+def _files_shown(files: list[str], settings) -> list[str]:
+    """The files touched, a private one of the vault replaced by PRIVATE_FILE (listed once)."""
+    if settings is None or not files:
+        return files
+    from obsidian_memory.privacy import Privacy
+
+    privacy = Privacy.of(settings)
+    roots = {os.path.abspath(settings.vault), os.path.realpath(settings.vault)}
+    shown: list[str] = []
+    for path in files:
+        relative = _inside_vault(path, roots)
+        if relative is not None and (privacy.path_is_private(relative) or (
+                relative.lower().endswith(".md") and privacy.note_is_private(settings.vault, relative,
+                                                                             unreadable=False))):
+            path = PRIVATE_FILE
+        if path != PRIVATE_FILE or path not in shown:
+            shown.append(path)
+    return shown
+
+
+def _inside_vault(path: str, roots: set[str]) -> str | None:
+    """The vault-relative form of an absolute path into the vault, else None."""
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return None
+    absolute = os.path.normpath(path)
+    for root in roots:
+        if absolute.startswith(root.rstrip(os.sep) + os.sep):
+            return os.path.relpath(absolute, root).replace(os.sep, "/")
+    return None
 
 
 def _human(moment, *, same_day_as=None, time_only=False) -> str | None:

@@ -81,12 +81,17 @@ class Result(Record):
 
 
 class Request:
-    """What the engines of one search share: the settings, the Omnisearch port, and the vault
-    index, opened, brought up to date and read in one snapshot at most once, on first use."""
+    """What the engines of one search share: the settings, the Omnisearch port, the private
+    rules (`privacy`: the engines that read the vault themselves leave private notes out before
+    they count and cut their hits; the index never holds one), and the vault index, opened,
+    brought up to date and read in one snapshot at most once, on first use."""
 
     def __init__(self, settings, port: int | None = None):
+        from obsidian_memory.privacy import Privacy
+
         self.settings = settings
         self.port = port
+        self.privacy = Privacy.of(settings)
         self._index = None
 
     def index(self):

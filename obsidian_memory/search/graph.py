@@ -20,6 +20,7 @@ from collections import Counter
 
 from obsidian_memory import fsutil
 from obsidian_memory.errors import UserError
+from obsidian_memory.privacy import refuse_if_private
 from obsidian_memory.search import fulltext
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.fulltext import fts_quote
@@ -44,7 +45,7 @@ WHY_TERMS = 5
 def find_note(index: VaultIndex, path: str) -> tuple[int, str]:
     """(id, path) of the indexed note `path` means: a vault path with or without `.md` (exact,
     then ignoring case), or a bare note name when only one note has it. UserError otherwise,
-    naming the closest paths."""
+    naming the closest paths, or saying that the path names a private note (never indexed)."""
     try:
         clean = fsutil.vault_relative("", path)
     except fsutil.OutsideVault as exc:
@@ -54,6 +55,7 @@ def find_note(index: VaultIndex, path: str) -> tuple[int, str]:
     paths = index.paths()
     found = _match_path(clean, paths)
     if found is None:
+        refuse_if_private(index.settings, clean)
         raise UserError(not_found_message(path, suggest_from(paths, clean)))
     return index.note_id(found), found
 

@@ -3,7 +3,9 @@
 `GET http://127.0.0.1:<port>/search?q=<urlencoded>` returns a JSON list (at most ~50 items) of
 `{score, vault, path, basename, foundWords, matches, excerpt}`; there is no limit or folder
 parameter, so scoping is client-side: the whole list is fetched, folder/exclude applied, then
-truncated to the limit. The excerpt is HTML (`<br>`, highlight spans, entities) and is turned
+truncated to the limit. Private notes (`privacy`: by path, then by the note's text read from
+the vault) are dropped first, so the limit and the total count only notes we may return; a hit
+whose note cannot be read to check is dropped too. The excerpt is HTML (`<br>`, highlight spans, entities) and is turned
 into one clean line of plain text.
 
 Anything but a 200 with a JSON list, within TIMEOUT_SECONDS in total (connect, headers and a slow
@@ -48,18 +50,19 @@ class Omnisearch:
     name = ENGINE
 
     def search(self, query: Query, request) -> Result:
-        hits, total, incomplete = search(query, request.settings.vault, request.port)
+        hits, total, incomplete = search(query, request.settings.vault, request.port, privacy=request.privacy)
         notes = [f"Omnisearch returns its best {RESULT_CAP} notes only and the scope kept {total} of them; "
                  f"--source local searches the whole scope"] if incomplete else []
         return Result(hits, total, "fulltext", notes)
 
 
-def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS) -> tuple[list[Hit], int, bool]:
-    """Hits in scope (truncated to `query.limit`), how many were in scope before truncation, and
-    whether scoping may have hidden matches (Omnisearch cut its list at its cap, and the scope
-    left fewer hits than asked for)."""
+def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS,
+           privacy=None) -> tuple[list[Hit], int, bool]:
+    """Hits in scope and not private (truncated to `query.limit`), how many there were before
+    truncation, and whether scoping may have hidden matches (Omnisearch cut its list at its cap,
+    and the scope left fewer hits than asked for)."""
     items = fetch(query.text, port, timeout)
-    hits = hits_for_vault(items, vault)
+    hits = hits_for_vault(items, vault, privacy)
     scoped = [h for h in hits if in_scope(h.path, query.folders, query.excludes)]
     incomplete = len(items) >= RESULT_CAP and len(scoped) < min(query.limit, len(hits))
     return scoped[: query.limit], len(scoped), incomplete
@@ -149,14 +152,16 @@ def _describe(exc: BaseException) -> str:
 
 # -- turning the answer into hits -------------------------------------------------------------
 
-def hits_for_vault(items: list, vault: str) -> list[Hit]:
-    """Clean hits from our vault, in Omnisearch's order.
+def hits_for_vault(items: list, vault: str, privacy=None) -> list[Hit]:
+    """Clean hits from our vault that are not private notes, in Omnisearch's order.
 
     Items naming another vault are dropped. If the server answered with results and every one of
     them belongs to another vault, it is serving a different vault: that is `Offline` for us.
+    A hit's note is checked by the path Omnisearch gave (the shown one is cleaned of control
+    characters, and may name no file).
     """
     names = _vault_names(vault)
-    hits, foreign = [], 0
+    hits, foreign, ours = [], 0, 0
     for item in items:
         if not isinstance(item, dict):
             continue
@@ -164,10 +169,14 @@ def hits_for_vault(items: list, vault: str) -> list[Hit]:
         if isinstance(other, str) and other and names and other not in names:
             foreign += 1
             continue
-        hit = _hit(item)
-        if hit is not None:
+        found = _hit(item)
+        if found is None:
+            continue
+        ours += 1
+        hit, relative = found
+        if privacy is None or not privacy.note_is_private(vault, relative):
             hits.append(hit)
-    if foreign and not hits:
+    if foreign and not ours:
         raise Offline("Omnisearch serves another vault")
     return hits
 
@@ -182,7 +191,7 @@ def _vault_names(vault: str) -> set[str]:
     return {n for n in names if n}
 
 
-def _hit(item: dict) -> Hit | None:
+def _hit(item: dict) -> tuple[Hit, str] | None:
     raw_path = item.get("path")
     if not isinstance(raw_path, str) or not raw_path.strip():
         return None
@@ -192,12 +201,12 @@ def _hit(item: dict) -> Hit | None:
         return None
     if not path:
         return None
-    path = strip_control(path)
+    shown = strip_control(path)
     basename = item.get("basename")
     if not isinstance(basename, str) or not basename:
-        basename = note_title(path)
-    return Hit(path=path, basename=strip_control(basename), score=_number(item.get("score")),
-               excerpt=clean_excerpt(item.get("excerpt")), engine=ENGINE)
+        basename = note_title(shown)
+    return Hit(path=shown, basename=strip_control(basename), score=_number(item.get("score")),
+               excerpt=clean_excerpt(item.get("excerpt")), engine=ENGINE), path
 
 
 

@@ -1,8 +1,9 @@
 """Read notes from the vault for a person or an agent: `read_notes(settings, paths)`.
 
 A path is vault-relative, with or without `.md`, or a bare note name when only one note has
-it. A path that names no note raises UserError with the three closest existing paths. Reading
-never leaves the vault: `..`, absolute paths and symlinks that resolve outside are refused.
+it. A path that names no note raises UserError with the three closest existing paths; one that
+names a private note (`privacy`) raises UserError saying so, and nothing of it is read out.
+Reading never leaves the vault: `..`, absolute paths and symlinks that resolve outside are refused.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 
 from obsidian_memory import fsutil, markdown
 from obsidian_memory.errors import UserError
+from obsidian_memory.privacy import Privacy, refused
 from obsidian_memory.search import graph
 from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import VaultIndex, using_fresh
@@ -29,7 +31,7 @@ def read_notes(settings, paths: list[str], *, raw: bool = False, max_chars: int 
         return found, index.links_of(found)
 
     found, links = using_fresh(settings, locate)
-    return [_read_one(settings, path, raw, max_chars, links[path]) for path in found]
+    return [_read_one(settings, path, raw, max_chars, links[path], given) for given, path in zip(paths, found)]
 
 
 def _locate(settings, index: VaultIndex, path: str) -> str:
@@ -71,7 +73,7 @@ def _unindexed_note(vault: str, path: str) -> str | None:
     return None
 
 
-def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict) -> dict:
+def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict, given: str) -> dict:
     try:
         real = fsutil.resolve_inside(settings.vault, path)
     except fsutil.OutsideVault as exc:
@@ -79,6 +81,9 @@ def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict
     text = fsutil.read_text(real)
     if text is None:
         raise UserError(f"cannot read {path!r}")
+    privacy = Privacy.of(settings)
+    if privacy.path_is_private(path) or privacy.text_is_private(text):
+        raise refused(given)
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     title = note_title(path)
     note = markdown.parse_note(text, title)

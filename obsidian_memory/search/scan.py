@@ -66,7 +66,7 @@ class Scanner:
 
     def search(self, query: Query, request) -> Result:
         skipped: list[str] = []
-        hits, total = search(query, request.settings.vault, skipped)
+        hits, total = search(query, request.settings.vault, skipped, privacy=request.privacy)
         notes = []
         if skipped:
             from obsidian_memory.search.store.build import skipped_text
@@ -75,16 +75,17 @@ class Scanner:
         return Result(hits, total, "fulltext", notes)
 
 
-def search(query: Query, vault: str, skipped: list | None = None) -> tuple[list[Hit], int]:
+def search(query: Query, vault: str, skipped: list | None = None, *, privacy=None) -> tuple[list[Hit], int]:
     """Ranked hits in scope (truncated to `query.limit`) and how many there were before truncation;
-    the names of notes and folders left out (not valid UTF-8) are added to `skipped`."""
+    the names of notes and folders left out (not valid UTF-8) are added to `skipped`; private
+    notes (`privacy`) are neither read for a score nor counted."""
     terms = query_terms(query.text)
     if not terms:
         return [], 0
     hits = []
-    for relative, absolute in iter_notes(vault, query.folders, query.excludes, skipped):
+    for relative, absolute in iter_notes(vault, query.folders, query.excludes, skipped, privacy=privacy):
         text = read_text(absolute)
-        if text is None:
+        if text is None or (privacy is not None and privacy.text_is_private(text)):
             continue
         if query.has_metadata_filters and not _passes_filters(text, query):
             continue
@@ -150,10 +151,11 @@ def excerpt(text: str, lowered: str, terms: list[str]) -> str:
 
 
 def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = (),
-               skipped: list | None = None):
-    """(vault-relative path, absolute path) of every visible `*.md` note in scope, sorted. Notes
-    and folders whose names are not valid UTF-8 are left out (as the index does), their names
-    (escaped) added to `skipped`."""
+               skipped: list | None = None, *, privacy=None):
+    """(vault-relative path, absolute path) of every visible `*.md` note in scope and not private
+    by its path (`privacy`), sorted. Notes and folders whose names are not valid UTF-8 are left
+    out (as the index does), their names (escaped) added to `skipped`."""
+    hidden = privacy.hides_entry if privacy is not None and privacy.has_paths else None
     root = os.path.realpath(vault)
     for folder, dirnames, filenames in os.walk(root, followlinks=False):
         rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
@@ -162,7 +164,8 @@ def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, .
             skipped += [shown_name(_join(rel_folder, d)) + "/" for d in dirnames
                         if not d.startswith(".") and undecodable(d)]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not undecodable(d)
-                             and _may_hold_scope(_join(rel_folder, d), folders, excludes))
+                             and _may_hold_scope(_join(rel_folder, d), folders, excludes)
+                             and not (hidden and hidden(_join(rel_folder, d))))
         for filename in sorted(filenames):
             if filename.startswith(".") or not filename.lower().endswith(".md") or is_copy_of_ours(filename):
                 continue   # (a sync tool's conflict copy of one of our notes: the same session twice)
@@ -171,7 +174,7 @@ def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, .
                     skipped.append(shown_name(_join(rel_folder, filename)))
                 continue
             relative = _join(rel_folder, filename)
-            if not in_scope(relative, folders, excludes):
+            if not in_scope(relative, folders, excludes) or (hidden and hidden(relative)):
                 continue
             absolute = os.path.join(folder, filename)
             if os.path.islink(absolute) and not _inside(root, absolute):

@@ -32,10 +32,25 @@ def run(server_or_port, **kwargs):
     return search(kwargs.pop("query", "deploy"), settings_module.load(), port=port, **kwargs)
 
 
+def with_notes(server, vault):
+    """The notes of the server's hits, in the vault: Omnisearch answers with notes of the vault,
+    and a hit whose note cannot be read is dropped (it cannot be checked for privacy)."""
+    from pathlib import Path
+
+    for hit in server.items:
+        path = hit.get("path").replace("\\", "/") if isinstance(hit, dict) and isinstance(hit.get("path"), str) else None
+        if isinstance(path, str) and path.endswith(".md") and ".." not in path and not path.startswith("/"):
+            note = Path(vault, *path.split("/"))
+            if not note.exists():
+                note.parent.mkdir(parents=True, exist_ok=True)
+                note.write_text("a note Omnisearch found\n", encoding="utf-8")
+
+
 def test_html_excerpt_is_cleaned_to_plain_text(user, server):
     server.items = [item("Notes/Deploy.md", 3.5, excerpt=(
         'Run <span class="matched-text">deploy</span> &amp;&amp; check<br>next&nbsp;line <br/>'
         '&lt;tag&gt; \x1b[31mred\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07 \x07bell   end'))]
+    with_notes(server, user.vault)
     response = run(server, source="omnisearch")
     assert response.engine == "omnisearch"
     assert [h.to_dict() for h in response.hits] == [{
@@ -51,6 +66,7 @@ def test_query_is_sent_url_encoded(user, server):
 def test_folder_and_exclude_are_applied_client_side(user, server):
     server.items = [item("Notes/a.md", 5), item("Meta/claude-sessions/s.md", 4), item("Notes/sub/b.md", 3),
                     item("Notesother/c.md", 2), item("top.md", 1)]
+    with_notes(server, user.vault)
     assert [h.path for h in run(server, source="omnisearch", folders=["Notes"]).hits] == [
         "Notes/a.md", "Notes/sub/b.md"]
     assert [h.path for h in run(server, source="omnisearch", excludes=["Meta\\claude-sessions/"]).hits] == [
@@ -62,6 +78,7 @@ def test_folder_and_exclude_are_applied_client_side(user, server):
 def test_whole_list_is_fetched_then_scoped_then_truncated(user, server):
     server.items = ([item(f"Meta/claude-sessions/s{i}.md", 100 - i) for i in range(30)]
                     + [item(f"Notes/n{i}.md", 50 - i) for i in range(20)])
+    with_notes(server, user.vault)
     response = run(server, source="omnisearch", excludes=["Meta/claude-sessions"], limit=5)
     assert [h.path for h in response.hits] == [f"Notes/n{i}.md" for i in range(5)]
     assert response.total_results == 20
@@ -71,6 +88,7 @@ def test_whole_list_is_fetched_then_scoped_then_truncated(user, server):
 
 def test_a_scope_that_empties_a_capped_list_says_the_local_engine_would_see_more(user, server):
     server.items = [item(f"Notes/n{i}.md", 100 - i) for i in range(omnisearch.RESULT_CAP)]
+    with_notes(server, user.vault)
     response = run(server, source="omnisearch", folders=["Meta/claude-sessions"])
     assert response.engine == "omnisearch" and response.hits == []
     assert any("--source local searches the whole scope" in n for n in response.notes)
@@ -81,6 +99,7 @@ def test_a_scope_that_empties_a_capped_list_says_the_local_engine_would_see_more
 def test_results_of_another_vault_and_paths_leaving_the_vault_are_dropped(user, server):
     server.items = [item("mine.md", 3), item("theirs.md", 2, vault="Work"), item("../../etc/passwd.md", 1),
                     item("/abs.md", 1), item("Win\\style.md", 1), {"not": "a result"}, "junk"]
+    with_notes(server, user.vault)
     response = run(server, source="omnisearch")
     assert [h.path for h in response.hits] == ["mine.md", "Win/style.md"]
 
@@ -94,6 +113,7 @@ def test_a_server_for_another_vault_counts_as_offline(user, server):
 
 def test_missing_fields_and_odd_scores_are_tolerated(user, server):
     server.items = [{"path": "a.md"}, {"path": "b.md", "score": "NaN", "excerpt": None, "basename": ""}]
+    with_notes(server, user.vault)
     response = run(server, source="omnisearch")
     assert [(h.path, h.basename, h.score, h.excerpt) for h in response.hits] == [
         ("a.md", "a", 0.0, ""), ("b.md", "b", 0.0, "")]
@@ -156,6 +176,7 @@ def test_offline_omnisearch_is_asked_once_per_fan_out(user, server):
 
 def test_omnisearch_hits_fuse_across_queries(user, server):
     server.items = [item("a.md", 9), item("b.md", 8)]
+    with_notes(server, user.vault)
     response = run(server, query=["one", "two"], source="omnisearch")
     assert response.engine == "omnisearch"
     assert server.queries == ["one", "two"]

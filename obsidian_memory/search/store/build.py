@@ -18,6 +18,7 @@ import time
 
 from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
+from obsidian_memory.privacy import Privacy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.tokens import identifiers
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, drop_lookup_indexes,
@@ -39,6 +40,7 @@ class UpdateStats:
         self.skipped = False          # another process held the update lock too long: answered as is
         self.link_seconds = 0.0       # of `seconds`, the time spent resolving links
         self.skipped_names: list[str] = []   # notes and folders left out: names not UTF-8
+        self.removed_paths: list[str] = []   # the notes that left the index (deleted, moved, private)
 
     def __repr__(self) -> str:
         return f"UpdateStats({self.summary()})"
@@ -76,10 +78,12 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 
 # -- the vault walk ----------------------------------------------------------------------------
 
-def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None) -> dict[str, tuple[int, int, int]]:
+def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None,
+               privacy: Privacy | None = None) -> dict[str, tuple[int, int, int]]:
     """{vault-relative path: its stamp (mtime_ns, size, ctime_ns)} for every Markdown note. Hidden
-    files and folders (.obsidian, .trash, our temp files) and ignored patterns are skipped, and so
-    are symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
+    files and folders (.obsidian, .trash, our temp files), ignored patterns and private folders,
+    notes and patterns (`privacy`'s paths: the notes private by their text are found by reading)
+    are skipped, and so are symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
     symlinked notes that resolve outside the vault and a sync tool's conflict copies of our notes
     (a session would be found twice). A note or folder whose name is not valid UTF-8 cannot be
     stored or shown: it is left out and its name (escaped) added to `skipped`.
@@ -89,6 +93,7 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
     whole path again): about 2 microseconds per note."""
     found: dict[str, tuple[int, int, int]] = {}
     patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
+    hidden = privacy.hides_entry if privacy is not None and privacy.has_paths else None
     root = None
     stack = [("", vault)]
     while stack:
@@ -105,7 +110,8 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
                         continue
                     try:
                         if entry.is_dir():
-                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)):
+                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)) \
+                                    or (hidden and hidden(prefix + name)):
                                 continue
                             if undecodable(name):
                                 _skip(skipped, prefix + name + "/")
@@ -116,7 +122,8 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
                                 _skip(skipped, prefix + name)
                                 continue
                             rel = prefix + name
-                            if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name):
+                            if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name) \
+                                    or (hidden and hidden(rel)):
                                 continue
                             if entry.is_symlink():
                                 root = root or os.path.realpath(vault)
@@ -161,18 +168,24 @@ def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
 # -- the update ------------------------------------------------------------------------------
 
 def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, lock_path: str, force: bool = False,
-           progress=None, lock_wait: float = LOCK_WAIT_SECONDS) -> UpdateStats:
+           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None) -> UpdateStats:
     """Bring the index in step with the vault; only changed notes are parsed again.
 
     The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
     (paths and stamps in walk order) against the one stored by the last complete update, then
     the content of the few notes whose stamp cannot tell a later edit apart (`unsettled`).
-    When the fingerprints differ the per-note comparison decides what to re-read."""
+    When the fingerprints differ the per-note comparison decides what to re-read. Private notes
+    (`privacy`) are never indexed: those private by path are not walked, those private by their
+    text are kept in `private_notes` (path and stamp only) so that they are read again only when
+    they change; when the rules change, every note is read again."""
     started = time.perf_counter()
     stats = UpdateStats()
-    on_disk = walk_vault(vault, ignore, stats.skipped_names)
+    privacy = privacy if privacy is not None else Privacy(tag=None)
+    on_disk = walk_vault(vault, ignore, stats.skipped_names, privacy)
     stored = None
     edited: set[str] = set()
+    if not force and meta(conn, PRIVACY_RULES) != privacy.signature():
+        force = True
     if not force:
         fingerprint = _fingerprint(on_disk, stats.skipped_names)
         same = fingerprint == meta(conn, "fingerprint")
@@ -191,10 +204,11 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
         with update_lock(lock_path, wait=lock_wait) as lock:
             if lock.waited or stored is None:
                 stats.skipped_names.clear()            # what the vault holds now that we may write
-                on_disk = walk_vault(vault, ignore, stats.skipped_names)
+                on_disk = walk_vault(vault, ignore, stats.skipped_names, privacy)
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
-            complete = _apply(conn, vault, on_disk, stored, force, progress, stats, edited)
+            complete = _apply(conn, vault, on_disk, stored, force, progress, stats, edited, privacy)
             _remember(conn, _fingerprint(on_disk, stats.skipped_names) if complete else "", stats.skipped_names)
+            set_meta(conn, PRIVACY_RULES, privacy.signature() if complete else "")
     except LockBusy:
         stats.skipped = True
     stats.seconds = time.perf_counter() - started
@@ -226,10 +240,17 @@ def _remember(conn: sqlite3.Connection, fingerprint: str, skipped: list[str]) ->
         pass
 
 
-def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[tuple[int, int, int], int]]:
-    """{path: (stamp, id)}; the covering index keeps this from reading the note texts."""
-    return {path: ((mtime, size, ctime), rowid) for path, mtime, size, ctime, rowid
-            in conn.execute("SELECT path, mtime_ns, size, ctime_ns, id FROM notes INDEXED BY notes_freshness")}
+PRIVACY_RULES = "privacy_rules"      # meta: Privacy.signature() of the rules the index was built with
+
+
+def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[tuple[int, int, int], int | None]]:
+    """{path: (stamp, id)} of the indexed notes, and of the private ones with id None; the
+    covering index keeps this from reading the note texts."""
+    stored = {path: ((mtime, size, ctime), rowid) for path, mtime, size, ctime, rowid
+              in conn.execute("SELECT path, mtime_ns, size, ctime_ns, id FROM notes INDEXED BY notes_freshness")}
+    stored.update((path, ((mtime, size, ctime), None)) for path, mtime, size, ctime
+                  in conn.execute("SELECT path, mtime_ns, size, ctime_ns FROM private_notes"))
+    return stored
 
 
 def _differs(on_disk: dict, stored: dict) -> bool:
@@ -291,12 +312,17 @@ def _edited_unseen(conn: sqlite3.Connection, vault: str) -> set[str]:
     return edited
 
 
-def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, edited: set[str]) -> bool:
+def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, edited: set[str],
+           privacy: Privacy) -> bool:
     """Write the differences (and the notes of `edited`, whatever their stamp); True when every
     note on disk could be read."""
     complete = True
-    removed = [row[1] for path, row in stored.items() if path not in on_disk]
-    removed_keys = {link_resolution.note_key(path) for path in stored if path not in on_disk}
+    gone = [path for path in stored if path not in on_disk]
+    left = [path for path in gone if stored[path][1] is not None]     # indexed notes gone (not private ones)
+    removed = [stored[path][1] for path in left]
+    removed_keys = {link_resolution.note_key(path) for path in left}
+    stats.removed_paths += left
+    private_keys: set[str] = set()     # of notes found private, or no longer private: links re-resolved
     todo = []
     for path, stamp in on_disk.items():
         row = stored.get(path)
@@ -313,31 +339,38 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
     resolve_all = meta(conn, LINKS_PENDING) == "1"
     if todo or removed:
         set_meta(conn, LINKS_PENDING, "1")
-    resolve = _lazy_resolver(on_disk, len(todo) < PROGRESS_THRESHOLD) if todo else None
+    resolvable = [path for path in on_disk if stored.get(path, (None, 0))[1] is not None]
+    resolve = _lazy_resolver(resolvable, len(todo) < PROGRESS_THRESHOLD) if todo else None
     changed_ids: list[int] = []
     linked: set[str] = set()          # notes whose incoming links may have changed
     every_inlink = resolve_all or force or len(todo) >= PROGRESS_THRESHOLD
     if len(todo) >= PROGRESS_THRESHOLD:
         drop_lookup_indexes(conn)
     try:
-        if removed:
+        if gone:
             with transaction(conn):
                 if not every_inlink:
                     linked |= _targets_of(conn, removed)
                 forget_fts(conn, removed)
                 conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
                 _drop_inlinks(conn, removed)
+                conn.executemany("DELETE FROM private_notes WHERE path = ?",
+                                 [(path,) for path in gone if stored[path][1] is None])
             stats.removed = len(removed)
-        for batch, rows in _parsed_batches(vault, todo):
+        for batch, rows in _parsed_batches(vault, todo, privacy):
             with transaction(conn):
-                changed_ids.extend(_write_batch(conn, rows, resolve, None if every_inlink else linked))
+                private_keys |= _write_private(conn, rows, stored, stats, None if every_inlink else linked)
+                indexed = [row for row in rows if row is not None and row.note is not None]
+                changed_ids.extend(_write_batch(conn, indexed, resolve, None if every_inlink else linked))
                 if len(todo) < PROGRESS_THRESHOLD:
-                    _add_terms_of(conn, rows)
+                    _add_terms_of(conn, indexed)
             for (_, _, existed), row in zip(batch, rows):
                 if row is None:
                     complete = False
                     continue
-                if existed:
+                if row.note is None:
+                    continue
+                if existed and stored[row.path][1] is not None:
                     stats.updated += 1
                 else:
                     stats.added += 1
@@ -347,6 +380,8 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
         resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids), linked)
+        if private_keys and not resolve_all:     # links written this run may name a note found private later
+            resolve_links(conn, (private_keys, []), linked)
         refresh_inlinks(conn, None if every_inlink else linked)
         stats.link_seconds = time.perf_counter() - started
         set_meta(conn, LINKS_PENDING, "0")
@@ -361,32 +396,61 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
 
 class _Row:
     """A note read and parsed: `stamp` (mtime_ns, size, ctime_ns) as the walk saw it, before the
-    read; `digest` of the text read when the stamp may not show the next edit (`unsettled`)."""
+    read; `digest` of the text read when the stamp may not show the next edit (`unsettled`);
+    `note` None when the note is private by its text (never parsed)."""
     __slots__ = ("path", "stamp", "note", "digest")
 
     def __init__(self, path: str, stamp: tuple[int, int, int], note, digest: str | None):
         self.path, self.stamp, self.note, self.digest = path, stamp, note, digest
 
 
-def _row(vault: str, path: str, stamp: tuple[int, int, int]) -> _Row | None:
+def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -> _Row | None:
     from obsidian_memory import markdown
 
     read_at = time.time_ns()
     text = read_text(os.path.join(vault, *path.split("/")))
     if text is None:
         return None                       # vanished or unreadable: the next check sees it again
+    if privacy.text_is_private(text):
+        return _Row(path, stamp, None, None)
     digest = content_digest(text) if unsettled(stamp[0], read_at) else None
     return _Row(path, stamp, markdown.parse_note(text, link_resolution.note_title(path)), digest)
 
 
-def _parsed_batches(vault: str, todo: list):
+def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: UpdateStats,
+                   linked: set | None) -> set[str]:
+    """Keep the batch's private notes out of the index (an indexed one leaves it, with its tags,
+    links, words and the link text it gave its targets, which join `linked`) and their stamps in
+    `private_notes`; a note no longer private leaves that table (its row is written as a new
+    note). Returns the name keys of both: the links that name them are resolved again, by every
+    note."""
+    private = [row for row in rows if row is not None and row.note is None]
+    public = [row.path for row in rows if row is not None and row.note is not None
+              and row.path in stored and stored[row.path][1] is None]
+    if public:
+        conn.executemany("DELETE FROM private_notes WHERE path = ?", [(path,) for path in public])
+    left = [row.path for row in private if stored.get(row.path, (None, None))[1] is not None]
+    left_ids = [stored[path][1] for path in left]
+    if left_ids and linked is not None:
+        linked |= _targets_of(conn, left_ids)
+    forget_fts(conn, left_ids)
+    conn.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in left_ids])
+    _drop_inlinks(conn, left_ids)
+    conn.executemany("INSERT OR REPLACE INTO private_notes(path, mtime_ns, size, ctime_ns) VALUES (?, ?, ?, ?)",
+                     [(row.path, *row.stamp) for row in private])
+    stats.removed += len(left)
+    stats.removed_paths += left
+    return {link_resolution.note_key(path) for path in [*public, *(row.path for row in private)]}
+
+
+def _parsed_batches(vault: str, todo: list, privacy: Privacy):
     """(batch of todo, its rows) in BATCH_SIZE pieces. A large update parses in a thread ahead of
     the writer: SQLite releases the GIL while it tokenises a batch, so parsing the next one
     (pure Python) and writing this one overlap on two cores."""
     batches = [todo[start:start + BATCH_SIZE] for start in range(0, len(todo), BATCH_SIZE)]
     if len(todo) < PROGRESS_THRESHOLD:
         for batch in batches:
-            yield batch, [_row(vault, path, stat) for path, stat, _ in batch]
+            yield batch, [_row(vault, path, stat, privacy) for path, stat, _ in batch]
         return
     import queue
     import threading
@@ -407,7 +471,7 @@ def _parsed_batches(vault: str, todo: list):
     def parse_all() -> None:
         try:
             for batch in batches:
-                if not offer((batch, [_row(vault, path, stat) for path, stat, _ in batch])):
+                if not offer((batch, [_row(vault, path, stat, privacy) for path, stat, _ in batch])):
                     return
             offer(None)
         except BaseException as exc:      # handed to the writer, which raises it

@@ -192,12 +192,21 @@ class VaultIndex:
         return None
 
     def update(self, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
-        """Re-index what changed in the vault since the last update (everything with `force`)."""
+        """Re-index what changed in the vault since the last update (everything with `force`).
+        Private notes (`privacy`) are left out; the notes that left the index leave the vector
+        store too."""
+        from obsidian_memory.privacy import Privacy
+
         stats = build.update(self.conn, self.settings.vault, tuple(self.settings.index_ignore or ()),
                              lock_path=self.path, force=force, progress=progress,
-                             lock_wait=build.LOCK_WAIT_SECONDS if lock_wait is None else lock_wait)
+                             lock_wait=build.LOCK_WAIT_SECONDS if lock_wait is None else lock_wait,
+                             privacy=Privacy.of(self.settings))
         stats.rebuilt = stats.rebuilt or self.created
         self.created = False
+        if stats.removed_paths:
+            from obsidian_memory.search.store import vectors
+
+            vectors.forget(self.settings, stats.removed_paths)
         return stats
 
     def close(self) -> None:
@@ -225,6 +234,15 @@ class VaultIndex:
 
     def paths(self) -> list[str]:
         return [p for (p,) in self.conn.execute("SELECT path FROM notes ORDER BY path")]
+
+    def stats_of_notes(self) -> dict[str, tuple[int, int]]:
+        """{path: (mtime_ns, size)} of every indexed note (private notes are never indexed)."""
+        return {p: (m, s) for p, m, s in self.conn.execute("SELECT path, mtime_ns, size FROM notes"
+                                                            " INDEXED BY notes_freshness")}
+
+    def private_count(self) -> int:
+        """The notes left out as private by their text (those private by path are never walked)."""
+        return self.conn.execute("SELECT count(*) FROM private_notes").fetchone()[0]
 
     def note_id(self, path: str) -> int | None:
         row = self.conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()

@@ -78,6 +78,13 @@ STATEMENTS = (
         PRIMARY KEY (source_id, seq)
     ) WITHOUT ROWID""",
     "CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+    # Notes private by their text (`privacy`): only what the freshness check needs, never their words.
+    """CREATE TABLE private_notes (
+        path TEXT PRIMARY KEY,
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL
+    ) WITHOUT ROWID""",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
     # Contentless: the index holds no copy of the text (the text is in `notes`, compressed). So
     # the build writes a note's FTS row itself, and removes it with the values it was written

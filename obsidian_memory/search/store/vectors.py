@@ -22,8 +22,8 @@ from obsidian_memory import sqlitedb
 from obsidian_memory.fsutil import read_text
 from obsidian_memory.search.links import note_title
 from obsidian_memory.locks import LockBusy
-from obsidian_memory.search.store.build import update_lock, walk_vault
-from obsidian_memory.search.store.index import index_path
+from obsidian_memory.search.store.build import update_lock
+from obsidian_memory.search.store.index import VaultIndex, index_path
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 
 BATCH_NOTES = 8            # notes embedded per commit
@@ -129,9 +129,10 @@ class Busy(Exception):
 def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=None,
                 batch_notes: int = BATCH_NOTES) -> EmbedStats:
     """Bring the store in step with the vault: embed new and changed notes (most recently
-    modified first, at most `limit` of them), forget deleted ones. `embedder` provides
-    `model_id()` and `embed_passages(texts)` (default: the real model). A store found damaged
-    on the way is deleted and filled again."""
+    modified first, at most `limit` of them), forget deleted ones. The notes are those the
+    vault index holds, brought up to date first: a private note is never embedded. `embedder`
+    provides `model_id()` and `embed_passages(texts)` (default: the real model). A store found
+    damaged on the way is deleted and filled again."""
     if embedder is None:
         from obsidian_memory.search import semantic as embedder
     try:
@@ -161,7 +162,8 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats
     try:
         try:
             with update_lock(path, wait=0.5):
-                on_disk = walk_vault(settings.vault, tuple(settings.index_ignore or ()))
+                with VaultIndex.open_fresh(settings) as index:     # (its removals are then ours to count)
+                    on_disk = index.stats_of_notes()
                 stats.notes = len(on_disk)
                 _forget_other_models(conn, model)
                 stats.removed = _forget_deleted(conn, on_disk)
@@ -177,6 +179,28 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats
         conn.close()
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+def forget(settings, paths: list[str]) -> None:
+    """Drop the chunks of notes that left the index (deleted, moved, or private now), so that
+    no vector of them is read again; the vectors themselves are collected by the next `embed`
+    (a moved note's text is then found already embedded). Never waits: while an `embed` runs,
+    the next one does it (searches read only the vectors of indexed notes meanwhile)."""
+    path = store_path(settings)
+    if not paths or not os.path.exists(path):
+        return
+    try:
+        with update_lock(path, wait=0):
+            conn = connect(path)
+            try:
+                with transaction(conn):
+                    conn.executemany("DELETE FROM notes WHERE path = ?", [(p,) for p in paths])
+                    conn.executemany("DELETE FROM chunks WHERE path = ?", [(p,) for p in paths])
+                    _bump_generation(conn)
+            finally:
+                conn.close()
+    except (LockBusy, sqlite3.DatabaseError, OSError):
+        pass
 
 
 def _forget_other_models(conn, model: str) -> None:
