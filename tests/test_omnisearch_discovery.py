@@ -45,6 +45,8 @@ def engine_of(result) -> str:
 
 def test_the_port_comes_from_the_vaults_omnisearch_settings_when_none_is_configured(env, server):
     (env.vault / "Local.md").write_text("deploy locally\n", encoding="utf-8")
+    (env.vault / "Runbooks").mkdir()     # the note of the server's hit (one that cannot be read is dropped)
+    (env.vault / "Runbooks" / "Deploy.md").write_text("how we deploy\n", encoding="utf-8")
     assert engine_of(run(env, SEARCH_CLI, "deploy", "--json")) != "omnisearch"   # 51361: nothing there
     omnisearch_settings(env.vault, server.port)
     result = run(env, SEARCH_CLI, "deploy", "--json")

