@@ -78,3 +78,17 @@ def test_a_private_vault_file_a_session_touched_is_not_named_in_its_note(env):
     assert "src/file0.py" not in private_note and "(a private note of the vault)" in private_note
     assert f"{public_cwd}/src/file0.py" in public_note
     assert f"{env.root}/elsewhere/src/file0.py" in elsewhere
+
+
+def test_show_renders_a_session_from_the_archive_instead_of_reading_its_private_note(env):
+    sid = "5678abcd-0000-4000-8000-000000000001"
+    transcript = write_transcript(env.config_dir / "projects" / "-x" / f"{sid}.jsonl", sid, ["Plan the migration"])
+    assert env.run("archive", "--transcript", transcript).returncode == 0
+    note = next((env.vault / "Meta" / "claude-sessions").rglob("*_5678abcd.md"))
+    note.write_text(note.read_text(encoding="utf-8").replace("---\n", "---\nprivate: true\n", 1)
+                    + "\nMy zanzibar thoughts.\n", encoding="utf-8")
+    shown = env.run("show", sid[:8])
+    assert shown.returncode == 0, shown.stderr
+    assert "Plan the migration" in shown.stdout.decode() and "zanzibar" not in shown.stdout.decode()
+    note.write_text(note.read_text(encoding="utf-8").replace("private: true\n", ""), encoding="utf-8")
+    assert "zanzibar" in env.run("show", sid[:8]).stdout.decode()

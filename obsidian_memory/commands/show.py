@@ -1,5 +1,5 @@
 """`obsidian_memory.py show SESSION_ID_PREFIX`: an archived session's note, from the vault, or
-rendered again from the archive when the note is gone."""
+rendered again from the archive when the note is gone or private."""
 from __future__ import annotations
 
 import sys
@@ -26,13 +26,22 @@ def run(args) -> int:
         raise UserError(f"no session archive yet at {settings.archive}") from None
     with archive:
         session_id = _one_session(archive, prefix)
-        text = notes.read_note(settings, archive.note_path(session_id))
+        note_path = archive.note_path(session_id)
+        text = None if _private(settings, note_path) else notes.read_note(settings, note_path)
         if text is None:
             text = notes.render_note(archive.get_session(session_id), settings)
     from obsidian_memory.textclean import strip_control
     text = strip_control(text)   # the note is the user's file too: no escape reaches the terminal
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _private(settings, note_path: str | None) -> bool:
+    """A private note is not read out: the session is rendered from the archive instead (what the
+    user wrote in the note stays in the note)."""
+    from obsidian_memory.privacy import Privacy
+
+    return bool(note_path) and Privacy.of(settings).note_is_private(settings.vault, note_path, unreadable=False)
 
 
 def _one_session(archive, prefix: str) -> str:
