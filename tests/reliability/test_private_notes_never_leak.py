@@ -79,6 +79,8 @@ def test_no_command_returns_a_private_note(layout):
             write_note(env.vault, path, text)
         folder = env.config_dir / "obsidian-memory"
         folder.mkdir(parents=True)
+        (folder / "sweep.stamp").write_text("0\n")   # a sweep ran lately: the hook starts none (it would write
+                                                     # into this folder while it is removed)
         (folder / "config.yaml").write_text(
             f"private: {json.dumps(rules)}\nprivate_tag: {json.dumps(tag)}\n"
             f"state_note: {json.dumps(hidden[0])}\nlearnings_note: {json.dumps(hidden[-1])}\n", encoding="utf-8")
