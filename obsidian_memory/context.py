@@ -33,6 +33,7 @@ import os
 import re
 
 from obsidian_memory.notes import memory
+from obsidian_memory.privacy import note_is_private
 from obsidian_memory.textclean import fence_for, quoted
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
@@ -135,7 +136,7 @@ class Material:
 
 
 def read_state(settings) -> Material:
-    if _private_note(settings, settings.state_note):
+    if note_is_private(settings, settings.state_note):
         return Material()
     text, partial = memory.read_note_part(settings, settings.state_note, NOTE_READ_BYTES)
     body = quoted(memory.state_body(text))
@@ -143,18 +144,11 @@ def read_state(settings) -> Material:
 
 
 def read_learnings(settings) -> Material:
-    if _private_note(settings, settings.learnings_note):
+    if note_is_private(settings, settings.learnings_note):
         return Material()
     # entries are appended, so the newest are at the end: a huge note is read from its tail
     text, partial = memory.read_note_part(settings, settings.learnings_note, NOTE_READ_BYTES, tail=True)
     return Material(entries=[quoted(e.text) for e in memory.learning_entries(text)], partial=partial)
-
-
-def _private_note(settings, relative: str) -> bool:
-    """Whether a vault note is private (a missing or unreadable one is not: there is nothing to quote)."""
-    from obsidian_memory.privacy import Privacy
-
-    return Privacy.of(settings).note_is_private(settings.vault, relative, unreadable=False)
 
 
 def _header(settings, source: str) -> str:
@@ -355,7 +349,7 @@ def _without_private_notes(settings, rows: list[dict], limit: int) -> list[dict]
     """The first `limit` sessions (with an id) whose note in the vault is not private."""
     shown = []
     for row in rows:
-        if row.get("session_id") and not (row.get("note_path") and _private_note(settings, row["note_path"])):
+        if row.get("session_id") and not note_is_private(settings, row.get("note_path")):
             shown.append(row)
             if len(shown) == limit:
                 break

@@ -14,7 +14,8 @@ private by a YAML quirk: any line under `tags` naming the tag counts), and a sea
 note cannot be read to check is treated as private. Every path that returns or quotes vault notes
 asks this module: the index build (a private note is neither indexed nor embedded), the
 scanner, Omnisearch's hits, `read`, `related`, `similar`, the SessionStart context, and the list
-of files a session note shows.
+of files a session note shows, and the sessions whose note is private (left out of the
+context and of prompt-time recall, and `show` renders them from the archive).
 
 Import-light (the SessionStart path uses it): `re` and our foundation modules (`fnmatch` for
 glob patterns); the patterns are compiled when a Privacy is made.
@@ -199,6 +200,13 @@ def read_note(vault: str, relative: str) -> str | None:
             return handle.read().decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return None
+
+
+def note_is_private(settings, relative: str | None) -> bool:
+    """Whether the vault note at `relative` (a state, learnings or session note) is private. A
+    missing or unreadable one is not: there is nothing of it to quote, and a session whose note
+    is gone is still the archive's to show."""
+    return bool(relative) and Privacy.of(settings).note_is_private(settings.vault, relative, unreadable=False)
 
 
 def refused(given: str) -> UserError:

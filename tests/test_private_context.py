@@ -38,6 +38,16 @@ def test_a_private_state_note_is_left_out_of_the_context(env, repo):
     assert "zanzibar" not in shown and "Working state" not in shown
 
 
+def test_state_show_refuses_a_private_state_note_in_one_line(env):
+    write_note(env, "Meta/claude-state.md", "Negotiating the zanzibar offer. #private\n")
+    shown = env.run("state", "show")
+    assert shown.returncode == 2 and shown.stdout == b""
+    assert "zanzibar" not in shown.stderr.decode() and "is a private note" in shown.stderr.decode()
+    assert len(shown.stderr.decode().strip().splitlines()) == 1
+    write_note(env, "Meta/claude-state.md", "Negotiating the zanzibar offer.\n")
+    assert env.run("state", "show").stdout.decode() == "Negotiating the zanzibar offer.\n"
+
+
 def test_a_learnings_note_in_a_private_folder_or_with_the_tag_is_left_out(env, repo):
     configure(env, "private: [Private]\nlearnings_note: Private/learnings.md\n")
     write_note(env, "Meta/claude-state.md", "Refactoring the parser.\n")

@@ -15,6 +15,7 @@ def run(args) -> int:
     from obsidian_memory import settings as settings_module
     from obsidian_memory.archive import open_archive
     from obsidian_memory.notes import sessions as notes
+    from obsidian_memory.privacy import note_is_private
 
     prefix = args.session.strip()
     if not prefix:
@@ -27,21 +28,14 @@ def run(args) -> int:
     with archive:
         session_id = _one_session(archive, prefix)
         note_path = archive.note_path(session_id)
-        text = None if _private(settings, note_path) else notes.read_note(settings, note_path)
+        # a private note is not read out: the session is rendered from the archive instead
+        text = None if note_is_private(settings, note_path) else notes.read_note(settings, note_path)
         if text is None:
             text = notes.render_note(archive.get_session(session_id), settings)
     from obsidian_memory.textclean import strip_control
     text = strip_control(text)   # the note is the user's file too: no escape reaches the terminal
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
-
-
-def _private(settings, note_path: str | None) -> bool:
-    """A private note is not read out: the session is rendered from the archive instead (what the
-    user wrote in the note stays in the note)."""
-    from obsidian_memory.privacy import Privacy
-
-    return bool(note_path) and Privacy.of(settings).note_is_private(settings.vault, note_path, unreadable=False)
 
 
 def _one_session(archive, prefix: str) -> str:

@@ -44,6 +44,10 @@ def _show(settings, memory) -> int:
 
     if not os.path.isdir(settings.vault):
         raise UserError(f"no vault at {settings.vault}: set OBSIDIAN_VAULT or `vault:` in {settings.config_path}")
+    from obsidian_memory.privacy import note_is_private, refused
+
+    if note_is_private(settings, settings.state_note):
+        raise refused(settings.state_note)     # as the SessionStart context leaves it out
     body = memory.state_body(memory.read_state(settings))
     if not body.strip():
         sys.stdout.write(f"The working state is empty ({settings.state_note}); "

@@ -157,11 +157,12 @@ def is_chatter(prompt: str) -> str:
 
 
 def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
-           here: str | None = None) -> Decision:
+           here: str | None = None, hidden=None) -> Decision:
     """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
     this session has already seen; `here`: this machine's id (another machine's session is marked
-    with its machine)."""
+    with its machine); `hidden(note_path)`: whether a session is left out as if it were not
+    archived (its note is private)."""
     decision = Decision(prompt)
     decision.reason = is_chatter(prompt)
     if decision.reason:
@@ -178,7 +179,8 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     if not any(w.known for w in informative):
         decision.reason = "no informative word of the prompt is in the archive"
         return decision
-    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here)
+    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here,
+                       hidden=hidden)
     decision.candidates = candidates[:SHOWN]
     if not candidates:
         decision.reason = "no archived session shares an informative word"
@@ -249,7 +251,8 @@ def idf(sessions: int, size: int) -> float:
     return math.log(1 + (size - sessions + 0.5) / (sessions + 0.5))
 
 
-def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None) -> list[Candidate]:
+def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None,
+          hidden=None) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
     Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
@@ -268,6 +271,8 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor] or ranked[:SHOWN]
     out = []
     for doc in archive.recall_documents(chosen):
+        if hidden is not None and hidden(doc["note_path"]):
+            continue
         fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())
                   for name in FIELD_WEIGHTS}
         field_of = {}

@@ -4,7 +4,8 @@
 session), `every` (every prompt; still only when confident, and never a session shown before in
 the session), or `off`. Whatever happens it fails open: a locked, damaged or missing archive, or a
 search that overruns DEADLINE_SECONDS, means no output (and a line in the log), never a delay
-past the deadline or an error the user sees.
+past the deadline or an error the user sees. A session whose note in the vault is private
+(`privacy`) is never recalled, as the SessionStart context never lists it.
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
     """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
     when the archive cannot answer in time (logged)."""
     from obsidian_memory import gitinfo, machine
+    from obsidian_memory.privacy import note_is_private
     from obsidian_memory.recall.decide import decide
 
     if not os.path.isfile(settings.archive):
@@ -63,7 +65,8 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
             archive.db.set_progress_handler(lambda: time.monotonic() > stop_at, 2000)
             repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
-                              repo_id=repo_id, here=machine.current(settings))
+                              repo_id=repo_id, here=machine.current(settings),
+                              hidden=lambda note_path: note_is_private(settings, note_path))
             evidence = {c.session_id: archive.recall_evidence(c.session_id) for c in decision.chosen}
             return decision, evidence
     except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time
