@@ -1,19 +1,27 @@
 """A property: whatever the vault and the private rules, no response of any command that reads
 the vault contains a private note's path or a word found only in it. Vault layouts, rules and
 the ways a note is made private are generated; the commands run as subprocesses (search on
-every engine, Omnisearch as a real HTTP server, read, related, similar, the SessionStart hook).
+every engine, Omnisearch as a real HTTP server, read, related, similar, the SessionStart hook,
+and the MCP server's tools when its SDK is installed).
 Public notes link to the private ones by name, and each public note must still be found, so
 that hiding everything cannot pass."""
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 
 from fake_omnisearch import FakeOmnisearch, item
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from testkit import Env, write_note
+from testkit import CLI, Env, mcp_exchange, write_note
+
+try:
+    import mcp.server.mcpserver  # noqa: F401
+    HAS_MCP = True
+except ImportError:       # the optional [mcp] extra: the MCP tools are then left out of the property
+    HAS_MCP = False
 
 WAYS = ("folder", "glob", "note", "property", "tag", "nested tag", "inline tag", "inline tag in code")
 PUBLIC_FOLDERS = ("", "Notes", "Notes/Sub", "Projects")
@@ -95,9 +103,28 @@ def test_no_command_returns_a_private_note(layout):
             runs.append(env.run("similar", public[0], "--json"))
             runs.append(env.hook(["session-start"], {"hook_event_name": "SessionStart", "source": "startup",
                                                      "cwd": str(env.root)}))
+            answers = mcp_answers(env, public, fake.port) if HAS_MCP else {}
         for result in runs:
             text = result.stdout.decode("utf-8") + result.stderr.decode("utf-8")
             assert result.returncode == 0, text
             assert leaks(text, notes) == [], (rules, tag, text)
         for result in runs[:3]:
             assert sorted(hit["path"] for hit in json.loads(result.stdout)["results"]) == public
+        for answer in answers.values():
+            assert leaks(json.dumps(answer), notes) == [], (rules, tag, answer)
+            assert not answer["result"].get("isError"), answer
+        for search in [answers[n] for n in (1, 2, 3) if n in answers]:
+            assert sorted(hit["path"] for hit in search["result"]["structuredContent"]["results"]) == public
+
+
+def mcp_answers(env, public: list[str], port: int) -> dict:
+    """The MCP tools' answers (search on each engine, read, related, similar), by request id."""
+    calls = [("search", {"query": "deploy rollout", "limit": 50, "source": source})
+             for source in ("scan", "index", "omnisearch")]
+    calls += [("read", {"paths": public}), ("related", {"path": public[0], "depth": 3}),
+              ("similar", {"path": public[0]})]
+    requests = [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}}
+                for n, (name, args) in enumerate(calls, start=1)]
+    answers = mcp_exchange([sys.executable, str(CLI), "mcp"], requests, env=env.environ(OMNISEARCH_PORT=port),
+                           cwd=str(env.root))
+    return {n: answers[n] for n in range(1, len(calls) + 1)}
