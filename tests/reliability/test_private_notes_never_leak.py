@@ -113,8 +113,11 @@ def test_no_command_returns_a_private_note(layout):
         for answer in answers.values():
             assert leaks(json.dumps(answer), notes) == [], (rules, tag, answer)
             assert not answer["result"].get("isError"), answer
-        for search in [answers[n] for n in (1, 2, 3) if n in answers]:
+        for search in [answers[n] for n in (FIRST_ID, FIRST_ID + 1, FIRST_ID + 2) if n in answers]:
             assert sorted(hit["path"] for hit in search["result"]["structuredContent"]["results"]) == public
+
+
+FIRST_ID = 10        # the ids of our requests: 1 is the exchange's own initialize
 
 
 def mcp_answers(env, public: list[str], port: int) -> dict:
@@ -124,7 +127,7 @@ def mcp_answers(env, public: list[str], port: int) -> dict:
     calls += [("read", {"paths": public}), ("related", {"path": public[0], "depth": 3}),
               ("similar", {"path": public[0]})]
     requests = [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}}
-                for n, (name, args) in enumerate(calls, start=1)]
+                for n, (name, args) in enumerate(calls, start=FIRST_ID)]
     answers = mcp_exchange([sys.executable, str(CLI), "mcp"], requests, env=env.environ(OMNISEARCH_PORT=port),
                            cwd=str(env.root))
-    return {n: answers[n] for n in range(1, len(calls) + 1)}
+    return {n: answers[n] for n in range(FIRST_ID, FIRST_ID + len(calls))}
