@@ -1,6 +1,7 @@
-"""The HTTP MCP server (`mcp --http`) is a long-running process that keeps its index warm: a
-note that becomes private while it runs (by its property, its tag, or a new `private` rule in
-config.yaml) is never returned by the next call, and comes back when it is public again."""
+"""The HTTP MCP server (`mcp --http`) is a long-running process that keeps its index warm and
+watches the vault: a note that becomes private while it runs (by its property, or by a new
+`private` rule in config.yaml while nothing in the vault changed) is never returned by the next
+call, and comes back when it is public again."""
 from __future__ import annotations
 
 import json
@@ -75,7 +76,10 @@ def test_a_note_that_becomes_private_while_the_server_runs_is_gone_from_the_next
         assert_hidden(after, {"Projects/Garden.md"}, asked="read")
 
         garden.write_text(NOTES["Projects/Garden.md"], encoding="utf-8")       # public again
-        config.write_text("private: [Recipes/Syrup.md]\n", encoding="utf-8")  # and a rule added
+        again = calls(server)
+        assert found(again, "index") == set(NOTES) and "quokkazest" in again["read"][1]
+
+        config.write_text("private: [Recipes/Syrup.md]\n", encoding="utf-8")  # a rule, nothing else changed
         ruled = calls(server)
         assert_hidden(ruled, {"Recipes/Syrup.md"}, asked="similar")
         assert not ruled["read"][0] and "quokkazest" in ruled["read"][1]

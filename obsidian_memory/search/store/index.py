@@ -169,9 +169,13 @@ class VaultIndex:
 
     def _freshness_basis(self) -> tuple:
         """What a check depends on besides the vault: this very file (not one rebuilt meanwhile)
-        and the settings of the walk."""
+        and the settings of the walk, the private rules included (a rule added while nothing in
+        the vault changed takes notes out at the next check)."""
+        from obsidian_memory.privacy import Privacy
+
         info = os.stat(self.path)
-        return info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), tuple(self.settings.index_ignore or ())
+        return (info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), tuple(self.settings.index_ignore or ()),
+                Privacy.of(self.settings).signature())
 
     @classmethod
     def open_readonly(cls, settings) -> "VaultIndex | None":
