@@ -8,6 +8,9 @@ It is rebuilt whole every time, between two markers, so a row can never be dupli
 to a race; whatever the user wrote above or below the markers is kept. A writer reads the
 folder again after writing: if a note arrived meanwhile (another machine writing beside it), it
 writes again, so that two machines rebuilding at the same time end with the same table.
+
+A private session note (`privacy`) has no row and is not counted in the activity note: the
+table is a note that search returns, and would quote the session's title and project.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import re
 
 from obsidian_memory import fsutil
 from obsidian_memory.notes.sessions import VaultUnavailable, note_name
+from obsidian_memory.privacy import note_is_private
 from obsidian_memory.textclean import markdown_inline
 
 BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edit outside these markers) -->"
@@ -96,7 +100,7 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None) -> t
         raise IsADirectoryError(f"{target} is a folder, not a note")
     for _ in range(CONVERGE_ATTEMPTS):
         notes = vault_sessions.refresh(settings, archive, deadline=deadline).rows
-        counted = vault_sessions.canonical(notes)[0]
+        counted = [row for row in vault_sessions.canonical(notes)[0] if not note_is_private(settings, row["path"])]
         existing = fsutil.read_text(target) if os.path.exists(target) else None
         text = render_history(table_rows(counted), existing)
         if text == existing:

@@ -89,3 +89,17 @@ def test_a_missing_vault_is_not_created(settings, archive, env):
 @given(st.one_of(st.text(max_size=40), st.text(alphabet="abc XYZ019,.:;()/'\"!?+@-_|*`#\\", max_size=40), st.none()))
 def test_property_a_cell_is_exactly_what_inline_makes_of_its_text(value):
     assert history.cell(value) == markdown_inline(value)
+
+
+@pytest.mark.parametrize("private", ["---\nprivate: true\n", "\nMy own aside #private\n"])
+def test_a_private_session_note_has_no_row_until_it_is_public_again(settings, archive, env, private):
+    note = next(env.vault.rglob("2026-03-02_00000002.md"))
+    public = note.read_text(encoding="utf-8")
+    note.write_text(public.replace("---\n", private, 1) if private.startswith("---") else public + private,
+                    encoding="utf-8")
+    text = open(history.rebuild(settings, archive), encoding="utf-8").read()
+    assert [row.split(" | ")[2] for row in rows_of(text)] == [r"newest \| piped", "oldest"]
+    assert "middle" not in text and "2026-03-02_00000002" not in text
+    note.write_text(public, encoding="utf-8")
+    text = open(history.rebuild(settings, archive), encoding="utf-8").read()
+    assert "| middle | desk-000001 | [[2026-03-02_00000002]] |" in text
