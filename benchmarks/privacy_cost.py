@@ -8,9 +8,14 @@
   query), with this package and, with `--baseline DIR` (a checkout or copy holding an older
   `obsidian_memory` package and `scripts/`), the older one, interleaved run by run; new/old per
   engine. The rules are the defaults (the tag `private`, the property) plus
-  `private: [People, '**/secret*']` in a config.yaml of the benchmark's own.
+  `private: [People, '**/secret*']` in a config.yaml of the benchmark's own;
+- the history table (rendered again whenever a session is archived): with `--history N`, a
+  vault of N session notes (benchmarks/vault_sweep.py's), learned by a sweep, then the median
+  time of rendering the table again with nothing changed (every session note is read to check
+  it), in a process of each package, interleaved; new/old.
 
-    .venv/bin/python benchmarks/privacy_cost.py [--vault ../shared/eval/obsidian-help-en] [--runs 15] [--baseline DIR]
+    .venv/bin/python benchmarks/privacy_cost.py [--vault ../shared/eval/obsidian-help-en] [--runs 15]
+                                                [--baseline DIR] [--history 2000]
 """
 from __future__ import annotations
 
@@ -98,11 +103,57 @@ def one_search(package: str, env: dict, source: str) -> float:
     return took
 
 
+HISTORY_SCRIPT = """
+import statistics, sys, time
+from obsidian_memory import archiver, settings as settings_module
+from obsidian_memory.archive import open_archive
+from obsidian_memory.notes import history
+settings = settings_module.load()
+archiver.sweep(settings, quiet_seconds=0)
+with open_archive(settings.archive) as archive:
+    history.rebuild(settings, archive)
+    times = []
+    for _ in range(int(sys.argv[1])):
+        started = time.perf_counter()
+        history.rebuild(settings, archive)
+        times.append(time.perf_counter() - started)
+print(statistics.median(times))
+"""
+
+
+def history_cost(packages: dict, notes: int, rounds: int = 3, rebuilds: int = 5) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import vault_sweep
+
+    with tempfile.TemporaryDirectory(prefix="om-privacy-history-") as tmp:
+        env, _ = vault_sweep.build_world(Path(tmp), notes)
+        envs = {}
+        for name in packages:      # an archive of each package's own (each learns the notes once)
+            config = Path(tmp, f"claude-{name}")
+            shutil.copytree(env["CLAUDE_CONFIG_DIR"], config)
+            envs[name] = {**env, "CLAUDE_CONFIG_DIR": str(config)}
+        times = {name: [] for name in packages}
+        for _ in range(rounds):
+            for name, package in packages.items():
+                done = subprocess.run([sys.executable, "-c", HISTORY_SCRIPT, str(rebuilds)], capture_output=True,
+                                      env={**envs[name], "PYTHONPATH": package})
+                if done.returncode != 0:
+                    raise SystemExit(f"{package}: history rebuild failed: {done.stderr.decode()[-500:]}")
+                times[name].append(float(done.stdout))
+    line = f"history table, {notes} session notes, nothing changed: new {statistics.median(times['new']) * 1000:.1f} ms"
+    if "old" in times:
+        old = statistics.median(times["old"])
+        line += f"   old {old * 1000:.1f} ms   new/old {statistics.median(times['new']) / old:.2f}"
+    print(line)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=str(REPO.parent / "shared" / "eval" / "obsidian-help-en"))
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--baseline", default=None, metavar="DIR")
+    parser.add_argument("--history", type=int, default=0, metavar="N",
+                        help="also time the history table with N session notes")
     args = parser.parse_args()
     vault = os.path.abspath(args.vault)
     notes = notes_of(vault)
@@ -130,6 +181,8 @@ def main() -> int:
     finally:
         server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
+    if args.history:
+        history_cost(packages, args.history)
     print(f"whole process, {QUERY!r}, -n 10, median of {args.runs} (Omnisearch answers {HITS} hits):")
     for source in ("omnisearch", "scan", "index"):
         line = f"  --source {source:<10} new {statistics.median(times[('new', source)]) * 1000:7.1f} ms"
