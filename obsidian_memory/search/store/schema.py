@@ -15,7 +15,7 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
