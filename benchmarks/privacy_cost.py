@@ -136,7 +136,7 @@ def history_cost(packages: dict, notes: int, rounds: int = 3, rebuilds: int = 5)
         for _ in range(rounds):
             for name, package in packages.items():
                 done = subprocess.run([sys.executable, "-c", HISTORY_SCRIPT, str(rebuilds)], capture_output=True,
-                                      env={**envs[name], "PYTHONPATH": package})
+                                      env={**envs[name], "PYTHONPATH": package}, cwd=tmp)   # (not a checkout's cwd)
                 if done.returncode != 0:
                     raise SystemExit(f"{package}: history rebuild failed: {done.stderr.decode()[-500:]}")
                 times[name].append(float(done.stdout))
