@@ -13,13 +13,21 @@ import sys
 import time
 from pathlib import Path
 
-from testkit import CLI
+from testkit import CLI, Env, write_note
 
 START_TIMEOUT = 90.0
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "test", "version": "0"}}}
 JSON_RPC_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def env_with_notes(root: Path, notes: dict[str, str]) -> Env:
+    """An isolated user whose vault holds `notes` ({vault-relative path: text})."""
+    env = Env(root)
+    for path, text in notes.items():
+        write_note(env.vault, path, text)
+    return env
 
 
 class HttpServer:

@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("mcp.client.streamable_http", reason="the optional [mcp] extra is not installed")
 
 import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
-from mcp_http_kit import (INITIALIZE, JSON_RPC_HEADERS, HttpServer, free_port, ipv6_loopback,  # noqa: E402
-                          listening, process_gone)
+from mcp_http_kit import (INITIALIZE, JSON_RPC_HEADERS, HttpServer, env_with_notes, free_port,  # noqa: E402
+                          ipv6_loopback, listening, process_gone)
 from testkit import CLI, Env, without_package  # noqa: E402
 
 TOOLS = {"search", "read", "related", "similar", "search_sessions", "status"}
@@ -33,11 +33,7 @@ NOTES = {
 
 @pytest.fixture
 def world(tmp_path) -> Env:
-    env = Env(tmp_path)
-    for path, text in NOTES.items():
-        (env.vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (env.vault / path).write_text(text, encoding="utf-8")
-    return env
+    return env_with_notes(tmp_path, NOTES)
 
 
 def run(coroutine_function, *args, timeout: float = 120):

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("mcp.client.streamable_http", reason="the optional [mcp] extra is not installed")
 
 import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
-from mcp_http_kit import HttpServer  # noqa: E402
+from mcp_http_kit import HttpServer, env_with_notes  # noqa: E402
 from testkit import Env  # noqa: E402
 
 NOTES = {
@@ -23,11 +23,7 @@ NOTES = {
 
 @pytest.fixture
 def world(tmp_path) -> Env:
-    env = Env(tmp_path)
-    for path, text in NOTES.items():
-        (env.vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (env.vault / path).write_text(text, encoding="utf-8")
-    return env
+    return env_with_notes(tmp_path, NOTES)
 
 
 def calls(server: HttpServer) -> dict:
