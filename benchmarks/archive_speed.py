@@ -5,7 +5,7 @@ usage: python benchmarks/archive_speed.py [--runs 5] [--transcript PATH] [--base
 
 In a temporary CLAUDE_CONFIG_DIR and vault, for the largest transcript under ../shared (or the
 one given), prints the median of:
-  - in-process: archiver.archive_transcript() into a fresh archive (parse, redact, upsert, note,
+  - in-process: capture.archive_transcript() into a fresh archive (parse, redact, upsert, note,
     history), and its parse / redact parts;
   - whole process: `obsidian_memory.py hook archive` with a SessionEnd payload on stdin, first
     archive of the session (a fresh archive each run), and again when the transcript is
@@ -76,14 +76,14 @@ def timed(function) -> float:
 
 
 def in_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
-    from obsidian_memory import archiver, redact, settings, transcript as parser
+    from obsidian_memory import capture, redact, settings, transcript as parser
 
     totals, parses, redactions = [], [], []
     for _ in range(runs):
         env, target = fresh_user(root, transcript)
         os.environ.update(env)
         loaded = settings.load()
-        totals.append(timed(lambda: archiver.archive_transcript(str(target), loaded)))
+        totals.append(timed(lambda: capture.archive_transcript(str(target), loaded)))
         session = None
 
         def parse():
@@ -142,7 +142,7 @@ def _hook(root: Path, transcript: Path, cli: Path) -> None:
 
 def note_sizes(root: Path) -> dict[str, int]:
     """Bytes of the note of each transcript under ../shared (and of our own recorded fixtures)."""
-    from obsidian_memory import archiver, settings
+    from obsidian_memory import capture, settings
 
     paths = sorted(SHARED.glob("projects/*/*.jsonl")) + sorted(SHARED.glob("small/*.jsonl"))
     paths += sorted((REPO / "tests" / "fixtures" / "transcripts").glob("*/*.jsonl"))
@@ -150,7 +150,7 @@ def note_sizes(root: Path) -> dict[str, int]:
     for path in paths:
         env, target = fresh_user(root, path)
         os.environ.update(env)
-        result = archiver.archive_transcript(str(target), settings.load())
+        result = capture.archive_transcript(str(target), settings.load())
         if result.note_path:
             sizes[path.name] = (root / "vault" / result.note_path).stat().st_size
     return sizes

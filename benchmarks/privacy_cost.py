@@ -105,11 +105,11 @@ def one_search(package: str, env: dict, source: str) -> float:
 
 HISTORY_SCRIPT = """
 import statistics, sys, time
-from obsidian_memory import archiver, settings as settings_module
+from obsidian_memory import capture, settings as settings_module
 from obsidian_memory.archive import open_archive
 from obsidian_memory.notes import history
 settings = settings_module.load()
-archiver.sweep(settings, quiet_seconds=0)
+capture.sweep(settings, quiet_seconds=0)
 with open_archive(settings.archive) as archive:
     history.rebuild(settings, archive)
     times = []

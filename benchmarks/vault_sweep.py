@@ -80,7 +80,7 @@ def build_world(root: Path, notes: int) -> tuple[dict, Path]:
 
 
 def in_process_sweep(env: dict) -> tuple[float, str]:
-    from obsidian_memory import archiver, settings as settings_module
+    from obsidian_memory import capture, settings as settings_module
 
     saved = dict(os.environ)
     os.environ.clear()
@@ -88,7 +88,7 @@ def in_process_sweep(env: dict) -> tuple[float, str]:
     try:
         settings = settings_module.load()
         started = time.perf_counter()
-        summary = archiver.sweep(settings, quiet_seconds=0)
+        summary = capture.sweep(settings, quiet_seconds=0)
         return time.perf_counter() - started, summary.line()
     finally:
         os.environ.clear()

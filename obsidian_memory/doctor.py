@@ -212,9 +212,9 @@ def check_archive(settings) -> Check:
         return Check("archive", FAIL, denied)
     if not os.path.exists(path):
         return Check("archive", OK, f"{path} not created yet: the first archived session creates it")
-    from obsidian_memory import archive, archiver
+    from obsidian_memory import archive, capture
 
-    emptied = archiver.archive_problem(settings)
+    emptied = capture.archive_problem(settings)
     if emptied:
         return Check("archive", FAIL, emptied)
     verdict = archive.integrity_check(path)
@@ -462,17 +462,17 @@ def check_semantic(settings) -> Check:
 
 def check_transcripts(settings) -> Check:
     """What `import` would archive now: the very same list and comparison (a dry run)."""
-    from obsidian_memory import archiver
+    from obsidian_memory import capture
 
-    transcripts = archiver.transcript_paths(settings)
+    transcripts = capture.transcript_paths(settings)
     if not transcripts:
         return Check("transcripts", INFO, f"none under {settings.projects_dir}")
-    if archiver.archive_problem(settings):
+    if capture.archive_problem(settings):
         return Check("transcripts", INFO, f"{len(transcripts)} found; import waits until the archive is repaired "
                                           "(see archive)")
     try:
-        waiting = len(archiver.import_transcripts(settings, dry_run=True, progress=False).would_archive)
-    except archiver.ArchiveDamaged:
+        waiting = len(capture.import_transcripts(settings, dry_run=True, progress=False).would_archive)
+    except capture.ArchiveDamaged:
         return Check("transcripts", INFO, f"{len(transcripts)} found; import waits until the archive is repaired "
                                           "(see archive)")
     except Exception as exc:

@@ -7,7 +7,7 @@ sessions in subfolders and worktrees of one repository are recognised as the sam
 `repo_identity` names a repository the same way on every machine, whatever folder its clone is
 in: the normalized URL of its `origin` remote (`github.com/o/r` for `git@github.com:o/r.git`,
 `https://user:token@github.com/o/r`, `ssh://git@github.com:22/o/r/`), read from the repository's
-config file; else (no remote) its root commit (`git:<sha>`, which needs git: only the archiver
+config file; else (no remote) its root commit (`git:<sha>`, which needs git: only capture
 runs it, SessionStart asks the archive what it found); else its folder name (`name:<folder>`).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Small transcripts written on the fly for the archive/notes/archiver tests (helper B's)."""
+"""Small transcripts written on the fly for the archive/notes/capture tests (helper B's)."""
 from __future__ import annotations
 
 import json

@@ -30,7 +30,7 @@ def started(n: int) -> str:
 
 
 def add_sessions(archive_path, cwd: str, numbers, *, title=None, summary=None, note=True):
-    """Archive one session per number, stored with the repository of `cwd` as the archiver does."""
+    """Archive one session per number, stored with the repository of `cwd` as capture does."""
     toplevel, repo_root = gitinfo.find_repo(cwd)
     with open_archive(str(archive_path)) as archive:
         for n in numbers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
 
 from testkit import REPO
 
@@ -30,7 +31,7 @@ LAYERS = [
                         "obsidian_memory.search.scan", "obsidian_memory.search.omnisearch"]),
     ("search", ["obsidian_memory.search", "obsidian_memory.search.dispatch", "obsidian_memory.search.graph",
                 "obsidian_memory.search.reading"]),
-    ("services", ["obsidian_memory.archiver", "obsidian_memory.context", "obsidian_memory.status",
+    ("services", ["obsidian_memory.capture", "obsidian_memory.context", "obsidian_memory.status",
                   "obsidian_memory.install", "obsidian_memory.recall", "obsidian_memory.recall.*",
                   "obsidian_memory.mcp_endpoint"]),
     ("checks", ["obsidian_memory.doctor"]),
@@ -88,3 +89,17 @@ def test_no_module_imports_from_a_higher_layer():
             if layer(target) > layer(name):
                 upward.append(f"{name} ({LAYERS[layer(name)][0]}) imports {target} ({LAYERS[layer(target)][0]})")
     assert not upward, "\n".join(upward)
+
+
+def test_the_readme_sketch_names_every_module():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sketch = readme.split("## Development", 1)[1].split("```")[1]
+    words = set(re.findall(r"[\w/]+", sketch))
+    folders = {word for word in words if word.endswith("/")}
+    missing = []
+    for name in modules():
+        path = name.removeprefix("obsidian_memory").lstrip(".").replace(".", "/")
+        parents = {"/".join(path.split("/")[:n]) + "/" for n in range(1, path.count("/") + 1)}
+        if path and path != "__main__" and path not in words and not (parents | {path + "/"}) & folders:
+            missing.append(path)
+    assert not missing, f"README's Development sketch does not name {missing}"

@@ -164,7 +164,7 @@ def test_without_fcntl_the_lock_is_the_portable_one():
 
 
 def test_without_fcntl_concurrent_learns_all_land(env):
-    """The memory notes' lock on a platform without fcntl (before: the archiver, which the notes
+    """The memory notes' lock on a platform without fcntl (before: capture, which the notes
     took their lock from, imported fcntl at the top and `learn` failed outright)."""
     procs = [run_without_fcntl(env, "learn", f"learning number {i}") for i in range(5)]
     for proc in procs:

@@ -6,8 +6,8 @@ A spec says what a session did, turn by turn: the prompt typed, the tool calls w
 turns it into the entries the real client writes: typed prompts with `promptId`, streamed assistant
 lines (one content block per line, one message id), tool results with `toolUseResult` as 2.1.x
 writes it (Bash: stdout/stderr; a failed command: `is_error` and "Exit code N" first), `ai-title`,
-`last-prompt` and a `date` attachment. Commits print git's `[branch hash] subject` line, so the
-archiver finds them the way it does in real sessions.
+`last-prompt` and a `date` attachment. Commits print git's `[branch hash] subject` line, so
+capture finds them the way it does in real sessions.
 
 Standard library only; deterministic (ids from uuid5 of the spec's key).
 """

@@ -2,7 +2,7 @@
 
 `build(root)` makes, under `root`: a HOME whose `.claude/projects/` holds one transcript per session
 (recall_corpus.py and recall_filler.py, written by recall_transcripts.py), real git repositories under `work/` (the
-archiver finds a session's repository from its working directory), a vault, and then runs
+capture finds a session's repository from its working directory), a vault, and then runs
 `obsidian_memory.py import` as a subprocess: every session goes through the real parser, redaction,
 archive and note writer.
 """
@@ -62,7 +62,7 @@ def environment(root: Path) -> dict:
 def make_repository(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True)
     if subprocess.run(["git", "init", "-q", str(path)], capture_output=True).returncode != 0:
-        (path / ".git").mkdir(exist_ok=True)   # what the archiver looks for
+        (path / ".git").mkdir(exist_ok=True)   # what capture looks for
 
 
 def build(root: Path, *, fillers: int = 150, import_sessions: bool = True) -> World:

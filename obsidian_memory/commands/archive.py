@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from obsidian_memory import archiver, settings as settings_module
+    from obsidian_memory import capture, settings as settings_module
 
     if (args.path is None) == (args.transcript is None):
         raise UserError("give the transcript once: archive PATH (or --transcript PATH)")
@@ -21,14 +21,14 @@ def run(args) -> int:
     if not os.path.isfile(path):
         raise UserError(f"no transcript file at {path}")
     settings = settings_module.load(vault=args.vault)
-    result = archiver.archive_transcript(path, settings)
-    if result.status == archiver.ARCHIVED:
+    result = capture.archive_transcript(path, settings)
+    if result.status == capture.ARCHIVED:
         where = result.note_path or f"no note ({result.note_error or 'vault not written'})"
         print(f"archived {result.session_id}: {where}")
         if result.kept:
             print(f"kept {result.session_id}: {result.kept}")
         return 0
-    if result.status in (archiver.SKIPPED, archiver.EXCLUDED):
+    if result.status in (capture.SKIPPED, capture.EXCLUDED):
         print(f"not archived: {result.reason}")
         return 0
     raise UserError(f"could not archive {path}: {result.reason}", code=1)

@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
             from obsidian_memory.recall.hook import user_prompt_output
             output = user_prompt_output(payload, settings)
         elif event == "archive":
-            from obsidian_memory.archiver import handle_hook
+            from obsidian_memory.capture import handle_hook
             handle_hook(payload, settings)
         else:
             _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")

@@ -20,14 +20,14 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from obsidian_memory import archiver, settings as settings_module
+    from obsidian_memory import capture, settings as settings_module
 
     settings = settings_module.load(vault=args.vault)
     if args.from_vault:
         if args.since or args.project or args.dry_run:
             raise UserError("--from-vault reads every session note; --since, --project and --dry-run are for transcripts")
         return _from_vault(settings)
-    summary = archiver.import_transcripts(settings, since=args.since, project=args.project,
+    summary = capture.import_transcripts(settings, since=args.since, project=args.project,
                                           dry_run=args.dry_run, progress=True)
     if args.dry_run:
         for path in summary.would_archive:
@@ -35,9 +35,9 @@ def run(args) -> int:
         print(f"dry run: would archive {len(summary.would_archive)} / unchanged {summary.unchanged}")
         return 0
     for result in summary.results:
-        if result.status == archiver.FAILED:
+        if result.status == capture.FAILED:
             print(f"failed {result.transcript_path}: {result.reason}")
-        elif result.status == archiver.ARCHIVED and result.note_error:
+        elif result.status == capture.ARCHIVED and result.note_error:
             print(f"archived {result.session_id} without a note: {result.note_error}")
         if result.kept:
             print(f"kept {result.session_id}: {result.kept}")
@@ -46,10 +46,10 @@ def run(args) -> int:
 
 
 def _from_vault(settings) -> int:
-    from obsidian_memory import archiver
+    from obsidian_memory import capture
 
     try:
-        found = archiver.import_from_vault(settings, progress=True)
+        found = capture.import_from_vault(settings, progress=True)
     except OSError as exc:
         raise UserError(f"cannot read the session notes: {exc}") from None
     machines = sorted(found["machines"].items(), key=lambda item: (-item[1], item[0] or ""))

@@ -22,11 +22,11 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from obsidian_memory import archiver, settings as settings_module
+    from obsidian_memory import capture, settings as settings_module
 
     settings = settings_module.load()
-    deadline = archiver.SWEEP_DEADLINE_SECONDS if args.deadline is None else args.deadline
-    summary = archiver.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds,
+    deadline = capture.SWEEP_DEADLINE_SECONDS if args.deadline is None else args.deadline
+    summary = capture.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds,
                              deadline_seconds=deadline)
     print(summary.line())
     return 0

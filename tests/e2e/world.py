@@ -143,7 +143,7 @@ class World:
         return sorted(self.user.vault.rglob(f"*_{session_id[:8]}.md"))
 
     def wait_for_note(self, session_id: str, seconds: float = 10) -> list[Path]:
-        """The session's notes; waits a little in case the archiver finishes after the client exits."""
+        """The session's notes; waits a little in case capture finishes after the client exits."""
         deadline = time.monotonic() + seconds
         while not self.notes_of(session_id) and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -9,7 +9,7 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory import archiver
+from obsidian_memory import capture
 from obsidian_memory import settings as settings_module
 from obsidian_memory.notes import sessions as notes
 
@@ -85,7 +85,7 @@ def test_the_local_index_finds_a_moved_note_without_walking_the_vault(user, monk
     user.apply(monkeypatch)
     monkeypatch.setattr(notes, "WALK_FILE_LIMIT", 0)   # only the index can find it now
     write_transcript(user.transcript, SID, ["first prompt", "second prompt"])
-    result = archiver.archive_transcript(str(user.transcript), settings_module.load())
+    result = capture.archive_transcript(str(user.transcript), settings_module.load())
     assert result.note_path == "Deep/er/moved.md"
     assert session_notes(user.vault) == {SID: ["Deep/er/moved.md"]}
 
@@ -162,7 +162,7 @@ def test_whatever_the_user_does_each_session_keeps_exactly_one_note_and_their_ad
 
     def archive(sid):
         write_transcript(projects / f"{sid}.jsonl", sid, prompts[sid])
-        archiver.archive_transcript(str(projects / f"{sid}.jsonl"), settings_module.load())
+        capture.archive_transcript(str(projects / f"{sid}.jsonl"), settings_module.load())
 
     def note_of(sid):
         [path] = session_notes(env.vault)[sid]

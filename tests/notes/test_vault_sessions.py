@@ -143,7 +143,7 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
     says no note holds it. A note the user moved is still found and updated where it is."""
     from archive_fixtures import session_id, write_transcript
 
-    from obsidian_memory import archiver
+    from obsidian_memory import capture
 
     for n in range(1, 41):
         write(settings, n)   # another machine's notes
@@ -156,9 +156,9 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
     walks, reads = [], counting_reads(monkeypatch)
     real_walk = notes._walk_for_note
     monkeypatch.setattr(notes, "_walk_for_note", lambda *a: walks.append(a) or real_walk(*a))
-    archiver.archive_transcript(str(transcripts[first]), settings, session_id=first)   # first sight: reads them all
+    capture.archive_transcript(str(transcripts[first]), settings, session_id=first)   # first sight: reads them all
     reads.clear()
-    result = archiver.archive_transcript(str(transcripts[second]), settings, session_id=second)
+    result = capture.archive_transcript(str(transcripts[second]), settings, session_id=second)
     # of the session notes, the new one only, read once for the history (the activity note is rewritten too)
     assert walks == [] and [r for r in reads if r.startswith(settings.sessions_folder)] == [result.note_path]
 
@@ -170,7 +170,7 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
     os.unlink(settings.vault_path(archiver_note(settings, first)))
     write_transcript(transcripts[first], first, ["work 101", "more work"], cwd=str(tmp_path),
                      start="2026-03-05T09:00:00.000Z")
-    again = archiver.archive_transcript(str(transcripts[first]), settings, session_id=first)
+    again = capture.archive_transcript(str(transcripts[first]), settings, session_id=first)
     assert again.note_path == "Projects/first.md" and walks == []
     assert "more work" in open(moved, encoding="utf-8").read()
     assert not [p for p in vault_sessions.list_notes(settings.vault) if first[:8] in p]

@@ -12,7 +12,7 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory import archiver
+from obsidian_memory import capture
 from obsidian_memory import settings as settings_module
 from obsidian_memory.archive import ArchiveError
 
@@ -140,8 +140,8 @@ def test_damage_anywhere_is_refused_untouched_or_harmless(user, monkeypatch, off
     before = digest(user)
     write_transcript(user.projects / f"{LATER}.jsonl", LATER, ["after"])
     try:
-        archiver.import_transcripts(settings_module.load(), progress=False)
-    except archiver.ArchiveDamaged as exc:
+        capture.import_transcripts(settings_module.load(), progress=False)
+    except capture.ArchiveDamaged as exc:
         assert "move it aside" in str(exc) and digest(user) == before
     except ArchiveError as exc:
         assert "upgrade it" in str(exc) and digest(user) == before

@@ -12,7 +12,7 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory import archiver
+from obsidian_memory import capture
 from obsidian_memory import settings as settings_module
 
 REAL = session_id(1)
@@ -152,7 +152,7 @@ def test_no_payload_replaces_a_session_or_records_a_file_outside_the_projects_fo
                "transcript_path": path.format(projects=traps.projects, fifo=session_id(3), real=REAL, crafted=crafted)}
     if summary is not None:
         payload.update(hook_event_name="PostCompact", compact_summary=summary)
-    archiver.handle_hook(payload, settings_module.load())
+    capture.handle_hook(payload, settings_module.load())
     assert all(os.path.abspath(p).startswith(str(traps.projects) + os.sep) for p in recorded_paths(traps))
     assert prompts(traps, REAL) == ["the real prompt"]
 

@@ -13,7 +13,7 @@ from archive_fixtures import session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 from testkit import shared_path
 
-from obsidian_memory import archiver, session_merge
+from obsidian_memory import capture, session_merge
 from obsidian_memory import settings as settings_module
 
 SID = session_id(13)
@@ -100,7 +100,7 @@ def test_a_record_shrunk_by_an_older_version_is_restored_by_import(user, tmp_pat
     full transcript unchanged: it is now read again and merged back."""
     user.apply(monkeypatch)
     monkeypatch.setattr(session_merge, "merge", lambda stored, parsed: (parsed, session_merge.TAKE_TRANSCRIPT, ""))
-    archiver.archive_transcript(str(excerpt(user.full, tmp_path / "copy" / f"{SID}.jsonl", 3)), settings_module.load())
+    capture.archive_transcript(str(excerpt(user.full, tmp_path / "copy" / f"{SID}.jsonl", 3)), settings_module.load())
     assert record(user)["prompts"] == PROMPTS[:2]
     monkeypatch.undo()
     assert user.run("import").returncode == 0
@@ -154,7 +154,7 @@ def test_no_order_of_partial_copies_ever_loses_an_archived_prompt(env, tmp_path_
         entries = [json.loads(line) for line in full_lines[start:end]]
         seen_prompts |= {e["message"]["content"] for e in entries if e["type"] == "user"}
         seen_stamps += [e["timestamp"] for e in entries]
-        archiver.archive_transcript(str(target), settings_module.load())
+        capture.archive_transcript(str(target), settings_module.load())
     if not seen_prompts:
         return
     archived = record(env)

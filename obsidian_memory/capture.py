@@ -1,4 +1,4 @@
-"""The archiving service: transcript → (redacted) Session → archive row → vault note + history.
+"""Capture, the archiving service: transcript → (redacted) Session → archive row → vault note + history.
 
 Used by the `hook archive` handler (SessionEnd, PreCompact, PostCompact, Stop), by `archive`,
 `import` and `sweep`. Order matters: the session is redacted before anything is persisted, the
