@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,20 @@ def write_note(vault: Path, relative: str, text: str, *, bump: float = 0) -> Non
     if bump:
         stamp = time.time() + bump
         os.utime(path, (stamp, stamp))
+
+
+def open_fence_at_end(text: str) -> bool:
+    """Whether a code fence is still open at the end of a Markdown text (CommonMark's rule, written
+    here independently of the package's grammar, as the oracle of the note tests)."""
+    fence = None
+    for line in text.splitlines():
+        match = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
+        if fence is None and match:
+            fence = match.group(1)
+        elif fence is not None and match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                and not match.group(2).strip():
+            fence = None
+    return fence is not None
 
 
 def graph_vault(tmp_path: Path, monkeypatch) -> Path:

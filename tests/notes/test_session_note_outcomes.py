@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from testkit import FIXTURES, shared_path
+from testkit import FIXTURES, open_fence_at_end, shared_path
 
 from obsidian_memory import redact, transcript
 from obsidian_memory.markdown import parse_note
@@ -53,18 +53,6 @@ def section(text: str, heading: str) -> str:
     start = text.index(f"\n{heading}\n")
     ends = [text.find(f"\n## {name}\n", start + 1) for name in SECTIONS]
     return text[start:min([e for e in ends if e > start] or [len(text)])]
-
-
-def open_fence_at_end(text: str) -> bool:
-    fence = None
-    for line in text.splitlines():
-        match = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
-        if fence is None and match:
-            fence = match.group(1)
-        elif fence is not None and match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                and not match.group(2).strip():
-            fence = None
-    return fence is not None
 
 
 def test_properties_are_typed_as_obsidian_reads_them():

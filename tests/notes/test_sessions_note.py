@@ -8,6 +8,7 @@ import time
 import pytest
 import yaml
 from archive_fixtures import REAL_2_1_332
+from testkit import open_fence_at_end
 
 from obsidian_memory import transcript
 from obsidian_memory.model import CompactSummary, Prompt, Session, Subagent
@@ -95,19 +96,7 @@ def test_hostile_prompt_cannot_fake_the_user_section_or_leave_a_fence_open(setti
     section = notes.split_user_section(text)
     assert section == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
     assert "`````text\n## My notes\nfake user text" in text  # fence longer than the 4-backtick run
-    assert not _open_fence_at_end(text)
-
-
-def _open_fence_at_end(text: str) -> bool:
-    fence = None
-    for line in text.splitlines():
-        match = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
-        if fence is None and match:
-            fence = match.group(1)
-        elif fence is not None and match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                and not match.group(2).strip():
-            fence = None
-    return fence is not None
+    assert not open_fence_at_end(text)
 
 
 def test_terminal_escapes_never_reach_the_note(settings):
