@@ -71,6 +71,16 @@ def test_a_missing_vault_exits_0_and_still_shows_the_sessions(env, repo):
     assert "is not there now" in context
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("note", ["Meta/claude-state.md", "Meta/claude-learnings.md"])
+def test_a_fifo_in_place_of_a_memory_note_never_holds_the_hook(env, repo, note):
+    add_sessions(env.archive_db, str(repo), [3])
+    (env.vault / note).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(env.vault / note)
+    result = env.hook(["session-start"], payload("session_start_v2.1.332_startup.json", cwd=str(repo)), timeout=30)
+    assert session_id(3) in hook_output(result)["hookSpecificOutput"]["additionalContext"]
+
+
 def test_nothing_worth_saying_prints_nothing(env, repo):
     result = env.hook(["session-start"], payload("session_start_v2.0.76_startup.json", cwd=str(repo)))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")

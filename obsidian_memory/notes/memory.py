@@ -65,7 +65,7 @@ def read_note_part(settings, relative: str, max_bytes: int, *, tail: bool = Fals
     only part of it). A tail starts at a line boundary. (None, False) when it cannot be read."""
     try:
         path = fsutil.resolve_inside(settings.vault, relative)
-        with open(path, "rb") as handle:
+        with fsutil.open_regular(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size <= max_bytes:
                 return handle.read().decode("utf-8", errors="replace"), False
