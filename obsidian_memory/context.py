@@ -33,7 +33,7 @@ import os
 import re
 
 from obsidian_memory.notes import memory
-from obsidian_memory.privacy import note_is_private
+from obsidian_memory.privacy import Privacy, note_is_private
 from obsidian_memory.textclean import fence_for, quoted
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
@@ -136,19 +136,30 @@ class Material:
 
 
 def read_state(settings) -> Material:
-    if note_is_private(settings, settings.state_note):
-        return Material()
-    text, partial = memory.read_note_part(settings, settings.state_note, NOTE_READ_BYTES)
+    text, partial = _read_unless_private(settings, settings.state_note)
     body = quoted(memory.state_body(text))
     return Material(lines=body.splitlines() if body.strip() else (), partial=partial)
 
 
 def read_learnings(settings) -> Material:
-    if note_is_private(settings, settings.learnings_note):
-        return Material()
     # entries are appended, so the newest are at the end: a huge note is read from its tail
-    text, partial = memory.read_note_part(settings, settings.learnings_note, NOTE_READ_BYTES, tail=True)
+    text, partial = _read_unless_private(settings, settings.learnings_note, tail=True)
     return Material(entries=[quoted(e.text) for e in memory.learning_entries(text)], partial=partial)
+
+
+def _read_unless_private(settings, relative: str, *, tail: bool = False) -> tuple[str | None, bool]:
+    """A memory note as `memory.read_note_part` reads it, or (None, False) when it is private. A
+    note read whole is judged by the text already read; only one bigger than the read is read
+    whole again (its private tag may stand in the part not read)."""
+    text, partial = memory.read_note_part(settings, relative, NOTE_READ_BYTES, tail=tail)
+    if text is None:
+        return None, False
+    if partial:
+        private = note_is_private(settings, relative)
+    else:
+        rule = Privacy.of(settings)
+        private = rule.path_is_private(relative) or rule.text_is_private(text)
+    return (None, False) if private else (text, partial)
 
 
 def _header(settings, source: str) -> str:

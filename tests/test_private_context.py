@@ -60,6 +60,14 @@ def test_a_learnings_note_in_a_private_folder_or_with_the_tag_is_left_out(env, r
     assert "Refactoring the parser." in shown and "quokka" not in shown
 
 
+def test_a_learnings_note_bigger_than_the_hook_reads_is_private_by_a_tag_outside_the_part_read(env, repo):
+    write_note(env, "Meta/claude-state.md", "Refactoring the parser.\n")
+    entries = "".join(f"- 2026-01-01 10:00 — the quokka password rotates, note {n}\n" for n in range(4000))
+    write_note(env, "Meta/claude-learnings.md", "#private\n" + entries)      # the hook reads only the tail
+    shown = context(env, repo)
+    assert "Refactoring the parser." in shown and "quokka" not in shown
+
+
 def test_a_session_whose_note_is_private_is_left_out_of_the_recent_sessions(env, repo):
     add_sessions(env.archive_db, str(repo), [1, 2, 3], title=lambda n: f"session about topic{n}")
     write_note(env, f"Meta/claude-sessions/2026-01/2026-01-01_{session_id(2)[:8]}.md",
