@@ -925,6 +925,7 @@ def service_text(layout: Layout, path: str) -> bytes:
         "Environment=" + _systemd_quoted(f"CLAUDE_CONFIG_DIR={layout.config_dir}", False),
         "Restart=on-failure",
         "RestartSec=5",
+        "RestartPreventExitStatus=2",     # a bad config or a taken port: restarting cannot mend it
         "",
         "[Install]",
         "WantedBy=default.target",

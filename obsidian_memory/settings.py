@@ -549,7 +549,7 @@ def read_config_file(path: str) -> dict:
             data = handle.read(CONFIG_MAX_BYTES + 1)
     except OSError as exc:
         raise broken(f"cannot be read ({exc.strerror or exc}): check its permissions "
-                     f"(chmod u+r), or delete it and re-run install.sh", "cannot be read") from None
+                     f"(chmod u+r), or delete it and re-run install.py", "cannot be read") from None
     if len(data) > CONFIG_MAX_BYTES:
         raise broken(f"is larger than {CONFIG_MAX_BYTES:,} bytes: not a settings file")
     try:
@@ -565,17 +565,17 @@ def read_config_file(path: str) -> dict:
         import yaml  # only for hand-written files outside the flat subset
     except ImportError:
         raise broken("uses YAML beyond plain `key: value` lines, and PyYAML is not installed: "
-                     "simplify it or re-run install.sh") from None
+                     "simplify it or re-run install.py") from None
     try:
         data = yaml.safe_load(text)
     except Exception as exc:
         where = _yaml_error_place(exc, text)
-        raise broken(f"{where[0]}: fix that line (or delete the file and re-run install.sh, which writes "
+        raise broken(f"{where[0]}: fix that line (or delete the file and re-run install.py, which writes "
                      "a fresh one)", where[1]) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise broken("does not hold `key: value` lines: fix it, or delete it and re-run install.sh")
+        raise broken("does not hold `key: value` lines: fix it, or delete it and re-run install.py")
     return data
 
 

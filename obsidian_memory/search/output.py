@@ -38,9 +38,13 @@ def response_text(response: Response) -> str:
     count = f"{response.total_results} result{'s' if response.total_results != 1 else ''}"
     if shown < response.total_results:
         count = f"{shown} of {count}"
-    ranking = f" | mode: {one_line(response.mode)}" if response.mode != "fulltext" else ""  # the usual one unsaid
-    lines = [f'search: "{one_line(response.query)}" | engine: {one_line(response.engine)}{ranking} | '
-             f"{response.elapsed_seconds:.3f} s | {count}"]
+    listing = not response.query        # filters only (an empty query is refused otherwise)
+    if listing:
+        head, ranking = "list: notes in scope", " | order: newest first"
+    else:
+        head = f'search: "{one_line(response.query)}"'
+        ranking = f" | mode: {one_line(response.mode)}" if response.mode != "fulltext" else ""  # the usual one unsaid
+    lines = [f"{head} | engine: {one_line(response.engine)}{ranking} | {response.elapsed_seconds:.3f} s | {count}"]
     lines += [f"note: {one_line(note)}" for note in response.notes]
     if not response.hits:
         if response.engine.endswith(OFFLINE_SUFFIX):
@@ -49,7 +53,7 @@ def response_text(response: Response) -> str:
         else:
             lines.append("No results.")
     for number, hit in enumerate(response.hits, start=1):
-        lines.append(f"{number}. {one_line(hit.path)} ({format_score(hit.score)})")
+        lines.append(f"{number}. {one_line(hit.path)}" + ("" if listing else f" ({format_score(hit.score)})"))
         if hit.excerpt:
             lines.append(f"   {one_line(hit.excerpt)}")
         if isinstance(hit.extra.get("explain"), dict):

@@ -75,6 +75,21 @@ def test_mcp_http_offers_a_user_service_whose_server_answers_and_uninstall_takes
     assert "mcp-http" not in kept
 
 
+def test_the_service_is_not_restarted_in_a_loop_when_its_config_is_broken(user: User):
+    environ = user.environ(XDG_CONFIG_HOME=user.home / ".config")
+    user.install("--vault", user.vault, "--create-vault", "--no-import", "--yes", "--mcp-http", env=environ)
+    unit = user.home / ".config" / "systemd" / "user" / "obsidian-memory-mcp.service"
+    argv, variables = unit_command(unit)
+    with open(user.layout.config_yaml, "a", encoding="utf-8") as config:
+        config.write("mcp_http_port: [not a port\n")
+    import subprocess
+
+    broken = subprocess.run(argv, env={**environ, **variables}, capture_output=True, timeout=60)
+    fields = dict(line.split("=", 1) for line in unit.read_text(encoding="utf-8").splitlines() if "=" in line)
+    assert str(broken.returncode) in fields["RestartPreventExitStatus"].split()
+    assert broken.returncode != 0 and len(broken.stderr.decode().splitlines()) == 1
+
+
 def test_dry_run_with_mcp_http_shows_the_service_and_the_token_and_makes_neither(user: User):
     environ = user.environ(XDG_CONFIG_HOME=user.home / ".config")
     shown = user.install("--vault", user.vault, "--create-vault", "--dry-run", "--mcp-http", env=environ)

@@ -309,7 +309,8 @@ def test_filters_without_a_query_list_the_matching_notes_newest_first(vault):
     assert data["total_results"] == 2 and data["engine"] == "index"
     assert [r["path"] for r in as_json(vault.search("--tag", "draft", "--json"))["results"]] == ["Notes/draft idea.md"]
     text = vault.search("--tag", "-draft", "-n", "1").stdout.decode().splitlines()
-    assert "1 of 3 results" in text[0] and text[1].startswith("1. Notes/Other.md")
+    assert "1 of 3 results" in text[0] and text[1] == "1. Notes/Other.md"   # no score: nothing ranked it
+    assert text[0].startswith("list: notes in scope | engine: index | order: newest first | ")
     for source in ("scan", "omnisearch"):
         refused = vault.search("--folder", "Notes", "--source", source)
         assert refused.returncode == 2 and b"needs the local index" in refused.stderr
