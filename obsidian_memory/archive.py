@@ -215,7 +215,25 @@ def _migration_6(db: sqlite3.Connection) -> None:
     db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL")
 
 
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6]
+def _migration_7(db: sqlite3.Connection) -> None:
+    # the archive at scale (issue 20). Each vault note is known by its full stamp (size, mtime_ns,
+    # ctime_ns: as the index stamps notes; an edit that keeps size and mtime, as a sync tool
+    # restoring mtime does, still moves ctime), and each session note (or conflict copy) by
+    # whether its text makes it private (`private`: 1 or 0; NULL when not judged yet, or judged
+    # under other text rules: meta `vault_notes_privacy`), so that the history table re-reads
+    # only the notes that changed. Rows of older versions have no stamp: read once again.
+    # `sessions_with_repo_id`: SessionStart's look-up of a repository's last known identity
+    # (known_repo_id) reads one index entry instead of every session of that repository.
+    _run_script(db, """
+        ALTER TABLE vault_notes ADD COLUMN mtime_ns INTEGER;
+        ALTER TABLE vault_notes ADD COLUMN ctime_ns INTEGER;
+        ALTER TABLE vault_notes ADD COLUMN private INTEGER;
+        CREATE INDEX sessions_with_repo_id ON sessions(repo_root, started_at DESC)
+            WHERE repo_id IS NOT NULL AND origin = 'transcript';
+    """)
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -568,11 +586,14 @@ class Archive:
             self.db.execute("UPDATE sessions SET note_path = ?, note_revision = MAX(note_revision, ?) "
                             "WHERE session_id = ?", (note_path, int(revision), session_id))
 
-    def record_history_rendered(self, changes: int) -> None:
-        """The history table was rendered from the archive as it was after `changes` changes."""
+    def record_history_rendered(self, changes: int, privacy_rules: str | None = None) -> None:
+        """The history table was rendered from the archive as it was after `changes` changes (and
+        under the private rules `privacy_rules`, privacy.Privacy.signature)."""
         with self._write():
             self.db.execute("UPDATE counters SET value = MAX(value, ?) WHERE name = 'history_rendered'",
                             (int(changes),))
+            if privacy_rules is not None:
+                self._set_meta("history_privacy", privacy_rules)
 
     def _history_changed(self) -> None:
         self.db.execute("UPDATE counters SET value = value + 1 WHERE name = 'history_changes'")
@@ -693,7 +714,7 @@ class Archive:
 
     # -- the vault's notes as last read (notes/vault_sessions) -------------------------------
     VAULT_NOTE_FIELDS = ("path", "size", "mtime", "kind", "session_id", "machine", "started", "project", "title",
-                         "commits", "learned")
+                         "commits", "mtime_ns", "ctime_ns", "private", "learned")
 
     def vault_notes(self, root: str, *, unlearned_sessions: bool = False) -> list[dict]:
         """The Markdown files of the vault at `root` as last read ([] when the record describes
@@ -706,26 +727,36 @@ class Archive:
         return [dict(zip(self.VAULT_NOTE_FIELDS, row)) for row in self.db.execute(
             f"SELECT {', '.join(self.VAULT_NOTE_FIELDS)} FROM vault_notes {where} ORDER BY path")]
 
-    def vault_note_fingerprints(self, root: str) -> dict[str, tuple[int, float, str]]:
-        """{path: (size, mtime, kind)} of the files of the vault at `root` as last read."""
+    def vault_note_stamps(self, root: str, privacy_rules: str) -> dict[str, tuple[tuple, str]]:
+        """{path: ((size, mtime_ns, ctime_ns), kind)} of the files of the vault at `root` as last
+        read. A session note (or conflict copy) not judged private or not under the text rules
+        `privacy_rules` (privacy.Privacy.text_rules) has no stamp: it is to be read again."""
+        if self.meta("vault_notes_privacy") != privacy_rules:
+            with self._write():
+                self.db.execute("UPDATE vault_notes SET private = NULL WHERE private IS NOT NULL")
+                self._set_meta("vault_notes_privacy", privacy_rules)
         if self.meta("vault_notes_root") != root:
             return {}
-        return {path: (size, mtime, kind) for path, size, mtime, kind in
-                self.db.execute("SELECT path, size, mtime, kind FROM vault_notes")}
+        return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind)
+                for path, size, mtime_ns, ctime_ns, kind, private in
+                self.db.execute("SELECT path, size, mtime_ns, ctime_ns, kind, private FROM vault_notes")}
 
     def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
         """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the
-        paths that are `gone`. A note read again is to be learned again."""
+        paths that are `gone`. A note whose stamp changed is to be learned again (one read again
+        with the same stamp, e.g. to judge its privacy under new rules, is not)."""
         with self._write():
             if self.meta("vault_notes_root") != root:
                 self.db.execute("DELETE FROM vault_notes")
                 self._set_meta("vault_notes_root", root)
             self.db.executemany("DELETE FROM vault_notes WHERE path = ?", [(p,) for p in gone])
             fields = self.VAULT_NOTE_FIELDS[:-1]
+            same_stamp = " AND ".join(f"vault_notes.{f} IS excluded.{f}" for f in ("size", "mtime_ns", "ctime_ns"))
             self.db.executemany(
                 f"INSERT INTO vault_notes ({', '.join(fields)}, learned) VALUES ({', '.join('?' for _ in fields)}, 0) "
                 "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{f} = excluded.{f}" for f in fields[1:])
-                + ", learned = 0", [tuple(note.get(f) for f in fields) for note in read])
+                + f", learned = CASE WHEN {same_stamp} THEN learned ELSE 0 END",
+                [tuple(note.get(f) for f in fields) for note in read])
 
     def vault_note_paths(self, root: str, session_id: str) -> list[str]:
         """The notes of the vault at `root` that hold `session_id`, as last read (conflict copies
@@ -797,8 +828,11 @@ class Archive:
         """The change count the history rows reflect: read before them, to record once rendered."""
         return self._counter("history_changes")
 
-    def history_outdated(self) -> bool:
-        return self._counter("history_rendered") < self._counter("history_changes")
+    def history_outdated(self, privacy_rules: str | None = None) -> bool:
+        """Whether the archive changed since the history table was rendered, or (given the
+        present `privacy_rules`) the private rules did."""
+        return self._counter("history_rendered") < self._counter("history_changes") or (
+            privacy_rules is not None and self.meta("history_privacy") != privacy_rules)
 
     def _counter(self, name: str) -> int:
         row = self.db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()

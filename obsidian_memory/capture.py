@@ -341,8 +341,11 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
     """Rewrite the history table from the session notes in the vault, and with it the activity
     note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
     since the table was last rendered (by any run, also one that was killed before it got
-    here). A missing vault was logged with the note."""
-    if not (force or archive.history_outdated()) or not os.path.isdir(settings.vault):
+    here), or the private rules changed. A missing vault was logged with the note."""
+    from obsidian_memory.privacy import Privacy
+
+    rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
+    if not (force or archive.history_outdated(rules)) or not os.path.isdir(settings.vault):
         return
     from obsidian_memory.notes import activity, bases, history, vault_sessions
 
@@ -360,7 +363,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
                     build()
                 except (OSError, ValueError) as exc:
                     logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
-            archive.record_history_rendered(changes)
+            archive.record_history_rendered(changes, rules)
     except (OSError, ValueError) as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
 

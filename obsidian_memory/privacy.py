@@ -76,6 +76,11 @@ class Privacy:
         """What the rules are, for the index to notice that they changed (then it re-reads every note)."""
         return "|".join([RULES_VERSION, self.tag, *sorted(_normal(p) for p in self.patterns)])
 
+    def text_rules(self) -> str:
+        """What makes a note's text private (the tag; the property is fixed), for a record of
+        verdicts by text to notice that they no longer hold (the path rules are asked each time)."""
+        return f"{RULES_VERSION}|{self.tag}"
+
     def describe(self) -> str:
         """The rules in one line (doctor)."""
         paths = ", ".join(self.patterns) if self.patterns else "no folders or patterns"

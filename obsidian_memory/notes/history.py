@@ -10,7 +10,10 @@ folder again after writing: if a note arrived meanwhile (another machine writing
 writes again, so that two machines rebuilding at the same time end with the same table.
 
 A private session note (`privacy`) has no row and is not counted in the activity note: the
-table is a note that search returns, and would quote the session's title and project.
+table is a note that search returns, and would quote the session's title and project. What a
+note's text says of its privacy is remembered in the archive's record of the vault's notes (by the
+note's stamp, under the present tag rule: vault_sessions.refresh), so that only the notes that
+changed are read; the `private` folders and patterns are asked of each path every time.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import re
 
 from obsidian_memory import fsutil
 from obsidian_memory.notes.sessions import VaultUnavailable, note_name
-from obsidian_memory.privacy import note_is_private
+from obsidian_memory.privacy import Privacy
 from obsidian_memory.textclean import markdown_inline
 
 BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edit outside these markers) -->"
@@ -98,9 +101,11 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None) -> t
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
+    privacy = Privacy.of(settings)
     for _ in range(CONVERGE_ATTEMPTS):
         notes = vault_sessions.refresh(settings, archive, deadline=deadline).rows
-        counted = [row for row in vault_sessions.canonical(notes)[0] if not note_is_private(settings, row["path"])]
+        counted = [row for row in vault_sessions.canonical(notes)[0]
+                   if not (row["private"] or privacy.path_is_private(row["path"]))]
         existing = fsutil.read_text(target) if os.path.exists(target) else None
         text = render_history(table_rows(counted), existing)
         if text == existing:

@@ -45,10 +45,10 @@ def vault_root(settings) -> str | None:
 
 # -- listing ----------------------------------------------------------------------------------
 
-def list_notes(root: str) -> dict[str, tuple[int, float]]:
-    """{path relative to `root` (with `/`): (size, mtime)} of its `.md` files, in every
-    subfolder; dot-files, dot-folders and links are left out."""
-    found: dict[str, tuple[int, float]] = {}
+def list_notes(root: str) -> dict[str, tuple[int, int, int]]:
+    """{path relative to `root` (with `/`): its stamp (size, mtime_ns, ctime_ns)} of its `.md`
+    files, in every subfolder; dot-files, dot-folders and links are left out."""
+    found: dict[str, tuple[int, int, int]] = {}
     pending = [("", root)]
     while pending:
         prefix, folder = pending.pop()
@@ -67,7 +67,7 @@ def list_notes(root: str) -> dict[str, tuple[int, float]]:
                     pending.append((prefix + name + "/", entry.path))
                 elif name[-3:].lower() == ".md" and entry.is_file(follow_symlinks=False):
                     stat = entry.stat(follow_symlinks=False)
-                    found[prefix + name] = (stat.st_size, stat.st_mtime)
+                    found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
             except OSError:
                 continue
     return found
@@ -75,13 +75,19 @@ def list_notes(root: str) -> dict[str, tuple[int, float]]:
 
 # -- what one file holds ----------------------------------------------------------------------
 
-def read_facts(vault: str, relative: str, size: int, mtime: float) -> dict:
-    """The cache row of the file at the vault-relative `relative`: its kind (session, conflict
-    copy, other) and the properties the history table and the sweep need."""
+def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=None) -> dict:
+    """The cache row of the file at the vault-relative `relative` whose stamp (list_notes) is
+    `stamp`: its kind (session, conflict copy, other), the properties the history table and the
+    sweep need and, given the rules `privacy` (privacy.Privacy), whether a session note's text
+    makes it private (`private`; an unreadable note is not: nothing of it can be quoted)."""
     name = relative.rsplit("/", 1)[-1]
-    row = {"path": relative, "size": size, "mtime": mtime, "kind": OTHER, "session_id": None, "machine": None,
-           "started": None, "project": None, "title": None, "commits": None}
-    properties = properties_of(read_head(os.path.join(vault, *relative.split("/")), size))
+    size, mtime_ns, ctime_ns = stamp
+    row = {"path": relative, "size": size, "mtime": mtime_ns / 1e9, "mtime_ns": mtime_ns, "ctime_ns": ctime_ns,
+           "kind": OTHER, "session_id": None, "machine": None, "started": None, "project": None, "title": None,
+           "commits": None, "private": None}
+    path = os.path.join(vault, *relative.split("/"))
+    head = read_head(path, size)
+    properties = properties_of(head)
     session_id = _text(properties.get("session_id"))
     if not session_id or not _SESSION_ID.match(session_id):
         return row
@@ -89,7 +95,18 @@ def read_facts(vault: str, relative: str, size: int, mtime: float) -> dict:
                started=_datetime_text(properties.get("started")), project=_text(properties.get("project")),
                title=_text(properties.get("title")), commits=_count(properties.get("commits")))
     row["kind"] = CONFLICT if sync_conflicts.copy_of(name, is_note_name) else SESSION
+    if privacy is not None:
+        whole = head if size <= HEAD_BYTES else _read_all(path)     # (most notes: the head is all of it)
+        row["private"] = int(privacy.text_is_private(whole or ""))
     return row
+
+
+def _read_all(path: str) -> str | None:
+    try:
+        with fsutil.open_regular(path) as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def read_head(path: str, size: int) -> str:
@@ -250,27 +267,29 @@ class Folder:
 
 def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
     """Bring the archive's record of the vault's notes up to date, reading only the files whose
-    size or mtime changed. Raises Incomplete when `deadline` (a time.monotonic() value) passes
-    first, and VaultUnavailable when there is no vault."""
+    stamp changed, and the session notes whose privacy was not judged under the present text
+    rules. Raises Incomplete when `deadline` (a time.monotonic() value) passes first, and
+    VaultUnavailable when there is no vault."""
     from obsidian_memory.notes.sessions import VaultUnavailable
+    from obsidian_memory.privacy import Privacy
 
     root = vault_root(settings)
     if root is None:
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    privacy = Privacy.of(settings)
     on_disk = _on_disk(settings, root)
-    known = archive.vault_note_fingerprints(root)   # path -> (size, mtime, kind)
+    known = archive.vault_note_stamps(root, privacy.text_rules())   # path -> (stamp or None, kind)
     gone = [path for path in known if path not in on_disk]
-    sessions_changed = any(known[path][2] != OTHER for path in gone)
-    changed = sorted(path for path, fingerprint in on_disk.items()
-                     if path not in known or known[path][:2] != fingerprint)
+    sessions_changed = any(known[path][1] != OTHER for path in gone)
+    changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
     batch: list[dict] = []
     for count, path in enumerate(changed):
         if deadline is not None and time.monotonic() >= deadline:
             archive.update_vault_notes(root, batch, gone)
             raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
-        row = read_facts(settings.vault, path, *on_disk[path])
+        row = read_facts(settings.vault, path, on_disk[path], privacy)
         before = known.get(path)
-        sessions_changed = sessions_changed or row["kind"] != OTHER or (before is not None and before[2] != OTHER)
+        sessions_changed = sessions_changed or row["kind"] != OTHER or (before is not None and before[1] != OTHER)
         batch.append(row)
         if len(batch) == FLUSH_EVERY:   # progress survives a kill
             archive.update_vault_notes(root, batch, gone)
@@ -308,10 +327,10 @@ def survey(settings) -> list[dict]:
         except Exception:   # a locked or damaged archive: every note is read
             known = {}
     rows = []
-    for path, fingerprint in sorted(_on_disk(settings, root).items()):
+    for path, stamp in sorted(_on_disk(settings, root).items()):
         row = known.get(path)
-        if row is None or (row["size"], row["mtime"]) != fingerprint:
-            row = read_facts(settings.vault, path, *fingerprint)
+        if row is None or _stamp(row) != stamp:
+            row = read_facts(settings.vault, path, stamp)
         rows.append(row)
     return rows
 
@@ -323,15 +342,15 @@ def machines_in_folder(folder: str) -> dict:
     found: dict = {}
     if not os.path.isdir(folder):
         return found
-    for relative, (size, mtime) in list_notes(folder).items():
-        row = read_facts(folder, relative, size, mtime)
+    for relative, stamp in list_notes(folder).items():
+        row = read_facts(folder, relative, stamp)
         if row["kind"] == SESSION:
             found[row["machine"]] = found.get(row["machine"], 0) + 1
     return found
 
 
-def _on_disk(settings, root: str) -> dict[str, tuple[int, float]]:
-    """{vault-relative path: (size, mtime)} of the vault's notes, but the history note (rebuilt
+def _on_disk(settings, root: str) -> dict[str, tuple[int, int, int]]:
+    """{vault-relative path: its stamp} of the vault's notes, but the history note (rebuilt
     from them)."""
     found = list_notes(root)
     found.pop(settings.history_note.strip("/"), None)
@@ -342,7 +361,11 @@ def unchanged_since(settings, rows: list[dict]) -> bool:
     """Whether the vault still holds exactly the notes `rows` (a refresh) describes."""
     root = vault_root(settings)
     on_disk = _on_disk(settings, root) if root else {}
-    return on_disk == {row["path"]: (row["size"], row["mtime"]) for row in rows}
+    return on_disk == {row["path"]: _stamp(row) for row in rows}
+
+
+def _stamp(row: dict) -> tuple:
+    return row["size"], row["mtime_ns"], row["ctime_ns"]
 
 
 def canonical(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:

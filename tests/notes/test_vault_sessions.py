@@ -31,9 +31,9 @@ def counting_reads(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = vault_sessions.read_facts
 
-    def read_facts(vault, relative, size, mtime):
+    def read_facts(vault, relative, stamp, privacy=None):
         seen.append(relative)
-        return real(vault, relative, size, mtime)
+        return real(vault, relative, stamp, privacy)
     monkeypatch.setattr(vault_sessions, "read_facts", read_facts)
     return seen
 
