@@ -830,9 +830,11 @@ class Archive:
 
     def history_outdated(self, privacy_rules: str | None = None) -> bool:
         """Whether the archive changed since the history table was rendered, or (given the
-        present `privacy_rules`) the private rules did."""
-        return self._counter("history_rendered") < self._counter("history_changes") or (
-            privacy_rules is not None and self.meta("history_privacy") != privacy_rules)
+        present `privacy_rules`) the private rules did since it was rendered under other ones."""
+        if self._counter("history_rendered") < self._counter("history_changes"):
+            return True
+        rendered_under = self.meta("history_privacy") if privacy_rules is not None else None
+        return rendered_under is not None and rendered_under != privacy_rules
 
     def _counter(self, name: str) -> int:
         row = self.db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
@@ -893,17 +895,15 @@ class Archive:
         of that repository, `repo_id` every machine's (gitinfo.repo_identity); given both, either
         matches. `cwd` means this machine's sessions started in that folder outside any
         repository; `project` is a name or glob (see _project_scope); `machines` a MachineScope.
-        Served by the (repo_root|repo_id|project|cwd, started_at) indexes."""
+        Served by the (repo_root|repo_id|project|cwd, started_at) indexes: given both a folder and
+        an identity, each picks its newest `limit` sessions by its own index and the newest of
+        those are kept (one query with OR would sort every session of the repository)."""
         where, params = [], []
         places = []
         if repo_root is not None:
-            places.append("(repo_root = ? AND origin = 'transcript')")
-            params.append(repo_root)
+            places.append(("repo_root = ? AND origin = 'transcript'", [repo_root]))
         if repo_id is not None:
-            places.append("repo_id = ?")
-            params.append(repo_id)
-        if places:
-            where.append("(" + " OR ".join(places) + ")")
+            places.append(("repo_id = ?", [repo_id]))
         if cwd is not None:
             where.append("cwd = ? AND repo_root IS NULL AND origin = 'transcript'")
             params.append(cwd)
@@ -913,12 +913,22 @@ class Archive:
         if exclude_session_id:
             where.append("session_id != ?")
             params.append(exclude_session_id)
-        clause = ("WHERE " + " AND ".join(where)) if where else ""
-        rows = self.db.execute(
-            f"SELECT {', '.join(_RECENT_COLUMNS)}, "
-            "(SELECT text FROM compact_summaries c WHERE c.session_id = sessions.session_id "
-            " ORDER BY position DESC LIMIT 1) "
-            f"FROM sessions {clause} ORDER BY started_at DESC LIMIT ?", (*params, int(limit))).fetchall()
+        columns = (f"SELECT {', '.join(_RECENT_COLUMNS)}, (SELECT text FROM compact_summaries c "
+                   "WHERE c.session_id = sessions.session_id ORDER BY position DESC LIMIT 1) FROM sessions ")
+        if len(places) > 1:
+            branches = " UNION ".join(
+                "SELECT session_id FROM (SELECT session_id FROM sessions WHERE "
+                + " AND ".join([place, *where]) + " ORDER BY started_at DESC LIMIT ?)" for place, _ in places)
+            values = [v for place_values in ([*pv, *params, int(limit)] for _, pv in places) for v in place_values]
+            rows = self.db.execute(columns + f"WHERE session_id IN ({branches}) ORDER BY started_at DESC LIMIT ?",
+                                   (*values, int(limit))).fetchall()
+        else:
+            for place, place_values in places:
+                where.insert(0, place)
+                params[:0] = place_values
+            clause = ("WHERE " + " AND ".join(where)) if where else ""
+            rows = self.db.execute(columns + f"{clause} ORDER BY started_at DESC LIMIT ?",
+                                   (*params, int(limit))).fetchall()
         return [dict(zip(_RECENT_COLUMNS + ("last_compact_summary",), row)) for row in rows]
 
     def sessions_needing_note(self) -> list[tuple[str, str | None]]:
