@@ -237,7 +237,7 @@ def bench(count: int, runs: int, workdir: str) -> dict:
 def _link_counts(settings) -> tuple[int, int]:
     index, _, conn = open_index(settings)
     try:
-        return conn.execute("SELECT count(*), count(*) - count(target_path) FROM links").fetchone()
+        return conn.execute("SELECT count(*), count(*) - count(target_id) FROM links").fetchone()
     finally:
         index.close()
 

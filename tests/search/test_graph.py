@@ -59,7 +59,7 @@ def stored_links(settings) -> list[tuple]:
     try:
         rows = conn.execute(
             "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context_no, s.content"
-            " FROM links l JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.path = l.target_path")
+            " FROM links l JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.id = l.target_id")
         return sorted((*row[:-2], schema.unpack_content(row[-1])[2][row[-2]]) for row in rows)
     finally:
         conn.close()
@@ -201,7 +201,7 @@ def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(se
     store.update(settings)
     expected = stored_links(settings)
     conn = sqlite3.connect(store.index_path(settings))
-    conn.execute("UPDATE links SET target_path = NULL")
+    conn.execute("UPDATE links SET target_id = NULL")
     conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (build.LINKS_PENDING,))
     conn.commit()
     conn.close()

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import sys
 import time
+import zlib
 
 from obsidian_memory.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.locks import FileLock, LockBusy
@@ -342,7 +343,8 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
     resolvable = [path for path in on_disk if stored.get(path, (None, 0))[1] is not None]
     resolve = _lazy_resolver(resolvable, len(todo) < PROGRESS_THRESHOLD) if todo else None
     changed_ids: list[int] = []
-    linked: set[str] = set()          # notes whose incoming links may have changed
+    linked: set[int] = set()          # notes whose incoming links may have changed
+    deferred: list[tuple[int, int, str]] = []     # links to notes not yet written (_point_deferred)
     every_inlink = resolve_all or force or len(todo) >= PROGRESS_THRESHOLD
     if len(todo) >= PROGRESS_THRESHOLD:
         drop_lookup_indexes(conn)
@@ -361,7 +363,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
             with transaction(conn):
                 private_keys |= _write_private(conn, rows, stored, stats, None if every_inlink else linked)
                 indexed = [row for row in rows if row is not None and row.note is not None]
-                changed_ids.extend(_write_batch(conn, indexed, resolve, None if every_inlink else linked))
+                changed_ids.extend(_write_batch(conn, indexed, resolve, None if every_inlink else linked, deferred))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, indexed)
             for (_, _, existed), row in zip(batch, rows):
@@ -376,6 +378,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
                     stats.added += 1
             if bar is not None:
                 bar.update(len(batch))
+        _point_deferred(conn, deferred, None if every_inlink else linked)
         ensure_lookup_indexes(conn)
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
@@ -548,16 +551,22 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 
 
+def _id_list(ids) -> str:
+    return ",".join(str(int(i)) for i in ids)
+
+
 def _chunked(values: list, size: int = 900):
     for start in range(0, len(values), size):
         yield values[start:start + size]
 
 
-def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | None) -> list[int]:
+def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | None,
+                 deferred: list[tuple[int, int, str]]) -> list[int]:
     """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
     transaction); returns their ids. An updated note keeps its id, and its FTS row is taken
     out (with its old values) before it is written again; the new notes get ids above the
-    largest before the batch."""
+    largest before the batch. A link is stored with the id of the note it resolves to; one to a
+    note not in the index yet (a later batch) goes to `deferred` (source id, seq, target path)."""
     rows = [row for row in rows if row is not None]
     if not rows:
         return []
@@ -594,15 +603,22 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | No
         context_no = {context: number for number, context in enumerate(found)}
         tags.extend((note_id, tag) for tag in note.tags)
         props.extend((note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter))
-        links.extend((note_id, seq, resolve(link.target, row.path, link.kind), name_key(link.target),
+        links.extend([note_id, seq, resolve(link.target, row.path, link.kind), name_hash(name_key(link.target)),
                       link.target, link.anchor, link.kind, int(link.embed), link.line, context_no[link.context],
-                      link.label)
+                      link.label]
                      for seq, link in enumerate(note.outlinks))
+    target_ids = _ids_in_index(conn, list({link[2] for link in links if link[2]}))
+    for link in links:
+        path = link[2]
+        if path:
+            link[2] = target_ids.get(path)
+            if link[2] is None:
+                deferred.append((link[0], link[1], path))
     _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
     _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
                  [(ids[row.path], row.digest) for row in rows if row.digest is not None])
-    _insert_rows(conn, "INSERT INTO links(source_id, seq, target_path, name_key, target, anchor, kind, embed, line,"
+    _insert_rows(conn, "INSERT INTO links(source_id, seq, target_id, name_hash, target, anchor, kind, embed, line,"
                  " context_no, label)", links)
     if linked is not None:
         linked.update(link[2] for link in links if link[2])
@@ -619,15 +635,36 @@ def _ids_in_index(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
     return found
 
 
+def _point_deferred(conn: sqlite3.Connection, deferred: list[tuple[int, int, str]], linked: set | None) -> None:
+    """Point the links written before the note they resolve to (in a later batch) at its id; a
+    note that was not written after all (private, unreadable) leaves its links unresolved."""
+    if not deferred:
+        return
+    ids = _ids_in_index(conn, sorted({path for _, _, path in deferred}))
+    changes = [(ids[path], source_id, seq) for source_id, seq, path in deferred if path in ids]
+    if linked is not None:
+        linked.update(target_id for target_id, _, _ in changes)
+    with transaction(conn):
+        conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
+    deferred.clear()
+
+
 # -- links: resolved against the notes the update leaves ----------------------------------------
 # A changed note's links are resolved as they are written, against every note on disk. A link's
 # target can also change without its note changing: a new note may be the one an unresolved
 # link names, a deleted one leaves its backlinks unresolved (or resolving to a namesake). Every
 # candidate shares the link's name key, so the other notes' links re-resolved after an update
-# are those whose name key is that of an added or removed note. A flag in `meta` marks an update
-# cut off before that pass: the next one re-resolves every link.
+# are those whose name key is that of an added or removed note (found by a hash of the key: a
+# collision only re-resolves a few more links). A link holds its note's id, never reused: one
+# to a note that is gone names nothing until it is resolved again. A flag in `meta` marks an
+# update cut off before that pass: the next one re-resolves every link.
 
 LINKS_PENDING = "links_pending"
+
+
+def name_hash(key: str) -> int:
+    """A link's name key as a 32-bit integer (4 bytes in the file, where the key would take 20)."""
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) - 0x80000000
 
 
 def _lazy_resolver(paths, few: bool):
@@ -682,11 +719,11 @@ def _memo_resolver(paths):
 
 
 def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None,
-                  linked: set[str] | None = None) -> int:
+                  linked: set[int] | None = None) -> int:
     """Point links at their notes: every link (`scope` None) or those with one of the name keys
     whose note is not in the given source ids (those were resolved when written). Returns the
     number of links that changed; the notes they pointed at and point at now join `linked`."""
-    select = ("SELECT l.source_id, l.seq, l.target_path, l.target, l.kind, n.path FROM links l"
+    select = ("SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
               " JOIN notes n ON n.id = l.source_id")
     if scope is None:
         rows = conn.execute(select).fetchall()
@@ -695,26 +732,27 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         if not keys or len(written) >= conn.execute("SELECT count(*) FROM notes").fetchone()[0]:
             return 0          # every note's links were resolved as they were written
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_ids (id INTEGER PRIMARY KEY)")
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k TEXT PRIMARY KEY)")
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS link_scope_keys (k INTEGER PRIMARY KEY)")
         conn.execute("DELETE FROM link_scope_ids")
         conn.execute("DELETE FROM link_scope_keys")
         conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in written])
-        conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(k,) for k in keys])
-        rows = conn.execute(select + " WHERE l.name_key IN (SELECT k FROM link_scope_keys)"
+        conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(name_hash(k),) for k in keys])
+        rows = conn.execute(select + " WHERE l.name_hash IN (SELECT k FROM link_scope_keys)"
                             " AND l.source_id NOT IN (SELECT id FROM link_scope_ids)").fetchall()
     if not rows:
         return 0
-    resolve = _memo_resolver(p for (p,) in conn.execute("SELECT path FROM notes"))
+    ids = dict(conn.execute("SELECT path, id FROM notes"))
+    resolve = _memo_resolver(ids)
     changes = []
     for source_id, seq, current, target, kind, source in rows:
-        found = resolve(target, source, kind)
+        found = ids.get(resolve(target, source, kind))
         if found != current:
             changes.append((found, source_id, seq))
             if linked is not None:
-                linked.update(p for p in (found, current) if p)
+                linked.update(i for i in (found, current) if i)
     if changes:
         with transaction(conn):
-            conn.executemany("UPDATE links SET target_path = ? WHERE source_id = ? AND seq = ?", changes)
+            conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
     return len(changes)
 
 
@@ -727,7 +765,7 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
 INLINKS_PER_NOTE = 40
 INLINK_WORDS = 8          # words kept on each side of the link
 _INLINK_LINKS = ("SELECT t.id, l.source_id, l.context_no, l.label, l.target FROM links l"
-                 " JOIN notes t ON t.path = l.target_path"
+                 " JOIN notes t ON t.id = l.target_id"
                  " WHERE l.source_id != t.id {where} ORDER BY l.source_id, l.seq")
 
 
@@ -758,12 +796,12 @@ def _around_link(context: str, shown: str) -> str:
     return " ".join(before + [shown] + after)
 
 
-def _targets_of(conn: sqlite3.Connection, source_ids: list[int]) -> set[str]:
-    found: set[str] = set()
+def _targets_of(conn: sqlite3.Connection, source_ids: list[int]) -> set[int]:
+    found: set[int] = set()
     for start in range(0, len(source_ids), MAX_PARAMETERS):
         chunk = source_ids[start:start + MAX_PARAMETERS]
-        found.update(p for (p,) in conn.execute(f"SELECT DISTINCT target_path FROM links WHERE source_id IN"
-                                                f" ({','.join('?' * len(chunk))}) AND target_path IS NOT NULL", chunk))
+        found.update(i for (i,) in conn.execute(f"SELECT DISTINCT target_id FROM links WHERE source_id IN"
+                                                f" ({','.join('?' * len(chunk))}) AND target_id IS NOT NULL", chunk))
     return found
 
 
@@ -773,21 +811,19 @@ def _drop_inlinks(conn: sqlite3.Connection, ids: list[int]) -> None:
         conn.execute(f"DELETE FROM inlinks_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
 
 
-def refresh_inlinks(conn: sqlite3.Connection, paths: set[str] | None) -> None:
-    """Rewrite the incoming link text of the notes at `paths` (of every note when None)."""
+def refresh_inlinks(conn: sqlite3.Connection, ids: set[int] | None) -> None:
+    """Rewrite the incoming link text of the notes of `ids` (of every note when None)."""
     with transaction(conn):
-        if paths is None:
+        if ids is None:
             conn.execute("DELETE FROM inlinks_fts")
             _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)", list(_inlink_rows(conn)))
             return
-        wanted = sorted(paths)
+        wanted = sorted(ids)
         for start in range(0, len(wanted), 900):
             chunk = wanted[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            ids = [i for (i,) in conn.execute(f"SELECT id FROM notes WHERE path IN ({marks})", chunk)]
-            _drop_inlinks(conn, ids)
+            _drop_inlinks(conn, chunk)
             _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)",
-                         list(_inlink_rows(conn, f"AND l.target_path IN ({marks})", chunk)))
+                         list(_inlink_rows(conn, f"AND l.target_id IN ({_id_list(chunk)})")))
 
 
 # -- the vocabulary: document frequencies and typo tolerance ----------------------------------------

@@ -393,17 +393,16 @@ class VaultIndex:
         marks = ",".join("?" * len(ids))
         if outgoing:
             rows = self.conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context_no FROM links l"
-                                     f" JOIN notes t ON t.path = l.target_path WHERE l.source_id IN ({marks})",
+                                     f" JOIN notes t ON t.id = l.target_id WHERE l.source_id IN ({marks})",
                                      ids).fetchall()
             return self._with_contexts(rows, source=0)
-        rows = self.conn.execute(f"SELECT t.id, l.source_id, n.path, l.seq, l.context_no FROM notes t"
-                                 f" JOIN links l ON l.target_path = t.path JOIN notes n ON n.id = l.source_id"
-                                 f" WHERE t.id IN ({marks})", ids).fetchall()
+        rows = self.conn.execute(f"SELECT l.target_id, l.source_id, n.path, l.seq, l.context_no FROM links l"
+                                 f" JOIN notes n ON n.id = l.source_id WHERE l.target_id IN ({marks})", ids).fetchall()
         return self._with_contexts(rows, source=1)
 
     def unresolved(self, note_id: int) -> list[tuple[str, str]]:
         """(target, context) of the note's links that name no note, in order."""
-        rows = self.conn.execute("SELECT target, context_no FROM links WHERE source_id = ? AND target_path IS NULL"
+        rows = self.conn.execute("SELECT target, context_no FROM links WHERE source_id = ? AND target_id IS NULL"
                                  " ORDER BY seq", (note_id,)).fetchall()
         contexts = self._content(note_id)[2] if rows else []
         return [(target, contexts[number]) for target, number in rows]
@@ -423,9 +422,9 @@ class VaultIndex:
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
                 f"SELECT s.path, t.path, 0, l.seq FROM links l JOIN notes s ON s.id = l.source_id"
-                f" JOIN notes t ON t.path = l.target_path WHERE s.path IN ({marks})"
-                f" UNION ALL SELECT l.target_path, s.path, 1, 0 FROM links l JOIN notes s ON s.id = l.source_id"
-                f" WHERE l.target_path IN ({marks})"
+                f" JOIN notes t ON t.id = l.target_id WHERE s.path IN ({marks})"
+                f" UNION ALL SELECT t.path, s.path, 1, 0 FROM notes t JOIN links l ON l.target_id = t.id"
+                f" JOIN notes s ON s.id = l.source_id WHERE t.path IN ({marks})"
                 f" ORDER BY 1, 3, 4, 2", chunk + chunk).fetchall()
             for note, other, backward, _ in rows:
                 if other == note:
@@ -441,9 +440,9 @@ class VaultIndex:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
             for a, b in self.conn.execute(
-                    f"SELECT l.source_id, t.id FROM links l JOIN notes t ON t.path = l.target_path"
-                    f" WHERE l.source_id IN ({marks}) UNION SELECT t.id, l.source_id FROM notes t"
-                    f" JOIN links l ON l.target_path = t.path WHERE t.id IN ({marks})", chunk + chunk):
+                    f"SELECT l.source_id, t.id FROM links l JOIN notes t ON t.id = l.target_id"
+                    f" WHERE l.source_id IN ({marks}) UNION SELECT target_id, source_id FROM links"
+                    f" WHERE target_id IN ({marks})", chunk + chunk):
                 if a != b:
                     out[a].add(b)
         return out
@@ -451,10 +450,9 @@ class VaultIndex:
     def direct_links(self, note_id: int, among) -> tuple[set[int], set[int]]:
         """(the notes of `among` the note links to, those that link to it)."""
         ids = _ids(among)
-        outgoing = {t for (t,) in self.conn.execute(f"SELECT t.id FROM links l JOIN notes t ON t.path = l.target_path"
-                                                    f" WHERE l.source_id = ? AND t.id IN ({ids})", (note_id,))}
-        incoming = {s for (s,) in self.conn.execute(f"SELECT source_id FROM links WHERE target_path ="
-                                                    f" (SELECT path FROM notes WHERE id = ?)"
+        outgoing = {t for (t,) in self.conn.execute(f"SELECT target_id FROM links WHERE source_id = ?"
+                                                    f" AND target_id IN ({ids})", (note_id,))}
+        incoming = {s for (s,) in self.conn.execute(f"SELECT source_id FROM links WHERE target_id = ?"
                                                     f" AND source_id IN ({ids})", (note_id,))}
         return outgoing, incoming
 

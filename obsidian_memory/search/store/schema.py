@@ -15,7 +15,7 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
@@ -30,8 +30,10 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 _COLUMNS = ", ".join(FTS_COLUMNS)
 
 STATEMENTS = (
+    # AUTOINCREMENT: an id is never given to another note, so that a link to a note that is gone
+    # names no note (until links are resolved again) rather than a new one.
     """CREATE TABLE notes (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         path TEXT NOT NULL UNIQUE,
         mtime_ns INTEGER NOT NULL,
         size INTEGER NOT NULL,
@@ -66,8 +68,8 @@ STATEMENTS = (
     """CREATE TABLE links (
         source_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
         seq INTEGER NOT NULL,
-        target_path TEXT,                 -- the note it resolves to, NULL when it names none
-        name_key TEXT NOT NULL,
+        target_id INTEGER,                -- the note it resolves to (notes.id), NULL when it names none
+        name_hash INTEGER NOT NULL,       -- of its name key (build.name_hash): the links a note added or gone may change
         target TEXT NOT NULL,
         anchor TEXT NOT NULL,
         kind TEXT NOT NULL,
@@ -102,8 +104,8 @@ STATEMENTS = (
 
 # Built after a large batch of inserts rather than kept up during it: row by row, indexes on
 # random keys outgrow SQLite's page cache and the build slows down several times.
-LOOKUP_INDEXES = ("CREATE INDEX IF NOT EXISTS links_by_target ON links(target_path)",
-                  "CREATE INDEX IF NOT EXISTS links_by_name ON links(name_key)",
+LOOKUP_INDEXES = ("CREATE INDEX IF NOT EXISTS links_by_target ON links(target_id)",
+                  "CREATE INDEX IF NOT EXISTS links_by_name ON links(name_hash)",
                   "CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag)",
                   "CREATE INDEX IF NOT EXISTS note_props_by_key ON note_props(key, value)")
 
