@@ -2,8 +2,8 @@
 windows, Claude Desktop, Cursor), instead of one stdio server per client.
 
 Only `obsidian_memory.py mcp --http` imports this module (the `[mcp]` extra brings the SDK,
-Starlette and uvicorn). The tools are `mcp_server`'s, the very ones stdio serves; this module is
-the transport and its guard:
+Starlette and uvicorn). The tools are `mcp_server`'s, the very ones stdio serves (the same
+`Server` answers tools/list and tools/call); this module is the transport and its guard:
 
 - It listens on loopback addresses only (`mcp_endpoint.listen_addresses`), one server per config
   dir (a lock), and writes the state file once it listens; it removes it when it stops (SIGTERM,
@@ -16,9 +16,10 @@ the transport and its guard:
 - Sessions are stateless and answers plain JSON: a request holds nothing after its answer (memory
   stays flat over a day of use), and a restarted server serves the clients it had without them
   noticing. The tools never ask the client anything back, so nothing is lost by it.
-- While it runs, the index stays warm: a first freshness check and the semantic model are loaded
-  at start, `VaultIndex.open_fresh` shares one check among requests that arrive together, and
-  (Linux, a local file system) a watch of the vault spares the walk while nothing changed.
+- While it runs, the index stays warm (`mcp_server.warm_up`, from the start, while the SDK is
+  imported): a watch of the vault (Linux, a local file system) spares the walk while nothing
+  changed, a first freshness check and the semantic model are loaded at start, and
+  `VaultIndex.open_fresh` shares one check among requests that arrive together.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ class Stopped(Exception):
 
 def serve(vault: str | None, port: int, host: str | None, out=None, err=None) -> int:
     """Serve until stopped; the state file exists exactly while the server listens."""
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory import mcp_server, settings as settings_module
     from obsidian_memory.locks import FileLock, LockBusy
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -68,9 +69,9 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
         sockets = bind(addresses, port)
         port = sockets[0].getsockname()[1]
         bound = [sock.getsockname()[0] for sock in sockets]
+        mcp_server.warm_up(vault, err)       # meanwhile the SDK and uvicorn are imported
         app = build_app(vault, token, port)
         server = _uvicorn_server(app)
-        _warm_up(vault, err)
         endpoint.write_state(home, port, bound, settings.vault)
         try:
             _announce(out, err, port, bound, home, token, created)
@@ -150,10 +151,31 @@ def build_app(vault: str | None, token: str, port: int):
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                          allowed_hosts=endpoint.allowed_hosts(port),
                                          allowed_origins=endpoint.allowed_origins(port))
-    inner = mcp_server.build(vault).streamable_http_app(
+    inner = sdk_server(mcp_server.build(vault)).streamable_http_app(
         streamable_http_path=endpoint.PATH, stateless_http=True, json_response=True,
         transport_security=security, max_request_body_size=MAX_BODY_BYTES)
     return Guard(PostOnly(inner), token, port)
+
+
+def sdk_server(server):
+    """The SDK's low-level server, for its Streamable HTTP transport (both protocol eras), answering
+    with `server`'s tools (an `mcp_server.Server`: the very listing and calls stdio serves). A call
+    runs on a worker thread: the loop keeps serving the other requests meanwhile."""
+    import anyio.to_thread
+    import mcp_types as types
+    from mcp.server.lowlevel import Server as LowLevelServer
+
+    from obsidian_memory import __version__, mcp_server
+
+    async def list_tools(context, params):
+        return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in server.list_tools()])
+
+    async def call_tool(context, params):
+        result = await anyio.to_thread.run_sync(server.call_tool, params.name, params.arguments or {})
+        return types.CallToolResult.model_validate(result)
+
+    return LowLevelServer(mcp_server.NAME, title=mcp_server.TITLE, version=__version__,
+                          instructions=mcp_server.INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 class PostOnly:
@@ -242,33 +264,6 @@ def _install_stop_handlers() -> None:
     signal.signal(signal.SIGTERM, stop)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
-
-
-def _warm_up(vault: str | None, err) -> None:
-    """In the background: the index brought up to date and the vault watched from then on (a
-    search skips the walk while nothing changed), and, for a vault with embeddings, the semantic
-    model and the vectors loaded and run once, so that the first search after a start pays for
-    none of it; where the vault cannot be watched, one line on `err` says why. A failure here is
-    left for that first search to report."""
-    def warm() -> None:
-        try:
-            from obsidian_memory import settings as settings_module
-            from obsidian_memory.search import hybrid, semantic
-            from obsidian_memory.search.store import VaultIndex, vectors
-
-            settings = settings_module.load(vault=vault)
-            VaultIndex.open_fresh(settings).close()
-            why = VaultIndex.watch_vault(settings)
-            if why:
-                err.write(f"obsidian-memory: the vault is not watched ({why}): every search walks it\n")
-                err.flush()
-            if hybrid.semantic_ready(settings)[0]:
-                vectors.load_matrix(settings, semantic.model_id())
-                semantic.embed_query("warm up")
-        except Exception:
-            pass
-
-    threading.Thread(target=warm, name="warm-up", daemon=True).start()
 
 
 def _announce(out, err, port: int, addresses: list[str], home: str, token: str, created: bool) -> None:

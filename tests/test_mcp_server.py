@@ -371,15 +371,26 @@ def test_stray_output_while_serving_goes_to_stderr_not_into_the_protocol(world):
     assert "stray print from a tool" in stderr and "stray bytes on fd 1" in stderr
 
 
-BLOCK_MCP = without_package("mcp")
-
-
-def test_without_the_sdk_mcp_says_how_to_install_it_in_one_line(env):
-    result = subprocess.run([sys.executable, "-c", BLOCK_MCP, "mcp"], capture_output=True, env=env.environ(),
-                            timeout=60, cwd=str(env.root))
+def test_without_pydantic_mcp_says_how_to_install_the_extra_in_one_line(env):
+    """The stdio server needs pydantic (its tools' schemas and validation), which the [mcp] extra brings."""
+    result = subprocess.run([sys.executable, "-c", without_package("pydantic"), "mcp"], capture_output=True,
+                            env=env.environ(), timeout=60, cwd=str(env.root))
     assert result.returncode == 2 and result.stdout == b""
     [line] = result.stderr.decode().splitlines()
     assert "pip install 'obsidian-memory[mcp]'" in line and "Traceback" not in line
+
+
+def test_the_stdio_server_serves_without_importing_the_sdk(world):
+    """Its import was most of a client's wait for the first answer: stdio is served by our own loop."""
+    lines, code, stderr = raw_exchange(world, [sys.executable, "-c", without_package("mcp"), "mcp"], [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "maple syrup", "source": "local"}}},
+    ])
+    assert code == 0, stderr
+    answers = {message["id"]: message for message in map(json.loads, lines)}
+    assert answers[1]["result"]["serverInfo"]["name"] == "obsidian-memory"
+    hits = answers[2]["result"]["structuredContent"]["results"]
+    assert hits[0]["path"] == "Recipes/Syrup.md"
 
 
 IMPORT_EVERYTHING_BUT_THE_SERVER = f"""

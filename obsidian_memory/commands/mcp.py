@@ -3,7 +3,8 @@ over stdio (the client starts the server). `mcp --http [--port N] [--host ADDR]`
 loopback for every client, each request with the bearer token; `mcp --http --show-config` prints
 what to paste into Claude Code, Cursor and Claude Desktop.
 
-The SDK is the optional `[mcp]` extra: without it, one line says how to install it.
+The optional `[mcp]` extra brings what they need (stdio: pydantic; HTTP: the SDK and uvicorn):
+without it, one line says how to install it.
 """
 from __future__ import annotations
 
@@ -86,8 +87,16 @@ def load_server_module():
 
 
 def load_http_module():
+    """mcp_http, once the SDK and uvicorn are known to be installed (found, not imported yet: the
+    server imports them while its warm-up checks the index)."""
+    import importlib.util
+
     try:
-        from obsidian_memory import mcp_http, mcp_server  # noqa: F401  (the SDK import fails here, if it does)
+        from obsidian_memory import mcp_http, mcp_server  # noqa: F401  (pydantic's import fails here, if it does)
+
+        for name in ("mcp", "uvicorn", "starlette"):
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     except ImportError as exc:
         _explain(exc)
     return mcp_http
@@ -95,8 +104,8 @@ def load_http_module():
 
 def _explain(exc: ImportError):
     missing = getattr(exc, "name", None) or ""
-    if missing in ("mcp", "uvicorn", "starlette") or missing.startswith(("mcp.", "mcp_types", "uvicorn.",
-                                                                          "starlette.")):
+    if missing in ("mcp", "uvicorn", "starlette", "pydantic") or missing.startswith(
+            ("mcp.", "mcp_types", "uvicorn.", "starlette.", "pydantic.", "pydantic_core")):
         raise UserError(f"the MCP server needs the mcp package (version 2.3 or later): {INSTALL_HINT} "
                         f"({exc})") from exc
     raise exc
