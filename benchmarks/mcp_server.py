@@ -4,7 +4,13 @@ search costs once it runs, over stdio and over HTTP (`mcp --http`), against the 
 the HTTP server's memory over many requests. Prints figures and ratios, asserts nothing.
 
     .venv/bin/python benchmarks/mcp_server.py [--vault ../shared/eval/obsidian-help-en] [--runs 5]
-                                              [--requests 5000]
+                                              [--requests 5000] [--old CHECKOUT] [--large-notes N]
+
+`--old` names another checkout of the project (e.g. `git worktree add /tmp/old <commit>`): its
+server's first search after spawn, over stdio and over HTTP, is timed in the same runs, interleaved
+with this checkout's (each in its own HOME and index), and the ratios printed. `--large-notes N`
+times the first search after spawn once more on a generated vault of N notes (there the index's
+freshness check weighs), old and new alike.
 
 In a temporary HOME (the index is built there, the vault is only read). Each run, interleaved so that
 machine noise hits all alike:
@@ -59,9 +65,9 @@ def tool_call(number: int, name: str, arguments: dict) -> dict:
 class Server:
     """The server on pipes; `send` writes requests, `wait_for(id)` returns the seconds since spawn."""
 
-    def __init__(self, environ: dict):
+    def __init__(self, environ: dict, cli: Path = CLI):
         self.started = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, str(CLI), "mcp"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, str(cli), "mcp"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environ)
 
     def send(self, *messages: dict) -> None:
@@ -79,18 +85,26 @@ class Server:
                     raise SystemExit(f"request {number} failed: {message}")
                 return time.perf_counter() - self.started, message
 
-    def close(self) -> None:
+    def close(self) -> float:
+        """Close stdin and wait for the end; the process's CPU seconds (user + system), a figure that
+        the other loads of a shared machine inflate less than wall time."""
         self.process.stdin.close()
-        self.process.wait(timeout=30)
+        _, status, usage = os.wait4(self.process.pid, 0)
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        return usage.ru_utime + usage.ru_stime
 
 
-def first_result(environ: dict, name: str, arguments: dict) -> tuple[float, float]:
-    """(seconds to the initialize answer, seconds to the first tool result), both from spawn."""
-    server = Server(environ)
+def first_result(environ: dict, name: str, arguments: dict, cli: Path = CLI, cpu: list | None = None
+                 ) -> tuple[float, float]:
+    """(seconds to the initialize answer, seconds to the first tool result), both from spawn; the
+    server's CPU seconds (to its exit, right after) appended to `cpu`."""
+    server = Server(environ, cli)
     server.send(INITIALIZE, INITIALIZED, tool_call(1, name, arguments))
     ready, _ = server.wait_for(0)
     done, _ = server.wait_for(1)
-    server.close()
+    used = server.close()
+    if cpu is not None:
+        cpu.append(used)
     return ready, done
 
 
@@ -113,10 +127,10 @@ class HttpServer:
     """`mcp --http --port 0`: its port and token from the files it writes; requests over one
     kept-alive connection, as a client with a connection pool sends them."""
 
-    def __init__(self, environ: dict, home: Path):
+    def __init__(self, environ: dict, home: Path, cli: Path = CLI):
         self.started = time.perf_counter()
         self.home = home
-        self.process = subprocess.Popen([sys.executable, str(CLI), "mcp", "--http", "--port", "0"],
+        self.process = subprocess.Popen([sys.executable, str(cli), "mcp", "--http", "--port", "0"],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, env=environ)
         while True:
@@ -158,9 +172,9 @@ def _read_json(path: Path):
         return None
 
 
-def http_first_search(environ: dict, home: Path, arguments: dict) -> float:
+def http_first_search(environ: dict, home: Path, arguments: dict, cli: Path = CLI) -> float:
     """Seconds from spawning `mcp --http` to its first search result."""
-    server = HttpServer(environ, home)
+    server = HttpServer(environ, home, cli)
     server.call(INITIALIZE)
     server.call(tool_call(1, "search", arguments))
     seconds = time.perf_counter() - server.started
@@ -246,6 +260,10 @@ def main() -> int:
                         help="notes of the generated vault for the walk-against-watch figure (0: skip it)")
     parser.add_argument("--semantic", action="store_true",
                         help="then embed the vault and compare hybrid searches (the model loaded per process)")
+    parser.add_argument("--old", default=None, help="another checkout whose first search after spawn is timed "
+                                                   "alongside (e.g. main before a change)")
+    parser.add_argument("--large-notes", type=int, default=0,
+                        help="also time the first search after spawn on a generated vault of this many notes")
     args = parser.parse_args()
     vault = Path(args.vault).resolve()
     if not vault.is_dir():
@@ -253,39 +271,45 @@ def main() -> int:
     notes = sum(1 for _ in vault.rglob("*.md"))
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        environ = {**{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))},
-                   "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "OBSIDIAN_VAULT": str(vault),
-                   "OMNISEARCH_PORT": "9", "PYTHONPYCACHEPREFIX": str(home / "pycache")}
-        subprocess.run([sys.executable, str(CLI), "reindex"], check=True, capture_output=True, env=environ)
+        new = Install(CLI, home / "new", vault)
+        old = Install(Path(args.old).resolve() / "scripts" / "obsidian_memory.py", home / "old", vault) \
+            if args.old else None
+        environ, ours = new.environ, new.ours
         search_args = {"query": QUERIES[0], "source": "local"}
-        ours = home / ".claude" / "obsidian-memory"
         figures: dict[str, list[float]] = {key: [] for key in
-                                           ("bare", "sdk", "ready", "status", "search", "cli_search", "http_search")}
+                                           ("bare", "sdk", "ready", "status", "search", "cli_search", "http_search",
+                                            "old_search", "old_http_search", "search_cpu", "old_search_cpu")}
         for _ in range(args.runs):
             figures["bare"].append(run_seconds([sys.executable, "-c", "pass"], environ))
             figures["sdk"].append(run_seconds([sys.executable, "-c", "import mcp.server.mcpserver"], environ))
             ready, status = first_result(environ, "status", {})
             figures["ready"].append(ready)
             figures["status"].append(status)
-            figures["search"].append(first_result(environ, "search", search_args)[1])
+            figures["search"].append(new.first_search(search_args, figures["search_cpu"]))
+            if old:
+                figures["old_search"].append(old.first_search(search_args, figures["old_search_cpu"]))
             figures["cli_search"].append(run_seconds([sys.executable, str(SEARCH_CLI), QUERIES[0], "--source",
                                                       "local", "--json"], environ))
             figures["http_search"].append(http_first_search(environ, ours, search_args))
+            if old:
+                figures["old_http_search"].append(old.http_first_search(search_args))
         warm = session_calls(environ)
         warm_http = http_session_calls(environ, ours)
-        memory = http_memory(environ, ours, args.requests)
-        shutil.rmtree(home / ".claude" / "obsidian-memory" / "cache")
+        memory = http_memory(environ, ours, args.requests) if args.requests else None
+        shutil.rmtree(ours / "cache")
         cold_ready, cold_search = first_result(environ, "search", search_args)
         hybrid = semantic_figures(environ, ours, search_args, args.runs) if args.semantic else None
+        large = large_vault_figures(home, args.large_notes, old is not None and Path(args.old), args.runs) \
+            if args.large_notes else None
         freshness = [freshness_figures(vault, home / "fresh-small")]
         if args.watch_notes:
             freshness.append(freshness_figures(generated_vault(home / "generated", args.watch_notes),
                                                home / "fresh-large"))
 
-    med = {key: statistics.median(values) for key, values in figures.items()}
+    med = {key: statistics.median(values) for key, values in figures.items() if values}
     print(f"vault: {vault} ({notes} notes), runs: {args.runs}, medians")
     print(f"  python -c pass                              {ms(med['bare'])}")
-    print(f"  python -c 'import mcp.server.mcpserver'     {ms(med['sdk'])}")
+    print(f"  python -c 'import mcp.server.mcpserver'     {ms(med['sdk'])}   (HTTP only: stdio does without)")
     print(f"  server spawn -> initialize answered         {ms(med['ready'])}")
     print(f"  server spawn -> first `status` result       {ms(med['status'])}   (probes Omnisearch, 0.5 s cap)")
     print(f"  server spawn -> first `search` result       {ms(med['search'])}")
@@ -297,24 +321,88 @@ def main() -> int:
     print(f"  HTTP: spawn -> first `search` result        {ms(med['http_search'])}")
     print(f"  HTTP: search in a running server (p50 of {len(warm_http)}) {ms(statistics.median(warm_http))}"
           f"   max {ms(max(warm_http)).strip()}")
-    print(f"  HTTP: search p50 while 20 clients call       {ms(memory['concurrent_p50'])}")
-    mb = lambda kb: f"{kb / 1024:6.1f} MB"  # noqa: E731
-    print(f"  HTTP server RSS: at start {mb(memory['start']).strip()}, after 200 calls {mb(memory['warm']).strip()}, "
-          f"after {memory['requests']} calls {mb(memory['end']).strip()} (peak {mb(memory['peak']).strip()})")
-    print(f"    after each round of 510 calls: {', '.join(f'{kb / 1024:.1f}' for kb in memory['samples'])} MB")
+    if memory:
+        print(f"  HTTP: search p50 while 20 clients call       {ms(memory['concurrent_p50'])}")
+        mb = lambda kb: f"{kb / 1024:6.1f} MB"  # noqa: E731
+        print(f"  HTTP server RSS: at start {mb(memory['start']).strip()}, after 200 calls "
+              f"{mb(memory['warm']).strip()}, after {memory['requests']} calls {mb(memory['end']).strip()} "
+              f"(peak {mb(memory['peak']).strip()})")
+        print(f"    after each round of 510 calls: {', '.join(f'{kb / 1024:.1f}' for kb in memory['samples'])} MB")
     p50_http, p50_stdio = statistics.median(warm_http), statistics.median(warm)
     print("ratios")
     print(f"  first search via server / one-shot CLI      {med['search'] / med['cli_search']:7.2f}")
     print(f"  one-shot CLI / search in a running session  {med['cli_search'] / p50_stdio:7.1f}")
-    print(f"  SDK import / server ready                   {(med['sdk'] - med['bare']) / med['ready']:7.2f}")
     print(f"  warm search: HTTP / stdio                   {p50_http / p50_stdio:7.2f}")
     print(f"  one-shot CLI / warm search over HTTP        {med['cli_search'] / p50_http:7.1f}")
     print(f"  HTTP first search / stdio first search      {med['http_search'] / med['search']:7.2f}")
-    print(f"  HTTP RSS growth, 200 calls -> {memory['requests']} calls     {memory['end'] / memory['warm']:7.2f}")
+    if memory:
+        print(f"  HTTP RSS growth, 200 calls -> {memory['requests']} calls     {memory['end'] / memory['warm']:7.2f}")
+    if old:
+        print_against_old(args.old, med)
+    if large:
+        print_large(large)
     print_freshness(freshness)
     if hybrid:
         print_semantic(hybrid)
     return 0
+
+
+class Install:
+    """A checkout's CLI with a HOME of its own (its own config dir and index) over `vault`."""
+
+    def __init__(self, cli: Path, home: Path, vault: Path, build: bool = True):
+        self.cli = cli
+        # (bytecode written and used, as in an install: PYTHONDONTWRITEBYTECODE would make every spawn compile)
+        self.environ = {**{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))
+                           and k != "PYTHONDONTWRITEBYTECODE"},
+                        "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "OBSIDIAN_VAULT": str(vault),
+                        "OMNISEARCH_PORT": "9", "PYTHONPYCACHEPREFIX": str(home / "pycache")}
+        self.ours = home / ".claude" / "obsidian-memory"
+        home.mkdir(parents=True, exist_ok=True)
+        if build:
+            subprocess.run([sys.executable, str(cli), "reindex"], check=True, capture_output=True, env=self.environ)
+
+    def first_search(self, arguments: dict, cpu: list | None = None) -> float:
+        return first_result(self.environ, "search", arguments, self.cli, cpu)[1]
+
+    def http_first_search(self, arguments: dict) -> float:
+        return http_first_search(self.environ, self.ours, arguments, self.cli)
+
+
+def print_against_old(checkout: str, med: dict) -> None:
+    print(f"against {checkout} (same runs, interleaved; medians)")
+    print(f"  stdio: spawn -> first `search` result: old {ms(med['old_search']).strip()}, "
+          f"new {ms(med['search']).strip()}, old / new {med['old_search'] / med['search']:.2f}")
+    print(f"         its CPU time, spawn to exit:    old {ms(med['old_search_cpu']).strip()}, "
+          f"new {ms(med['search_cpu']).strip()}, old / new {med['old_search_cpu'] / med['search_cpu']:.2f}")
+    print(f"  HTTP:  spawn -> first `search` result: old {ms(med['old_http_search']).strip()}, "
+          f"new {ms(med['http_search']).strip()}, old / new {med['old_http_search'] / med['http_search']:.2f}")
+
+
+def large_vault_figures(home: Path, count: int, old_checkout, runs: int) -> dict:
+    """The first search after spawn (stdio and HTTP) on a generated vault of `count` notes, whose
+    index is built first; with an old checkout, its figures in the same runs."""
+    vault = generated_vault(home / "large-vault", count)
+    installs = {"new": Install(CLI, home / "large-new", vault)}
+    if old_checkout:
+        installs["old"] = Install(old_checkout / "scripts" / "obsidian_memory.py", home / "large-old", vault)
+    arguments = {"query": "word5 text", "source": "local"}
+    times: dict[str, list[float]] = {}
+    for _ in range(runs):
+        for name, install in installs.items():
+            times.setdefault(f"{name} stdio", []).append(install.first_search(arguments))
+            times.setdefault(f"{name} HTTP", []).append(install.http_first_search(arguments))
+    return {"notes": count, **{key: statistics.median(values) for key, values in times.items()}}
+
+
+def print_large(figures: dict) -> None:
+    print(f"generated vault of {figures['notes']} notes: spawn -> first `search` result (medians)")
+    for transport in ("stdio", "HTTP"):
+        line = f"  {transport:5s}: new {ms(figures[f'new {transport}']).strip()}"
+        if f"old {transport}" in figures:
+            old = figures[f"old {transport}"]
+            line += f", old {ms(old).strip()}, old / new {old / figures[f'new {transport}']:.2f}"
+        print(line)
 
 
 def generated_vault(root: Path, count: int) -> Path:
