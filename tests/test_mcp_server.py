@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -270,6 +271,113 @@ def test_malformed_input_gets_a_json_rpc_error_instead_of_silence(world):
     errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
     assert errors == [(None, -32700), (6, -32600), (None, -32600)]
     assert [a["id"] for a in answers if "result" in a] == [1, 7]   # and it went on serving
+
+
+class Session:
+    """A server on pipes, driven line by line: `call` sends a request and returns its answer."""
+
+    def __init__(self, env: Env, *args: str):
+        self.process = subprocess.Popen([sys.executable, str(CLI), "mcp", *args], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env.environ(),
+                                        cwd=str(env.root))
+        self.number = 100
+        self.seen: list[dict] = []
+
+    def send(self, *messages: dict) -> None:
+        self.process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        self.process.stdin.flush()
+
+    def answer(self, number) -> dict:
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the server closed its stdout"
+            self.seen.append(json.loads(line))
+            if self.seen[-1].get("id") == number:
+                return self.seen[-1]
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        self.number += 1
+        self.send({"jsonrpc": "2.0", "id": self.number, "method": method, **({"params": params} if params else {})})
+        return self.answer(self.number)
+
+    def search(self, query: str) -> list[str]:
+        result = self.call("tools/call", {"name": "search", "arguments": {"query": query, "source": "local"}})
+        return [hit["path"] for hit in result["result"]["structuredContent"]["results"]]
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.stdin.close()
+        try:
+            assert self.process.wait(timeout=60) == 0
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+def test_calls_in_flight_when_the_client_closes_stdin_are_still_answered(world):
+    """The SDK dropped them: a client that wrote its last request and closed stdin got no answer."""
+    server = Session(world)
+    server.send(*MCP_INITIALIZE, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                  "params": {"name": "search", "arguments": {"query": "maple syrup", "source": "local"}}})
+    server.process.stdin.close()
+    out = server.process.stdout.read()
+    server.process.wait(timeout=60)
+    answers = {message["id"]: message for message in map(json.loads, out.splitlines())}
+    assert server.process.returncode == 0 and set(answers) == {1, 2}
+    assert answers[2]["result"]["structuredContent"]["results"][0]["path"] == "Recipes/Syrup.md"
+
+
+def test_the_protocol_version_is_the_clients_when_known_else_the_newest_and_discover_falls_back(world):
+    with Session(world) as server:
+        older = server.call("initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
+                                           "clientInfo": {"name": "old", "version": "1"}})
+        unknown = server.call("initialize", {"protocolVersion": "1999-01-01", "capabilities": {},
+                                             "clientInfo": {"name": "odd", "version": "1"}})
+        discover = server.call("server/discover")
+        assert older["result"]["protocolVersion"] == "2025-03-26"
+        assert unknown["result"]["protocolVersion"] == "2025-11-25"
+        assert older["result"]["capabilities"] == {"tools": {"listChanged": False}}
+        assert discover["error"]["code"] == -32601   # a client probing the newer era falls back to the handshake
+        assert server.call("ping")["result"] == {}
+
+
+def test_a_list_argument_sent_as_a_json_string_is_decoded_and_a_cancelled_call_gets_no_answer(world):
+    with Session(world) as server:
+        server.send(*MCP_INITIALIZE)
+        scoped = server.call("tools/call", {"name": "search", "arguments": {
+            "query": "flour eggs batter", "source": "local", "folders": '["Recipes"]'}})
+        paths = [hit["path"] for hit in scoped["result"]["structuredContent"]["results"]]
+        assert set(paths[:2]) == {"Recipes/Pancakes.md", "Recipes/Crepes.md"}
+        assert all(path.startswith("Recipes/") for path in paths)
+        slow = {"name": "search_sessions", "arguments": {"pattern": r"(.+)+(?=\x00)", "timeout_seconds": 1}}
+        server.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": slow},
+                    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        time.sleep(2)
+        assert server.call("ping")["result"] == {}
+        assert all(message.get("id") != 7 for message in server.seen)
+
+
+def test_notes_changed_while_the_stdio_server_runs_are_searched_as_they_are(world, tmp_path):
+    """The server watches the vault from its start (Linux) and skips its walk while nothing changed:
+    a note added, rewritten in the same second at the same size, moved with its folder and deleted
+    is still seen by the very next search."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Seed.md").write_text("# Seed\nnothing here\n", encoding="utf-8")
+    with Session(world, "--vault", str(vault)) as server:
+        server.send(*MCP_INITIALIZE)
+        assert server.search("quince") == []
+        (vault / "Orchard").mkdir()
+        (vault / "Orchard" / "Tree.md").write_text("# Tree\nquince rows\n", encoding="utf-8")
+        assert server.search("quince") == ["Orchard/Tree.md"]
+        (vault / "Orchard" / "Tree.md").write_text("# Tree\nmedlar rows\n", encoding="utf-8")   # same size
+        assert server.search("quince") == [] and server.search("medlar") == ["Orchard/Tree.md"]
+        (vault / "Orchard").rename(vault / "Grove")
+        assert server.search("medlar") == ["Grove/Tree.md"]
+        (vault / "Grove" / "Tree.md").unlink()
+        assert server.search("medlar") == []
 
 
 def test_status_reports_the_vault_index_archive_and_omnisearch_like_the_status_command(world):
