@@ -13,6 +13,7 @@ import time
 
 from obsidian_memory.search import store
 from obsidian_memory.search.store import VaultIndex, build
+from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Query
 from testkit import write_note as write
@@ -99,14 +100,15 @@ def _stamps_frozen_for(monkeypatch, vault, names: list[str]) -> None:
     as on Windows, where ctime is the creation time. (The step of such a file system is taken to
     be 3 s; here a minute, so that a slow test machine cannot step out of it.)"""
     monkeypatch.setattr(build, "SECONDS_STEP_NS", 60_000_000_000)
-    walked = build.walk_vault(str(vault))
+    walked = build.walk_vault(str(vault)).by_path()
     frozen = {name: (walked[name][0] // 10**9 * 10**9, *walked[name][1:]) for name in names}
     real = build.walk_vault
 
     def walk(*args, **kwargs):
-        stamps = real(*args, **kwargs)
+        found = real(*args, **kwargs)
+        stamps = found.by_path()
         stamps.update({name: stamp for name, stamp in frozen.items() if name in stamps})
-        return stamps
+        return Walk.of(stamps, found.skipped)
     monkeypatch.setattr(build, "walk_vault", walk)
 
 
@@ -148,3 +150,55 @@ def test_notes_are_read_again_only_while_their_stamp_is_too_recent_to_trust(vaul
 def _unsettled(settings) -> list[str]:
     with VaultIndex.open(settings) as index:
         return [p for (p,) in index.conn.execute("SELECT n.path FROM unsettled u JOIN notes n ON n.id = u.note_id")]
+
+
+# -- the check beside the reads (a one-shot search: `VaultIndex.open_checking`) -------------------
+
+def _settled(vault, *names: str) -> None:
+    """Put the notes' mtimes a minute back, so that the index trusts their stamps at once."""
+    old = time.time() - 60
+    for name in names:
+        os.utime(vault / name, (old, old))
+
+
+def _ranked(index, text: str) -> list[str]:
+    return [hit.path for hit in fulltext.search(index, Query(text))[0]]
+
+
+def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchanged(vault, settings):
+    write(vault, "a.md", "The zebra sleeps.")
+    write(vault, "b.md", "A giraffe eats.")
+    _settled(vault, "a.md", "b.md")
+    store.update(settings)
+    with VaultIndex.open_checking(settings) as index:
+        assert _ranked(index, "zebra") == ["a.md"]
+        assert index.confirm()
+    (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
+    write(vault, "c.md", "Another zebra.")
+    with VaultIndex.open_checking(settings) as index:
+        assert _ranked(index, "zebra") == ["a.md"]        # the snapshot as it was: not an answer yet
+        assert not index.confirm()                        # the vault changed: read again
+        assert _ranked(index, "zebra") == ["c.md"]
+        assert _ranked(index, "quoll") == ["a.md"]
+        assert index.confirm()
+
+
+def test_notes_too_recent_for_their_stamp_are_checked_before_the_reads(vault, settings, monkeypatch):
+    write(vault, "a.md", "The zebra sleeps.")
+    _stamps_frozen_for(monkeypatch, vault, ["a.md"])
+    store.update(settings)                              # a.md is unsettled: its stamp cannot show an edit
+    (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
+    with VaultIndex.open_checking(settings) as index:
+        assert _ranked(index, "quoll") == ["a.md"]      # read after the check, not beside it
+        assert index.confirm()
+
+
+def test_a_search_process_answers_from_the_vault_as_it_is_when_it_starts_again_and_again(env):
+    """The same search, ten processes in a row, a note rewritten (same size) before each."""
+    vault = env.vault
+    write(vault, "a.md", "The animal: zebra00.")
+    write(vault, "b.md", "Nothing here.")
+    for n in range(10):
+        (vault / "a.md").write_text(f"The animal: zebra{n:02d}.", encoding="utf-8")
+        assert found(env, f"zebra{n:02d}") == ["a.md"]
+        assert n == 0 or found(env, f"zebra{n - 1:02d}") == []

@@ -9,7 +9,6 @@ every write is an idempotent upsert keyed by the note's path. `VaultIndex.update
 """
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 import sqlite3
@@ -17,15 +16,16 @@ import sys
 import time
 import zlib
 
-from obsidian_memory.fsutil import read_text, shown_name, undecodable
+from obsidian_memory.fsutil import read_text
 from obsidian_memory.locks import FileLock, LockBusy
 from obsidian_memory.privacy import Privacy
 from obsidian_memory.search import links as link_resolution
+from obsidian_memory.search.store import walk
+from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.tokens import identifiers
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, drop_lookup_indexes,
                                                  ensure_lookup_indexes, ensure_scratch, pack_content, unpack_content)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
-from obsidian_memory.sync_conflicts import is_copy_of_ours
 
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -77,99 +77,19 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
     return FileLock(path + ".lock", timeout=wait)
 
 
-# -- the vault walk ----------------------------------------------------------------------------
+# -- the vault walk (`walk`) ------------------------------------------------------------------
 
 def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None,
-               privacy: Privacy | None = None) -> dict[str, tuple[int, int, int]]:
-    """{vault-relative path: its stamp (mtime_ns, size, ctime_ns)} for every Markdown note. Hidden
-    files and folders (.obsidian, .trash, our temp files), ignored patterns and private folders,
-    notes and patterns (`privacy`'s paths: the notes private by their text are found by reading)
-    are skipped, and so are symlinked folders (as the scanner does: no loops, no duplicates, nothing outside),
-    symlinked notes that resolve outside the vault and a sync tool's conflict copies of our notes
-    (a session would be found twice). A note or folder whose name is not valid UTF-8 cannot be
-    stored or shown: it is left out and its name (escaped) added to `skipped`.
-
-    This runs before every search: one stat per note and nothing else, made as cheap as Python
-    allows (each folder is read through a descriptor, so that a note's stat does not resolve its
-    whole path again): about 2 microseconds per note."""
-    found: dict[str, tuple[int, int, int]] = {}
-    patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
-    hidden = privacy.hides_entry if privacy is not None and privacy.has_paths else None
-    root = None
-    stack = [("", vault)]
-    while stack:
-        prefix, folder = stack.pop()
-        try:
-            handle = os.open(folder, _DIRECTORY) if _BY_DESCRIPTOR else folder
-        except OSError:
-            continue
-        try:
-            with os.scandir(handle) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if name[0] == ".":
-                        continue
-                    try:
-                        if entry.is_dir():
-                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)) \
-                                    or (hidden and hidden(prefix + name)):
-                                continue
-                            if undecodable(name):
-                                _skip(skipped, prefix + name + "/")
-                                continue
-                            stack.append((prefix + name + "/", os.path.join(folder, name)))
-                        elif name.endswith(".md") or name[-3:].lower() == ".md":
-                            if undecodable(name):
-                                _skip(skipped, prefix + name)
-                                continue
-                            rel = prefix + name
-                            if (patterns and is_ignored(rel, patterns)) or is_copy_of_ours(name) \
-                                    or (hidden and hidden(rel)):
-                                continue
-                            if entry.is_symlink():
-                                root = root or os.path.realpath(vault)
-                                if not _inside(os.path.realpath(os.path.join(folder, name)), root):
-                                    continue
-                            st = entry.stat()
-                            found[rel] = (st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-                    except OSError:
-                        continue
-        except OSError:
-            continue
-        finally:
-            if handle is not folder:
-                os.close(handle)
-    return found
-
-
-# POSIX: a folder is listed through a descriptor and its entries are stat'ed relative to it
-_BY_DESCRIPTOR = os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-
-
-def _skip(skipped: list | None, path: str) -> None:
-    if skipped is not None:
-        skipped.append(shown_name(path))
-
-
-def _inside(path: str, root: str) -> bool:
-    root = os.path.realpath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
-    for pattern in patterns:
-        candidates = (pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,)
-        for p in candidates:
-            if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("*").rstrip("/") or p):
-                return True
-    return False
+               privacy: Privacy | None = None) -> Walk:
+    """Every note of the vault and its stamp (`walk.walk_vault`), as the update walks it."""
+    return walk.walk_vault(vault, ignore, skipped, privacy)
 
 
 # -- the update ------------------------------------------------------------------------------
 
 def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, lock_path: str, force: bool = False,
-           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None) -> UpdateStats:
+           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None,
+           walked: Walk | None = None) -> UpdateStats:
     """Bring the index in step with the vault; only changed notes are parsed again.
 
     The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
@@ -178,17 +98,20 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     When the fingerprints differ the per-note comparison decides what to re-read. Private notes
     (`privacy`) are never indexed: those private by path are not walked, those private by their
     text are kept in `private_notes` (path and stamp only) so that they are read again only when
-    they change; when the rules change, every note is read again."""
+    they change; when the rules change, every note is read again. `walked`: a walk of the vault
+    made with these settings since the caller's request arrived (then not walked again)."""
     started = time.perf_counter()
     stats = UpdateStats()
     privacy = privacy if privacy is not None else Privacy(tag=None)
-    on_disk = walk_vault(vault, ignore, stats.skipped_names, privacy)
+    found = walked if walked is not None else walk_vault(vault, ignore, None, privacy)
+    stats.skipped_names[:] = found.skipped
+    on_disk = found.by_path()
     stored = None
     edited: set[str] = set()
     if not force and meta(conn, PRIVACY_RULES) != privacy.signature():
         force = True
     if not force:
-        fingerprint = _fingerprint(on_disk, stats.skipped_names)
+        fingerprint = found.fingerprint()
         same = fingerprint == meta(conn, "fingerprint")
         pending = meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
         if not same and not pending:
@@ -204,25 +127,17 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     try:
         with update_lock(lock_path, wait=lock_wait) as lock:
             if lock.waited or stored is None:
-                stats.skipped_names.clear()            # what the vault holds now that we may write
-                on_disk = walk_vault(vault, ignore, stats.skipped_names, privacy)
+                found = walk_vault(vault, ignore, None, privacy)   # what the vault holds now that we may write
+                stats.skipped_names[:] = found.skipped
+                on_disk = found.by_path()
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
             complete = _apply(conn, vault, on_disk, stored, force, progress, stats, edited, privacy)
-            _remember(conn, _fingerprint(on_disk, stats.skipped_names) if complete else "", stats.skipped_names)
+            _remember(conn, found.fingerprint() if complete else "", stats.skipped_names)
             set_meta(conn, PRIVACY_RULES, privacy.signature() if complete else "")
     except LockBusy:
         stats.skipped = True
     stats.seconds = time.perf_counter() - started
     return stats
-
-
-def _fingerprint(on_disk: dict[str, tuple[int, int, int]], skipped: list[str]) -> str:
-    from array import array
-
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("\n".join([*on_disk, "", *skipped]).encode("utf-8", "surrogateescape"))
-    digest.update(array("q", [n for stamp in on_disk.values() for n in stamp]).tobytes())
-    return digest.hexdigest()
 
 
 SKIPPED = "skipped_names"       # meta: the names left out of the last walk (JSON list, capped)

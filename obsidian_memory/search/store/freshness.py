@@ -14,6 +14,10 @@ the number of checks started so far; a completed check numbered above it covers 
 A process that lives long (the HTTP MCP server) also `watch`es the vault: then a request that
 finds nothing changed since the last complete check, on the same index file and settings, skips
 the walk altogether (`watch.VaultWatch` says why that is safe, and where there is no watch).
+
+A one-shot search (the CLI) runs its check `Beside` its reads instead of before them
+(`VaultIndex.open_checking`): the walk is mostly waiting on the kernel's stats, which leaves the
+interpreter to the query, and the query is mostly SQLite's, which leaves it to the walk.
 """
 from __future__ import annotations
 
@@ -76,3 +80,34 @@ def gate(index_path: str) -> Gate:
     """The gate of one index file in this process (one per vault)."""
     with _gates_lock:
         return _gates.setdefault(index_path, Gate())
+
+
+class Beside:
+    """A walk of the vault in a thread of its own, started now (after the request arrived, so
+    that it sees every change made before), with the fingerprint it must match for the reads
+    made meanwhile to count (`expected`)."""
+
+    def __init__(self, settings, expected: str):
+        from obsidian_memory.privacy import Privacy
+
+        self.expected = expected
+        self._found = self._error = None
+        self._thread = threading.Thread(target=self._walk, daemon=True, name="vault walk",
+                                        args=(settings.vault, tuple(settings.index_ignore or ()),
+                                              Privacy.of(settings)))
+        self._thread.start()
+
+    def _walk(self, vault: str, ignore: tuple, privacy) -> None:
+        from obsidian_memory.search.store import build
+
+        try:
+            self._found = build.walk_vault(vault, ignore, None, privacy)
+        except BaseException as exc:        # (raised in the caller's thread, by `walk`)
+            self._error = exc
+
+    def walk(self):
+        """The walk (a `walk.Walk`), once it is done."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._found
