@@ -12,8 +12,13 @@ the whole-process time of `search_vault.py --source index` against `--source sca
 The build figures include the link graph: `links` stored, `link_s` the time spent resolving
 them (the parse of the links is in the build time). `--vault` times only full builds of an
 existing vault. `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package
-and `scripts/`) measures that package too, in turn and in its own process, and prints new/old
-per column (with `--vault`: of the full build).
+and `scripts/`, e.g. `git worktree add /tmp/old <commit>`) measures that package too, in turn
+and in its own process, and prints new/old per column (with `--vault`: of the full build).
+
+The whole search processes run as install.py sets them up (the base Python with -S, the
+launchers in bin/, the venv): the new package's index and scan, and with `--baseline` the old
+package's too (on its own index of the same vault), all four taking turns in one loop, so that
+the wall and CPU ratios printed for them (index over scan, new over old) come from one run.
 
 Targets at 20k notes: query p50 <= 20 ms, freshness <= 100 ms, whole process index >= 10x
 faster than scan (issue 20), index file <= 1.2x the vault, full build <= 30 s. The machine is
@@ -23,6 +28,7 @@ printed beside the wall time (steadier under load).
 from __future__ import annotations
 
 import argparse
+import glob
 import itertools
 import json
 import os
@@ -154,29 +160,66 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def whole_processes(vault: str, env: dict, sources: tuple[str, ...], query: str, runs: int) -> dict:
-    """{source: (median wall seconds, median CPU seconds)} of whole `search_vault.py` processes,
-    the sources taking turns (load on the shared machine then hits them alike). CPU time (user +
-    system, of the process) is the steadier figure when other work shares the cores. Byte code is
+def installed_search(package_root: str, home: str) -> list[str]:
+    """`search_vault.py` as install.py sets it up, for the package under `package_root`: the base
+    Python without `site` (-S), the launchers copied to bin/, beside a venv holding the package
+    (here a .pth naming its folder). The prefix of a command; the search's arguments follow."""
+    ours = os.path.join(home, "obsidian-memory")
+    bin_dir = os.path.join(ours, "bin")
+    os.makedirs(bin_dir)
+    for name in ("search_vault.py", "_launcher.py"):
+        shutil.copy2(os.path.join(package_root, "scripts", name), bin_dir)
+    base = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    venv = os.path.join(ours, "venv")
+    subprocess.run([base, "-m", "venv", "--without-pip", venv], check=True)
+    (site,) = [os.path.join(d, "site-packages") for d in glob.glob(os.path.join(venv, "lib", "python*"))] or \
+        [os.path.join(venv, "Lib", "site-packages")]
+    with open(os.path.join(site, "obsidian_memory.pth"), "w", encoding="utf-8") as handle:
+        handle.write(os.path.abspath(package_root) + "\n")
+    return [base, "-S", os.path.join(bin_dir, "search_vault.py")]
+
+
+def run_once(command: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and any it waited for)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    error = child.stderr.read()
+    child.stderr.close()
+    if child.returncode:
+        raise SystemExit(f"{' '.join(command)} failed ({child.returncode}): {error.decode(errors='replace')}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def whole_processes(commands: dict, runs: int) -> dict:
+    """{name: (median wall seconds, median CPU seconds)} of whole search processes, given as
+    {name: (command, env)}. They take turns, so that load on the shared machine hits them alike;
+    CPU time (user + system) is the steadier figure when other work shares the cores. Byte code is
     written and used, as in an install (pip compiles it): one run of each first, not counted."""
-    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    times: dict = {source: [] for source in sources}
+    times: dict = {name: [] for name in commands}
     for run in range(runs + 1):
-        for source in sources:
-            before = os.times()
-            started = time.perf_counter()
-            subprocess.run([sys.executable, SEARCH_CLI, "--source", source, "--vault", vault, "-n", "5", query],
-                           env=env, capture_output=True, check=True)
-            wall = time.perf_counter() - started
-            after = os.times()
+        for name, (command, env) in commands.items():
+            measured = run_once(command, {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"})
             if run:
-                cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-                times[source].append((wall, cpu))
-    return {source: (statistics.median(w for w, _ in found), statistics.median(c for _, c in found))
-            for source, found in times.items()}
+                times[name].append(measured)
+    return {name: (statistics.median(w for w, _ in found), statistics.median(c for _, c in found))
+            for name, found in times.items()}
 
 
-def bench(count: int, runs: int, workdir: str) -> dict:
+def process_commands(package_root: str, workdir: str, vault: str, cache: str, query: str, label: str) -> dict:
+    """{"<label> index": ..., "<label> scan": ...}: `search_vault.py --source index|scan` of the package
+    under `package_root`, as installed (its index in `cache`)."""
+    home = tempfile.mkdtemp(prefix=f"home-{label}-", dir=workdir)
+    prefix = installed_search(package_root, home)
+    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9", CLAUDE_CONFIG_DIR=home)
+    env.pop("PYTHONPATH", None)
+    return {f"{label} {source}": ([*prefix, "--source", source, "--vault", vault, "-n", "5", query], env)
+            for source in ("index", "scan")}
+
+
+def bench(count: int, runs: int, workdir: str, baseline: str | None = None) -> dict:
     vault = os.path.join(workdir, f"vault-{count}")
     cache = os.path.join(workdir, f"cache-{count}")
     started = time.perf_counter()
@@ -216,11 +259,14 @@ def bench(count: int, runs: int, workdir: str) -> dict:
     started = time.perf_counter()
     incremental = update_index(settings)
     incremental_seconds = time.perf_counter() - started
-    # PYTHONPATH: the script imports an installed package first, which may be another version
-    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, OMNISEARCH_PORT="9", PYTHONPATH=PACKAGE)
     query = " ".join(vocab[500:502])
-    processes = whole_processes(vault, env, ("index", "scan"), query, runs)
-    (proc_index, cpu_index), (proc_scan, cpu_scan) = processes["index"], processes["scan"]
+    commands = process_commands(PACKAGE, workdir, vault, cache, query, "new")
+    if baseline:
+        old_cache = os.path.join(workdir, f"cache-{count}-baseline")
+        build_times(baseline, vault, 1, old_cache)           # the old package's own index of the same vault
+        commands.update(process_commands(baseline, workdir, vault, old_cache, query, "old"))
+    processes = whole_processes(commands, runs)
+    (proc_index, cpu_index), (proc_scan, cpu_scan) = processes["new index"], processes["new scan"]
     size = sum(os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache))
     vault_bytes = _tree_size(vault)
     return {"notes": count, "generated_s": generated, "vault_mb": vault_bytes / 1e6,
@@ -231,7 +277,8 @@ def bench(count: int, runs: int, workdir: str) -> dict:
             "search_with_check_p50_ms": percentile(with_check, 0.5) * 1000,
             "incremental_5_ms": incremental_seconds * 1000, "incremental_updated": incremental.updated,
             "process_index_s": proc_index, "process_scan_s": proc_scan, "ratio": proc_scan / proc_index,
-            "cpu_index_s": cpu_index, "cpu_scan_s": cpu_scan, "cpu_ratio": cpu_scan / cpu_index}
+            "cpu_index_s": cpu_index, "cpu_scan_s": cpu_scan, "cpu_ratio": cpu_scan / cpu_index,
+            "processes": processes}
 
 
 def _link_counts(settings) -> tuple[int, int]:
@@ -252,20 +299,22 @@ except ImportError:         # an older package
     from obsidian_memory.search.index import update
 times = []
 for _ in range(int(sys.argv[3])):
-    cache = tempfile.mkdtemp(prefix="om-build-")
+    cache = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp(prefix="om-build-")
     os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = cache
     started = time.perf_counter()
     stats = update(settings_module.load(vault=sys.argv[2]), progress=False)
     times.append(time.perf_counter() - started)
-    shutil.rmtree(cache, ignore_errors=True)
+    if len(sys.argv) <= 4:
+        shutil.rmtree(cache, ignore_errors=True)
 print(stats.added, statistics.median(times))
 """
 
 
-def build_times(package_root: str, vault: str, runs: int) -> tuple[int, float]:
+def build_times(package_root: str, vault: str, runs: int, keep_in: str | None = None) -> tuple[int, float]:
     """(notes, median full-build seconds) with the `obsidian_memory` package under `package_root`,
-    in a fresh process so that two versions never share imported modules."""
-    out = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, package_root, vault, str(runs)],
+    in a fresh process so that two versions never share imported modules (`keep_in`: the cache
+    folder to build in and keep)."""
+    out = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, package_root, vault, str(runs), *([keep_in] if keep_in else [])],
                          capture_output=True, text=True, check=True).stdout.split()
     return int(out[0]), float(out[1])
 
@@ -308,13 +357,14 @@ def main() -> int:
     rows, old_rows = [], []
     try:
         for count in (int(s) for s in args.sizes.split(",")):
-            row = bench(count, args.runs, workdir)
+            row = bench(count, args.runs, workdir, os.path.abspath(args.baseline) if args.baseline else None)
             rows.append(row)
             if args.json:
                 print(json.dumps(row), flush=True)
                 continue
             print(f"{count} notes: " + ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
-                                               for k, v in row.items() if k != "notes"), flush=True)
+                                               for k, v in row.items() if k not in ("notes", "processes")), flush=True)
+            print_processes(row)
             if args.baseline:
                 old_rows.append(baseline_row(args.baseline, count, args.runs))
     finally:
@@ -353,6 +403,24 @@ def print_ratios(rows: list[dict], old_rows: list[dict]) -> None:
     for new, old in zip(rows, old_rows):
         print(f"{new['notes']:>7} " + " ".join(f"{new[c] / old[c]:>10.2f}" if old[c] else f"{'-':>10}"
                                             for c in RATIO_COLUMNS))
+
+
+def print_processes(row: dict) -> None:
+    """The whole search processes of one size, measured in turns in one run: each one's median
+    wall and CPU time, the scanner over the index (wall and CPU), and with a baseline the new
+    package's index process over the old one's."""
+    found = row["processes"]
+    print(f"  whole processes at {row['notes']} notes, as installed ({len(found)} taking turns):")
+    for label in ("new", "old"):
+        if f"{label} index" not in found:
+            continue
+        (index_wall, index_cpu), (scan_wall, scan_cpu) = found[f"{label} index"], found[f"{label} scan"]
+        print(f"    {label}: index {index_wall * 1000:.0f} ms wall {index_cpu * 1000:.0f} ms CPU, scan "
+              f"{scan_wall * 1000:.0f} ms wall {scan_cpu * 1000:.0f} ms CPU: index {scan_wall / index_wall:.1f}x "
+              f"faster in wall time, {scan_cpu / index_cpu:.1f}x in CPU", flush=True)
+    if "old index" in found:
+        (new_wall, new_cpu), (old_wall, old_cpu) = found["new index"], found["old index"]
+        print(f"    index process new/old: {new_wall / old_wall:.2f} wall, {new_cpu / old_cpu:.2f} CPU", flush=True)
 
 
 def print_tables(rows: list[dict], title: str = "") -> None:

@@ -91,7 +91,7 @@ class Beside:
         from obsidian_memory.privacy import Privacy
 
         self.expected = expected
-        self._found = self._error = None
+        self._found = self._fingerprint = self._error = None
         self._thread = threading.Thread(target=self._walk, daemon=True, name="vault walk",
                                         args=(settings.vault, tuple(settings.index_ignore or ()),
                                               Privacy.of(settings)))
@@ -102,6 +102,7 @@ class Beside:
 
         try:
             self._found = build.walk_vault(vault, ignore, None, privacy)
+            self._fingerprint = self._found.fingerprint()
         except BaseException as exc:        # (raised in the caller's thread, by `walk`)
             self._error = exc
 
@@ -111,3 +112,8 @@ class Beside:
         if self._error is not None:
             raise self._error
         return self._found
+
+    def unchanged(self) -> bool:
+        """Whether the walk found the vault as the fingerprint `expected` says, once it is done."""
+        self.walk()
+        return self._fingerprint == self.expected

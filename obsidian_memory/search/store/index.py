@@ -211,12 +211,11 @@ class VaultIndex:
         check, self._check = self._check, None
         if check is None:
             return True
-        walked = check.walk()
-        if walked.fingerprint() == check.expected:
+        if check.unchanged():
             return True
         self.conn.execute("COMMIT")
         try:
-            stats = self.update(lock_wait=SEARCH_LOCK_WAIT, walked=walked)
+            stats = self.update(lock_wait=SEARCH_LOCK_WAIT, walked=check.walk())
         finally:
             self.conn.execute("BEGIN")
         return stats.changed == 0
