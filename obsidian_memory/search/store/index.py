@@ -141,25 +141,15 @@ class VaultIndex:
         while nothing changed (`freshness`, `watch_vault`)."""
         gate = freshness.gate(index_path(settings))
         ticket = gate.ticket()
-        for attempt in range(2):
-            index = cls.open(settings)
-            try:
-                if index.created:    # a new file: no earlier check counts for it
-                    index.update(lock_wait=SEARCH_LOCK_WAIT)
-                else:
-                    gate.run(ticket, lambda: not index.update(lock_wait=SEARCH_LOCK_WAIT).skipped, SEARCH_LOCK_WAIT,
-                             basis=index._freshness_basis())
-                index.conn.execute("BEGIN")
-                return index
-            except sqlite3.DatabaseError as exc:
-                index.close()
-                if attempt or not sqlitedb.damaged(exc):
-                    raise
-                discard(settings, exc)
-            except BaseException:
-                index.close()
-                raise
-        raise AssertionError("unreachable")
+
+        def check_first(index: "VaultIndex") -> None:
+            if index.created:    # a new file: no earlier check counts for it
+                index.update(lock_wait=SEARCH_LOCK_WAIT)
+            else:
+                gate.run(ticket, lambda: not index.update(lock_wait=SEARCH_LOCK_WAIT).skipped, SEARCH_LOCK_WAIT,
+                         basis=index._freshness_basis())
+            index.conn.execute("BEGIN")
+        return cls._open_to_read(settings, check_first)
 
     @classmethod
     def open_checking(cls, settings) -> "VaultIndex":
@@ -169,17 +159,25 @@ class VaultIndex:
         brought up to date and the reads are made again. When the check needs more than a walk
         (a new file, notes changed too recently for their stamp, an update cut off, other
         private rules) the index is brought up to date first, as `open_fresh` does."""
+        def check_beside(index: "VaultIndex") -> None:
+            index.conn.execute("BEGIN")
+            expected = None if index.created else index._walk_proves_fresh()
+            if expected is None:
+                index.conn.execute("COMMIT")
+                index.update(lock_wait=SEARCH_LOCK_WAIT)
+                index.conn.execute("BEGIN")
+            else:
+                index._check = freshness.Beside(settings, expected)
+        return cls._open_to_read(settings, check_beside)
+
+    @classmethod
+    def _open_to_read(cls, settings, prepare) -> "VaultIndex":
+        """`open`, then `prepare(index)`, which leaves it in a read snapshot. A file found damaged
+        on the way is deleted and built again (once)."""
         for attempt in range(2):
             index = cls.open(settings)
             try:
-                index.conn.execute("BEGIN")
-                expected = None if index.created else index._walk_proves_fresh()
-                if expected is None:
-                    index.conn.execute("COMMIT")
-                    index.update(lock_wait=SEARCH_LOCK_WAIT)
-                    index.conn.execute("BEGIN")
-                else:
-                    index._check = freshness.Beside(settings, expected)
+                prepare(index)
                 return index
             except sqlite3.DatabaseError as exc:
                 index.close()
