@@ -309,7 +309,7 @@ def main() -> int:
     med = {key: statistics.median(values) for key, values in figures.items() if values}
     print(f"vault: {vault} ({notes} notes), runs: {args.runs}, medians")
     print(f"  python -c pass                              {ms(med['bare'])}")
-    print(f"  python -c 'import mcp.server.mcpserver'     {ms(med['sdk'])}   (HTTP only: stdio does without)")
+    print(f"  python -c 'import mcp.server.mcpserver'     {ms(med['sdk'])}   (the SDK: the server does without)")
     print(f"  server spawn -> initialize answered         {ms(med['ready'])}")
     print(f"  server spawn -> first `status` result       {ms(med['status'])}   (probes Omnisearch, 0.5 s cap)")
     print(f"  server spawn -> first `search` result       {ms(med['search'])}")

@@ -1,9 +1,11 @@
 """The MCP tools over Streamable HTTP: one warm server on loopback for every client (Claude Code
 windows, Claude Desktop, Cursor), instead of one stdio server per client.
 
-Only `obsidian_memory.py mcp --http` imports this module (the `[mcp]` extra brings the SDK,
-Starlette and uvicorn). The tools are `mcp_server`'s, the very ones stdio serves (the same
-`Server` answers tools/list and tools/call); this module is the transport and its guard:
+Only `obsidian_memory.py mcp --http` imports this module (the `[mcp]` extra brings uvicorn and
+pydantic). The answers are `mcp_server.Server`'s, the very ones stdio gives; this module is the
+transport (`Endpoint`, an ASGI application that uvicorn serves) and its guard. It does without the
+SDK's transport, whose import (~0.55 s of CPU, the SDK's models of two protocol eras, Starlette,
+its HTTP client) was most of the wait for the first answer after a start:
 
 - It listens on loopback addresses only (`mcp_endpoint.listen_addresses`), one server per config
   dir (a lock), and writes the state file once it listens; it removes it when it stops (SIGTERM,
@@ -11,12 +13,9 @@ Starlette and uvicorn). The tools are `mcp_server`'s, the very ones stdio serves
 - Every request passes `Guard` first: without the bearer token, or with a wrong one, it gets 401
   and nothing else (compared in constant time). Then the `Host` header must name this port on a
   loopback name, and an `Origin` header, if any, this very port too: a web page that rebinds its
-  domain to 127.0.0.1 cannot reach the tools. The SDK's own transport checks repeat the Host and
-  Origin rules (with the same lists, not its wider defaults).
-- Sessions are stateless and answers plain JSON: a request holds nothing after its answer (memory
-  stays flat over a day of use), and a restarted server serves the clients it had without them
-  noticing. The tools never ask the client anything back, so nothing is lost by it.
-- While it runs, the index stays warm (`mcp_server.warm_up`, from the start, while the SDK is
+  domain to 127.0.0.1 cannot reach the tools.
+- `Endpoint` serves the protocol stateless, in plain JSON (see there).
+- While it runs, the index stays warm (`mcp_server.warm_up`, from the start, while uvicorn is
   imported): a watch of the vault (Linux, a local file system) spares the walk while nothing
   changed, a first freshness check and the semantic model are loaded at start, and
   `VaultIndex.open_fresh` shares one check among requests that arrive together.
@@ -36,6 +35,7 @@ from obsidian_memory import mcp_endpoint as endpoint
 from obsidian_memory.errors import UserError
 
 MAX_BODY_BYTES = 1024 * 1024        # the largest tool call is a few kilobytes
+MAX_CALLS = 32                      # requests answered at once; more wait for a worker
 MAX_CONNECTIONS = 100               # beyond this, uvicorn answers 503
 GRACE_SECONDS = 5                   # a stop waits this long for requests in flight
 BACKLOG = 128
@@ -69,7 +69,7 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
         sockets = bind(addresses, port)
         port = sockets[0].getsockname()[1]
         bound = [sock.getsockname()[0] for sock in sockets]
-        mcp_server.warm_up(vault, err)       # meanwhile the SDK and uvicorn are imported
+        mcp_server.warm_up(vault, err)       # meanwhile uvicorn is imported
         app = build_app(vault, token, port)
         server = _uvicorn_server(app)
         endpoint.write_state(home, port, bound, settings.vault)
@@ -144,51 +144,111 @@ def _listening_socket(address: str, port: int, only: bool) -> socket.socket | No
 
 def build_app(vault: str | None, token: str, port: int):
     """The tools of `mcp_server` as an ASGI application at /mcp, behind `Guard`."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     from obsidian_memory import mcp_server
 
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                         allowed_hosts=endpoint.allowed_hosts(port),
-                                         allowed_origins=endpoint.allowed_origins(port))
-    inner = sdk_server(mcp_server.build(vault)).streamable_http_app(
-        streamable_http_path=endpoint.PATH, stateless_http=True, json_response=True,
-        transport_security=security, max_request_body_size=MAX_BODY_BYTES)
-    return Guard(PostOnly(inner), token, port)
+    return Guard(Endpoint(mcp_server.build(vault)), token, port)
 
 
-def sdk_server(server):
-    """The SDK's low-level server, for its Streamable HTTP transport (both protocol eras), answering
-    with `server`'s tools (an `mcp_server.Server`: the very listing and calls stdio serves). A call
-    runs on a worker thread: the loop keeps serving the other requests meanwhile."""
-    import anyio.to_thread
-    import mcp_types as types
-    from mcp.server.lowlevel import Server as LowLevelServer
+class Endpoint:
+    """Streamable HTTP, stateless, in plain JSON (MCP 2025-03-26 and later): each POST to /mcp
+    carries one JSON-RPC message; a request gets its answer as the body, a notification (or an
+    answer) 202 and nothing. A request holds nothing after its answer (memory stays flat over a
+    day of use) and a restarted server serves the clients it had without them noticing; the tools
+    never ask the client anything back, so nothing is lost by it. There is no stream to open
+    (GET) nor a session to end (DELETE): any method but POST gets 405. The answers are
+    `mcp_server.Server`'s, the very ones stdio gives; requests are answered on worker threads, so
+    that a slow call holds up no other."""
 
-    from obsidian_memory import __version__, mcp_server
+    def __init__(self, server):
+        from concurrent.futures import ThreadPoolExecutor
 
-    async def list_tools(context, params):
-        return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in server.list_tools()])
-
-    async def call_tool(context, params):
-        result = await anyio.to_thread.run_sync(server.call_tool, params.name, params.arguments or {})
-        return types.CallToolResult.model_validate(result)
-
-    return LowLevelServer(mcp_server.NAME, title=mcp_server.TITLE, version=__version__,
-                          instructions=mcp_server.INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-class PostOnly:
-    """Stateless sessions have no stream of their own to open with GET, nor a session to end with
-    DELETE: those get 405 at once (the SDK would hold a GET open with nothing ever to send)."""
-
-    def __init__(self, app):
-        self.app = app
+        self.server = server
+        self.workers = ThreadPoolExecutor(MAX_CALLS, thread_name_prefix="mcp-call")
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope.get("method") != "POST":
+        if scope["type"] == "lifespan":
+            return await self.lifespan(receive, send)
+        if scope.get("path") != endpoint.PATH:
+            return await _refuse(send, 404, b"Not Found")
+        if scope.get("method") != "POST":
             return await _refuse(send, 405, b"", [(b"allow", b"POST")])
-        return await self.app(scope, receive, send)
+        headers = scope.get("headers") or []
+        if not _accepts_json(_values(headers, b"accept")):
+            return await _answer(send, 406, _error("Not Acceptable: the client must accept application/json"))
+        if not any(value.split(";")[0].strip().lower() == "application/json" for value in _values(headers, b"content-type")):
+            return await _answer(send, 415, _error("Unsupported Media Type: Content-Type must be application/json"))
+        body = await _body(scope, receive, MAX_BODY_BYTES)
+        if body is None:
+            return await _refuse(send, 413, b"Payload Too Large")
+        from obsidian_memory import mcp_server
+
+        message = mcp_server.incoming(body)
+        if message.kind == "invalid":
+            return await _answer(send, 400, message.reply)
+        versions = _values(headers, b"mcp-protocol-version")
+        if versions and versions[0].strip() not in mcp_server.PROTOCOL_VERSIONS:
+            return await _answer(send, 400, mcp_server.error_reply(
+                message.request_id, mcp_server.INVALID_REQUEST,
+                f"Bad Request: unsupported protocol version {versions[0].strip()!r} (supported: "
+                f"{', '.join(mcp_server.PROTOCOL_VERSIONS)})"))
+        if message.kind != "request":
+            return await _refuse(send, 202, b"")
+        import asyncio
+
+        reply = await asyncio.get_running_loop().run_in_executor(self.workers, self.server.answer, message)
+        return await _answer(send, 200, reply)
+
+    async def lifespan(self, receive, send) -> None:
+        while True:
+            event = await receive()
+            if event["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif event["type"] == "lifespan.shutdown":
+                self.workers.shutdown(wait=False)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+def _accepts_json(values: list[str]) -> bool:
+    """No Accept header, or one that takes JSON."""
+    if not values:
+        return True
+    kinds = {part.split(";")[0].strip().lower() for value in values for part in value.split(",")}
+    return bool(kinds & {"application/json", "application/*", "*/*"})
+
+
+async def _body(scope, receive, limit: int) -> bytes | None:
+    """The request's body, or None when it is longer than `limit` bytes (not read past that)."""
+    declared = _values(scope.get("headers") or [], b"content-length")
+    if declared and declared[0].strip().isdigit() and int(declared[0]) > limit:
+        return None
+    chunks, size = [], 0
+    while True:
+        event = await receive()
+        if event["type"] != "http.request":
+            return b""                                   # the client left: an empty body, answered -32700
+        chunk = event.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not event.get("more_body"):
+            return b"".join(chunks)
+
+
+def _error(message: str) -> dict:
+    from obsidian_memory import mcp_server
+
+    return mcp_server.error_reply(None, mcp_server.INVALID_REQUEST, message)
+
+
+async def _answer(send, status: int, message: dict) -> None:
+    from obsidian_memory import mcp_server
+
+    body = mcp_server.encoded(message)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]})
+    await send({"type": "http.response.body", "body": body})
 
 
 class Guard:

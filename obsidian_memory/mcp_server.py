@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import threading
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -268,8 +268,9 @@ def _json_container(value):
 
 
 class Server:
-    """The tools as MCP serves them, whatever the transport: `initialize`, `list_tools` and
-    `call_tool` (which blocks while the tool runs: transports call it off their loop)."""
+    """The tools as MCP serves them, whatever the transport: `answer` a request (`initialize`,
+    `ping`, `tools/list`, `tools/call`; a call blocks while its tool runs: transports answer calls
+    off their loop)."""
 
     def __init__(self, tools: Tools):
         self.tools = tools
@@ -292,6 +293,31 @@ class Server:
 
     def list_tools(self) -> list[dict]:
         return [spec.listing for spec in self.specs.values()]
+
+    def answer(self, request: Incoming) -> dict:
+        """The JSON-RPC answer to a request (for `tools/call`, once the tool has run)."""
+        method, params = request.method, request.params
+        if not isinstance(params, dict):
+            return error_reply(request.request_id, INVALID_PARAMS, "Invalid params: not an object")
+        if method == "tools/call":
+            name, arguments = params.get("name"), params.get("arguments")
+            if not isinstance(name, str) or not isinstance(arguments, (dict, type(None))):
+                return error_reply(request.request_id, INVALID_PARAMS,
+                                   "Invalid params: tools/call needs a tool `name` and `arguments` as an object")
+            try:
+                result = self.call_tool(name, arguments or {})
+            except Exception as exc:   # (call_tool answers every failure of a tool; this one is ours)
+                self.log(f"mcp tool {name}: unexpected error", exc)
+                result = tool_error(f"{name} failed: {type(exc).__name__}: {exc} (details in the log)")
+        elif method == "initialize":
+            result = self.initialize(params)
+        elif method == "tools/list":
+            result = {"tools": self.list_tools()}
+        elif method == "ping":
+            result = {}
+        else:
+            return error_reply(request.request_id, METHOD_NOT_FOUND, "Method not found", data=method)
+        return {"jsonrpc": "2.0", "id": request.request_id, "result": result}
 
     def call_tool(self, name: str, arguments: dict) -> dict:
         """The result of one call (a CallToolResult as JSON): structured, with a compact JSON copy
@@ -376,9 +402,64 @@ def warm_up(vault: str | None, err) -> threading.Thread:
     return thread
 
 
-# -- stdio ------------------------------------------------------------------------------------------
+# -- JSON-RPC, both transports' ---------------------------------------------------------------------
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+
+
+class Incoming(NamedTuple):
+    """One message as received: a "request" (answered once), a "notification", an "answer" (this
+    server asks nothing: ignored), or "invalid" with the error `reply` to send instead."""
+
+    kind: str
+    request_id: Any = None
+    method: str = ""
+    params: Any = None
+    reply: dict | None = None
+
+
+def incoming(data: bytes) -> Incoming:
+    """`data` (one line, or one HTTP body) sorted. Not JSON: -32700; JSON that is no JSON-RPC 2.0
+    message: -32600 (with its id, when it has a valid one)."""
+    try:
+        message = json.loads(data)
+    except (ValueError, RecursionError):      # (bytes that are not UTF-8 too)
+        return Incoming("invalid", reply=error_reply(None, PARSE_ERROR, "Parse error: not JSON"))
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not (isinstance(request_id, (str, int)) and not isinstance(request_id, bool)):
+        request_id = None
+    invalid = Incoming("invalid", reply=error_reply(request_id, INVALID_REQUEST,
+                                                    "Invalid request: not a JSON-RPC 2.0 message"))
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return invalid
+    if "method" not in message and "id" in message and ("result" in message or "error" in message):
+        return Incoming("answer")
+    method, params = message.get("method"), message.get("params")
+    if not isinstance(method, str) or ("id" in message and request_id is None):
+        return invalid
+    if "id" not in message:
+        return Incoming("notification", method=method, params=params)
+    return Incoming("request", request_id, method, {} if params is None else params)
+
+
+def error_reply(request_id, code: int, message: str, data=None) -> dict:
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def encoded(message: dict) -> bytes:
+    """A message as one line of UTF-8 JSON (a name that is no Unicode, from undecodable bytes,
+    escaped: still JSON)."""
+    try:
+        return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+
+
+# -- stdio ------------------------------------------------------------------------------------------
+
 MAX_LINE_BYTES = 16 * 1024 * 1024   # a tool call is a few kilobytes; a longer line is refused, not held
 GRACE_SECONDS = 10                  # after stdin closes, calls in flight get this long to answer
 
@@ -390,7 +471,7 @@ def serve(vault: str | None = None) -> None:
 
 class Stdio:
     """Newline-delimited JSON-RPC on stdin/stdout: each line one message, each request answered
-    once (`initialize`, `ping`, `tools/list` at once; `tools/call` from a thread of its own)."""
+    once (`tools/call` from a thread of its own, the others at once)."""
 
     def __init__(self, server: Server):
         self.server = server
@@ -408,67 +489,32 @@ class Stdio:
                 break
             if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
                 _skip_line(stdin)
-                self.send(_error(None, INVALID_REQUEST, f"Invalid request: a line over {MAX_LINE_BYTES} bytes"))
+                self.send(error_reply(None, INVALID_REQUEST, f"Invalid request: a line over {MAX_LINE_BYTES} bytes"))
             elif line.strip():
-                self.receive(line)
+                self.receive(incoming(line))
         for thread in list(self._calls.values()):    # the client stopped writing; answers still go out
             thread.join(GRACE_SECONDS)
 
-    def receive(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            return self.send(_error(None, PARSE_ERROR, "Parse error: not JSON"))
-        request_id = message.get("id") if isinstance(message, dict) else None
-        if not _valid_id(request_id):
-            request_id = None
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return self.send(_error(request_id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message"))
-        if "method" not in message and ("result" in message or "error" in message) and "id" in message:
-            return                                     # an answer: this server asks nothing, so it expects none
-        method, params = message.get("method"), message.get("params")
-        if not isinstance(method, str) or ("id" in message and request_id is None):
-            return self.send(_error(request_id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message"))
-        if params is None:
-            params = {}
-        if "id" not in message:
-            return self.notified(method, params)
-        if not isinstance(params, dict):
-            return self.send(_error(request_id, INVALID_PARAMS, "Invalid params: not an object"))
-        self.requested(request_id, method, params)
-
-    def requested(self, request_id, method: str, params: dict) -> None:
-        if method == "tools/call":
-            name, arguments = params.get("name"), params.get("arguments")
-            if not isinstance(name, str) or not isinstance(arguments, (dict, type(None))):
-                return self.send(_error(request_id, INVALID_PARAMS, "Invalid params: tools/call needs a tool `name` "
-                                                                     "and `arguments` as an object"))
-            thread = threading.Thread(target=self.call, args=(request_id, name, arguments or {}),
-                                      name=f"mcp-call-{request_id}", daemon=True)
-            self._calls[request_id] = thread
+    def receive(self, message: Incoming) -> None:
+        if message.kind == "invalid":
+            self.send(message.reply)
+        elif message.kind == "notification":
+            self.notified(message.method, message.params)
+        elif message.kind == "request" and message.method == "tools/call":
+            thread = threading.Thread(target=self.call, args=(message,), name=f"mcp-call-{message.request_id}",
+                                      daemon=True)
+            self._calls[message.request_id] = thread
             thread.start()
-            return
-        if method == "initialize":
-            result = self.server.initialize(params)
-        elif method == "tools/list":
-            result = {"tools": self.server.list_tools()}
-        elif method == "ping":
-            result = {}
-        else:
-            return self.send(_error(request_id, METHOD_NOT_FOUND, "Method not found", data=method))
-        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+        elif message.kind == "request":
+            self.send(self.server.answer(message))
 
-    def call(self, request_id, name: str, arguments: dict) -> None:
-        try:
-            result = self.server.call_tool(name, arguments)
-        except Exception as exc:   # (call_tool answers every failure of a tool; this is a failure of ours)
-            self.server.log(f"mcp tool {name}: unexpected error", exc)
-            result = tool_error(f"{name} failed: {type(exc).__name__}: {exc} (details in the log)")
-        if request_id in self._cancelled:
-            self._cancelled.discard(request_id)
+    def call(self, message: Incoming) -> None:
+        reply = self.server.answer(message)
+        if message.request_id in self._cancelled:
+            self._cancelled.discard(message.request_id)
         else:
-            self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
-        self._calls.pop(request_id, None)
+            self.send(reply)
+        self._calls.pop(message.request_id, None)
 
     def notified(self, method: str, params) -> None:
         """`notifications/cancelled`: the call's answer is not sent (the tool runs to its end). The
@@ -477,10 +523,7 @@ class Stdio:
             self._cancelled.add(params["requestId"])
 
     def send(self, message: dict) -> None:
-        try:
-            data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        except UnicodeEncodeError:    # a name that is not Unicode (undecodable bytes): escaped, still JSON
-            data = (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+        data = encoded(message)
         with self._write_lock:
             try:
                 view = memoryview(data)
@@ -504,14 +547,3 @@ def _skip_line(stdin) -> None:
         chunk = stdin.readline(MAX_LINE_BYTES)
         if not chunk or chunk.endswith(b"\n"):
             return
-
-
-def _valid_id(value) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def _error(request_id, code: int, message: str, data=None) -> dict:
-    error = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}

@@ -246,6 +246,34 @@ def test_a_malformed_body_gets_a_json_rpc_parse_error_not_silence(world):
         assert server.post(b"x" * (2 * 1024 * 1024), server.authorized())[0] == 413
 
 
+def test_notifications_get_202_and_requests_their_answer_in_plain_json_without_the_sdk(world):
+    """The transport is our own (the SDK's import was most of the wait for a first answer): a
+    notification gets 202 and no body, a request its JSON answer; a body that is not JSON, a
+    protocol version the server does not speak, no JSON accepted: each refused with its status."""
+    argv = [sys.executable, "-c", without_package("mcp"), "mcp", "--http", "--port", "0"]
+    with HttpServer(argv, world.environ(), world.root, world.config_dir / "obsidian-memory") as server:
+        status, headers, body = server.post(INITIALIZE, server.authorized())
+        assert status == 200 and headers["content-type"] == "application/json"
+        assert json.loads(body)["result"]["protocolVersion"] == "2025-06-18"
+        notified = server.post({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                               server.authorized(**{"MCP-Protocol-Version": "2025-06-18"}))
+        assert notified[0] == 202 and notified[2] == b""
+        call = {"jsonrpc": "2.0", "id": "a", "method": "tools/call",
+                "params": {"name": "search", "arguments": {"query": "maple syrup", "source": "local"}}}
+        status, _, body = server.post(call, server.authorized(**{"MCP-Protocol-Version": "2025-06-18"}))
+        answer = json.loads(body)
+        assert status == 200 and answer["id"] == "a"
+        assert answer["result"]["structuredContent"]["results"][0]["path"] == "Recipes/Syrup.md"
+        status, _, body = server.post(call, server.authorized(**{"MCP-Protocol-Version": "2099-01-01"}))
+        assert status == 400 and json.loads(body)["error"]["code"] == -32600
+        assert server.post(call, server.authorized(Accept="text/event-stream"))[0] == 406
+        assert server.post(call, server.authorized(**{"Content-Type": "text/plain"}))[0] == 415
+        assert server.post(call, server.authorized(), path="/elsewhere")[0] == 404
+        unknown = json.loads(server.post({"jsonrpc": "2.0", "id": 9, "method": "server/discover"},
+                                         server.authorized())[2])
+        assert unknown["error"]["code"] == -32601   # a client probing the newer era falls back to the handshake
+
+
 # -- stopping ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
@@ -401,8 +429,8 @@ def test_bad_flags_are_one_line(world, args, says):
     assert says in line and "Traceback" not in line
 
 
-def test_without_the_sdk_the_http_server_says_how_to_install_it_in_one_line(world):
-    result = subprocess.run([sys.executable, "-c", without_package("mcp"), "mcp", "--http", "--port", "0"],
+def test_without_uvicorn_the_http_server_says_how_to_install_it_in_one_line(world):
+    result = subprocess.run([sys.executable, "-c", without_package("uvicorn"), "mcp", "--http", "--port", "0"],
                             capture_output=True, env=world.environ(), timeout=60, cwd=str(world.root))
     assert result.returncode == 2 and result.stdout == b""
     [line] = result.stderr.decode().splitlines()

@@ -3,8 +3,8 @@ over stdio (the client starts the server). `mcp --http [--port N] [--host ADDR]`
 loopback for every client, each request with the bearer token; `mcp --http --show-config` prints
 what to paste into Claude Code, Cursor and Claude Desktop.
 
-The optional `[mcp]` extra brings what they need (stdio: pydantic; HTTP: the SDK and uvicorn):
-without it, one line says how to install it.
+The optional `[mcp]` extra brings what they need (pydantic; and uvicorn for HTTP): without it,
+one line says how to install it.
 """
 from __future__ import annotations
 
@@ -87,16 +87,15 @@ def load_server_module():
 
 
 def load_http_module():
-    """mcp_http, once the SDK and uvicorn are known to be installed (found, not imported yet: the
-    server imports them while its warm-up checks the index)."""
+    """mcp_http, once uvicorn is known to be installed (found, not imported yet: the server imports
+    it while its warm-up checks the index)."""
     import importlib.util
 
     try:
         from obsidian_memory import mcp_http, mcp_server  # noqa: F401  (pydantic's import fails here, if it does)
 
-        for name in ("mcp", "uvicorn", "starlette"):
-            if importlib.util.find_spec(name) is None:
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        if importlib.util.find_spec("uvicorn") is None:
+            raise ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn")
     except ImportError as exc:
         _explain(exc)
     return mcp_http
@@ -104,8 +103,7 @@ def load_http_module():
 
 def _explain(exc: ImportError):
     missing = getattr(exc, "name", None) or ""
-    if missing in ("mcp", "uvicorn", "starlette", "pydantic") or missing.startswith(
-            ("mcp.", "mcp_types", "uvicorn.", "starlette.", "pydantic.", "pydantic_core")):
-        raise UserError(f"the MCP server needs the mcp package (version 2.3 or later): {INSTALL_HINT} "
+    if missing in ("uvicorn", "h11", "pydantic") or missing.startswith(("uvicorn.", "pydantic.", "pydantic_core")):
+        raise UserError(f"the MCP server needs the [mcp] extra (pydantic, and uvicorn for --http): {INSTALL_HINT} "
                         f"({exc})") from exc
     raise exc
