@@ -115,7 +115,7 @@ def install(argv):
     parser = OneLineParser(prog="install.py", allow_abbrev=False, description=__doc__.split("\n\n")[0])
     command.add_arguments(parser)
     args = parser.parse_args(argv)
-    args.mcp = args.mcp or args.mcp_http   # the HTTP server is the MCP server: it needs the SDK
+    args.mcp = args.mcp or args.mcp_http   # the HTTP server is the MCP server: it needs the [mcp] extra
     print(f"install.py: Python {'.'.join(map(str, sys.version_info[:3]))} at {sys.executable}")
     args.source = REPO
     args.python = args.python or python_for_hooks()

@@ -900,7 +900,7 @@ def service_file(platform: str | None = None) -> str | None:
 
 
 def service_command(layout: Layout) -> list[str]:
-    """The server as the service runs it: the venv's Python (it has the SDK) and our launcher."""
+    """The server as the service runs it: the venv's Python (it has the [mcp] extra) and our launcher."""
     return [layout.python, layout.launcher("obsidian_memory.py"), "mcp", "--http"]
 
 

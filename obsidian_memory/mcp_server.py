@@ -6,15 +6,15 @@ else may, so that the hooks never pay for it. The tools call the same functions 
 
 One definition per tool: a method of `Tools`, whose signature is its input schema and validation
 (types, bounds, defaults, each argument's description) and whose return annotation is its output
-schema; `Server` derives both once, with pydantic, as the SDK did.
+schema; `Server` derives both once, with pydantic (the very schemas the official SDK derived).
 
 Stdio is our own JSON-RPC loop (`serve`), not the SDK's: the SDK's import alone (its pydantic
 models of two protocol eras, its HTTP client and server) took ~0.55 s of the ~0.75 s a client
 waited for the first answer after spawning the server; this loop needs pydantic and the standard
 library. It speaks the initialize handshake (protocol 2024-11-05 to 2025-11-25); a client that
 probes the newer per-request era (`server/discover`) gets "method not found" and falls back to the
-handshake, as the SDK's own client does. `mcp --http` (mcp_http) serves the same `Server` through
-the SDK's Streamable HTTP transport.
+handshake, as the SDK's own client does. `mcp --http` (mcp_http) serves the same `Server` over
+Streamable HTTP.
 
 Stdout is the protocol channel: while serving, fd 1 points at stderr and the protocol goes through
 a private duplicate, so a stray print (ours, a library's, a child's) lands on stderr and never
@@ -233,7 +233,6 @@ class ToolSpec:
         signature = inspect.signature(method, eval_str=True)
         fields = {parameter.name: (parameter.annotation, ... if parameter.default is parameter.empty else parameter.default)
                   for parameter in signature.parameters.values()}
-        self.name = name
         self.arguments = create_model(f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
         returns = signature.return_annotation
         self.returns_model = isinstance(returns, type) and issubclass(returns, BaseModel)
@@ -244,12 +243,16 @@ class ToolSpec:
                         "annotations": dict(READ_ONLY)}
 
     def validate(self, arguments: dict) -> dict:
-        """The keyword arguments of a call (a ValidationError for bad ones). A list or an object sent
-        as a JSON string, as some clients do, is decoded first."""
-        decoded = {key: _json_container(value) if key in self.arguments.model_fields
-                   and self.arguments.model_fields[key].annotation is not str else value
-                   for key, value in arguments.items()}
-        model = self.arguments.model_validate(decoded)
+        """The keyword arguments of a call (a ValidationError for bad ones). Refused as they are,
+        strings that hold a JSON list or object are decoded and tried again: some clients send a
+        list argument that way."""
+        try:
+            model = self.arguments.model_validate(arguments)
+        except ValidationError:
+            decoded = {key: _json_container(value) for key, value in arguments.items()}
+            if decoded == arguments:
+                raise
+            model = self.arguments.model_validate(decoded)
         return {name: getattr(model, name) for name in self.arguments.model_fields}
 
     def structured(self, result) -> dict:
@@ -304,11 +307,7 @@ class Server:
             if not isinstance(name, str) or not isinstance(arguments, (dict, type(None))):
                 return error_reply(request.request_id, INVALID_PARAMS,
                                    "Invalid params: tools/call needs a tool `name` and `arguments` as an object")
-            try:
-                result = self.call_tool(name, arguments or {})
-            except Exception as exc:   # (call_tool answers every failure of a tool; this one is ours)
-                self.log(f"mcp tool {name}: unexpected error", exc)
-                result = tool_error(f"{name} failed: {type(exc).__name__}: {exc} (details in the log)")
+            result = self.call_tool(name, arguments or {})
         elif method == "initialize":
             result = self.initialize(params)
         elif method == "tools/list":
@@ -321,15 +320,15 @@ class Server:
 
     def call_tool(self, name: str, arguments: dict) -> dict:
         """The result of one call (a CallToolResult as JSON): structured, with a compact JSON copy
-        as its text, or a one-line tool error."""
-        spec = self.specs.get(name)
-        if spec is None:
-            return tool_error(f"Unknown tool: {name}")
+        as its text, or a one-line tool error (the traceback of an unexpected one in the log)."""
         try:
-            keywords = spec.validate(arguments)
-        except ValidationError as exc:
-            return tool_error(f"bad arguments for {name}: {_validation_summary(exc)}")
-        try:
+            spec = self.specs.get(name)
+            if spec is None:
+                return tool_error(f"Unknown tool: {name}")
+            try:
+                keywords = spec.validate(arguments)
+            except ValidationError as exc:
+                return tool_error(f"bad arguments for {name}: {_validation_summary(exc)}")
             structured = spec.structured(getattr(self.tools, name)(**keywords))
             text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
         except UserError as exc:

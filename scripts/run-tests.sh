@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README "Set up"): a local virtual environment with the package and
-# everything its tests exercise (the test tools, the MCP server's SDK, the semantic-search model),
+# everything its tests exercise (the test tools, the MCP SDK as the tests' MCP client, the semantic-search model),
 # then the whole suite, the end-to-end tests in the real Claude Code client included (they install
 # the pinned client with npm into ~/.cache/claude-code-e2e, and skip, saying why, without npm).
 # Extra arguments go to pytest, e.g. `-m "not e2e"` or `tests/test_install.py`.

@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="never ask (also the behaviour without a terminal)")
     parser.add_argument("--semantic", action="store_true", help="also install the optional semantic-search extra")
     parser.add_argument("--mcp", action="store_true",
-                        help="also install the MCP SDK, for `obsidian_memory.py mcp` (any MCP client)")
+                        help="also install the MCP server's extra (pydantic, uvicorn), for `obsidian_memory.py mcp` (any MCP client)")
     parser.add_argument("--mcp-http", action="store_true",
                         help="also write a user service (systemd on Linux, launchd on macOS) for the HTTP MCP "
                              "server, and its token; the service is not enabled: the summary says how (implies --mcp)")
