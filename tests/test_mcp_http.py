@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-pytest.importorskip("mcp.client.streamable_http", reason="the optional [mcp] extra is not installed")
+pytest.importorskip("mcp.client.streamable_http", reason="the MCP SDK (the tests' MCP client, in the [test] extra) is not installed")
 
 import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
 from mcp_http_kit import (INITIALIZE, JSON_RPC_HEADERS, HttpServer, env_with_notes, free_port,  # noqa: E402

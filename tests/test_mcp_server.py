@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-pytest.importorskip("mcp.client.stdio", reason="the optional [mcp] extra is not installed")
+pytest.importorskip("mcp.client.stdio", reason="the MCP SDK (the tests' MCP client, in the [test] extra) is not installed")
 
 import anyio  # noqa: E402  (after the skip: anyio comes with the SDK)
 from archive_fixtures import REAL_2_1_332_ID, copy_real, session_id, write_transcript  # noqa: E402
