@@ -22,6 +22,7 @@ its HTTP client) was most of the wait for the first answer after a start:
 """
 from __future__ import annotations
 
+import asyncio
 import errno
 import hashlib
 import hmac
@@ -31,7 +32,7 @@ import socket
 import sys
 import threading
 
-from obsidian_memory import mcp_endpoint as endpoint
+from obsidian_memory import mcp_endpoint as endpoint, mcp_server
 from obsidian_memory.errors import UserError
 
 MAX_BODY_BYTES = 1024 * 1024        # the largest tool call is a few kilobytes
@@ -48,7 +49,7 @@ class Stopped(Exception):
 
 def serve(vault: str | None, port: int, host: str | None, out=None, err=None) -> int:
     """Serve until stopped; the state file exists exactly while the server listens."""
-    from obsidian_memory import mcp_server, settings as settings_module
+    from obsidian_memory import settings as settings_module
     from obsidian_memory.locks import FileLock, LockBusy
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -69,7 +70,7 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
         sockets = bind(addresses, port)
         port = sockets[0].getsockname()[1]
         bound = [sock.getsockname()[0] for sock in sockets]
-        mcp_server.warm_up(vault, err)       # meanwhile uvicorn is imported
+        mcp_server.warm_up(vault, err, load_model=True)   # meanwhile uvicorn is imported
         app = build_app(vault, token, port)
         server = _uvicorn_server(app)
         endpoint.write_state(home, port, bound, settings.vault)
@@ -144,8 +145,6 @@ def _listening_socket(address: str, port: int, only: bool) -> socket.socket | No
 
 def build_app(vault: str | None, token: str, port: int):
     """The tools of `mcp_server` as an ASGI application at /mcp, behind `Guard`."""
-    from obsidian_memory import mcp_server
-
     return Guard(Endpoint(mcp_server.build(vault)), token, port)
 
 
@@ -180,8 +179,6 @@ class Endpoint:
         body = await _body(scope, receive, MAX_BODY_BYTES)
         if body is None:
             return await _refuse(send, 413, b"Payload Too Large")
-        from obsidian_memory import mcp_server
-
         message = mcp_server.incoming(body)
         if message.kind == "invalid":
             return await _answer(send, 400, message.reply)
@@ -193,8 +190,6 @@ class Endpoint:
                 f"{', '.join(mcp_server.PROTOCOL_VERSIONS)})"))
         if message.kind != "request":
             return await _refuse(send, 202, b"")
-        import asyncio
-
         reply = await asyncio.get_running_loop().run_in_executor(self.workers, self.server.answer, message)
         return await _answer(send, 200, reply)
 
@@ -237,14 +232,10 @@ async def _body(scope, receive, limit: int) -> bytes | None:
 
 
 def _error(message: str) -> dict:
-    from obsidian_memory import mcp_server
-
     return mcp_server.error_reply(None, mcp_server.INVALID_REQUEST, message)
 
 
 async def _answer(send, status: int, message: dict) -> None:
-    from obsidian_memory import mcp_server
-
     body = mcp_server.encoded(message)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]})

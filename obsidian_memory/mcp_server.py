@@ -372,12 +372,14 @@ def build(vault: str | None = None) -> Server:
     return Server(Tools(vault))
 
 
-def warm_up(vault: str | None, err) -> threading.Thread:
+def warm_up(vault: str | None, err, load_model: bool = False) -> threading.Thread:
     """In the background, from the server's start (while the client's handshake runs): the vault
     watched from now on (a search skips the walk while nothing changed; where it cannot be watched,
     one line on `err` says why), then the index brought up to date, so that the first search finds
-    it checked under that watch; and, for a vault with embeddings, the semantic model and the
-    vectors loaded and run once. A failure here is left for the first search to report."""
+    it checked under that watch; with `load_model`, for a vault with embeddings, the semantic model
+    and the vectors loaded and run once (the HTTP server, which lives all day: a stdio server
+    lives as long as its client's session, which may never search, so it loads them at its first
+    hybrid search). A failure here is left for the first search to report."""
     def warm() -> None:
         try:
             from obsidian_memory import settings as settings_module
@@ -390,7 +392,7 @@ def warm_up(vault: str | None, err) -> threading.Thread:
             if why:
                 err.write(f"obsidian-memory: the vault is not watched ({why}): every search walks it\n")
                 err.flush()
-            if hybrid.semantic_ready(settings)[0]:
+            if load_model and hybrid.semantic_ready(settings)[0]:
                 vectors.load_matrix(settings, semantic.model_id())
                 semantic.embed_query("warm up")
         except Exception:
