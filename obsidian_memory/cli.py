@@ -71,9 +71,8 @@ def run_argparse_command(module, prog: str, description: str, argv: list[str]) -
 
 
 def _import_command(module_name: str):
-    import importlib
-
-    return importlib.import_module(f"obsidian_memory.commands.{module_name}")
+    # (not importlib.import_module: importlib imports warnings, on the path of every hook)
+    return __import__(f"obsidian_memory.commands.{module_name}", fromlist=["__name__"])
 
 
 def _print_usage(stream) -> None:

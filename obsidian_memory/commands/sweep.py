@@ -37,8 +37,6 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
     file's time says when the last one started). Returns whether a sweep was started."""
     import time
 
-    from obsidian_memory import spawn
-
     stamp = os.path.join(settings.home, STAMP)
     now = time.time() if now is None else now
     try:
@@ -50,5 +48,7 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
     with open(stamp, "w", encoding="utf-8") as handle:
         handle.write(f"{int(now)}\n")
     os.utime(stamp, (now, now))
+    from obsidian_memory import spawn   # (only when one starts: most session starts start none)
+
     spawn.start(spawn.command("sweep", *(["--exclude-session", session_id] if session_id else [])))
     return True
