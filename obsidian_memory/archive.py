@@ -233,7 +233,15 @@ def _migration_7(db: sqlite3.Connection) -> None:
     """)
 
 
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7]
+def _migration_8(db: sqlite3.Connection) -> None:
+    # the history at scale (issue 20): the newest session notes, those of a month and those of the
+    # last weeks are found by their `started` property through this index, so that an archive run
+    # reads the records of the notes it shows, not of every note of the vault
+    db.execute("CREATE INDEX vault_notes_by_start ON vault_notes(kind, started)")
+
+
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
+              _migration_8]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -727,8 +735,8 @@ class Archive:
         return [dict(zip(self.VAULT_NOTE_FIELDS, row)) for row in self.db.execute(
             f"SELECT {', '.join(self.VAULT_NOTE_FIELDS)} FROM vault_notes {where} ORDER BY path")]
 
-    def vault_note_stamps(self, root: str, privacy_rules: str) -> dict[str, tuple[tuple, str]]:
-        """{path: ((size, mtime_ns, ctime_ns), kind)} of the files of the vault at `root` as last
+    def vault_note_stamps(self, root: str, privacy_rules: str) -> dict[str, tuple[tuple, str, str]]:
+        """{path: ((size, mtime_ns, ctime_ns), kind, started)} of the files of the vault at `root` as last
         read. A session note (or conflict copy) not judged private or not under the text rules
         `privacy_rules` (privacy.Privacy.text_rules) has no stamp: it is to be read again."""
         if self.meta("vault_notes_privacy") != privacy_rules:
@@ -737,9 +745,9 @@ class Archive:
                 self._set_meta("vault_notes_privacy", privacy_rules)
         if self.meta("vault_notes_root") != root:
             return {}
-        return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind)
-                for path, size, mtime_ns, ctime_ns, kind, private in
-                self.db.execute("SELECT path, size, mtime_ns, ctime_ns, kind, private FROM vault_notes")}
+        return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind, started)
+                for path, size, mtime_ns, ctime_ns, kind, private, started in self.db.execute(
+                    "SELECT path, size, mtime_ns, ctime_ns, kind, private, started FROM vault_notes")}
 
     def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
         """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the
@@ -757,6 +765,62 @@ class Archive:
                 "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{f} = excluded.{f}" for f in fields[1:])
                 + f", learned = CASE WHEN {same_stamp} THEN learned ELSE 0 END",
                 [tuple(note.get(f) for f in fields) for note in read])
+
+    def vault_notes_of_sessions(self, root: str, session_ids) -> list[dict]:
+        """The session notes (conflict copies aside) of the vault at `root` that hold one of
+        `session_ids`, as last read."""
+        if self.meta("vault_notes_root") != root:
+            return []
+        ids, rows = list(dict.fromkeys(session_ids)), []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows += [dict(zip(self.VAULT_NOTE_FIELDS, row)) for row in self.db.execute(
+                f"SELECT {', '.join(self.VAULT_NOTE_FIELDS)} FROM vault_notes WHERE kind = 'session' "
+                f"AND session_id IN ({', '.join('?' for _ in chunk)})", chunk)]
+        return rows
+
+    def vault_session_ids(self, root: str, *, month: str | None = None, since: str | None = None,
+                          limit: int | None = None, offset: int = 0) -> list[tuple[str, str | None]]:
+        """(session id, started) of the session notes of the vault at `root`, newest first: of the
+        `month` (`YYYY-MM`; '' for the notes without a start), or started at `since` or later, or
+        the `limit` newest from `offset`. Served by vault_notes_by_start."""
+        if self.meta("vault_notes_root") != root:
+            return []
+        where, params = ["kind = 'session'"], []
+        if month == "":
+            where.append("started IS NULL")
+        elif month is not None:
+            where.append("started >= ? AND started < ?")
+            params += [month, month + "~"]      # every `YYYY-MM-...` of the month sorts between these
+        if since is not None:
+            where.append("started >= ?")
+            params.append(since)
+        page = " LIMIT ? OFFSET ?" if limit is not None else ""
+        params += [int(limit), int(offset)] if limit is not None else []
+        return [(row[0], row[1]) for row in self.db.execute(
+            f"SELECT session_id, started FROM vault_notes WHERE {' AND '.join(where)} "
+            f"ORDER BY started DESC, session_id DESC{page}", params)]
+
+    def vault_note_months(self, root: str) -> list[str]:
+        """The months (`YYYY-MM`, newest first; '' last for notes without a start) of the session
+        notes of the vault at `root`: one index look-up per month."""
+        if self.meta("vault_notes_root") != root:
+            return []
+        months, before = [], None
+        while True:
+            row = self.db.execute("SELECT max(started) FROM vault_notes WHERE kind = 'session' AND started IS NOT NULL"
+                                  + (" AND started < ?" if before else ""), (before,) if before else ()).fetchone()
+            if not row or not row[0]:
+                break
+            before = str(row[0])[:7]
+            months.append(before)
+        if self.db.execute("SELECT 1 FROM vault_notes WHERE kind = 'session' AND started IS NULL LIMIT 1").fetchone():
+            months.append("")
+        return months
+
+    def set_meta(self, name: str, value: str) -> None:
+        with self._write():
+            self._set_meta(name, value)
 
     def vault_note_paths(self, root: str, session_id: str) -> list[str]:
         """The notes of the vault at `root` that hold `session_id`, as last read (conflict copies

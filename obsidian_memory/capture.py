@@ -347,13 +347,15 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
     if not (force or archive.history_outdated(rules)) or not os.path.isdir(settings.vault):
         return
+    from obsidian_memory import clock
     from obsidian_memory.notes import activity, bases, history, vault_sessions
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             changes = archive.history_changes()   # before the notes: a change landing meanwhile stays pending
             try:
-                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline)
+                first_day = activity.week_starts(clock.now().date())[0].isoformat()
+                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day)
             except vault_sessions.Incomplete as exc:
                 logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
                 return

@@ -1,13 +1,22 @@
-"""`Meta/claude-session-history.md`: one table row per session note in the vault, newest first.
+"""`Meta/claude-session-history.md`: the newest session notes in the vault, one table row each,
+newest first; and one note per month (`Meta/claude-session-history/claude-session-history
+2026-03.md`) holding every session note of that month, linked from it.
 
-The table is rebuilt from the session notes found in the vault's sessions folder (their
-properties; notes/vault_sessions), never from one machine's archive: every machine that shares
-the vault lists every machine's sessions and, once the notes have synced, writes the very same
-bytes (times are shown as each note's `started` property says, in its own machine's local time).
-It is rebuilt whole every time, between two markers, so a row can never be duplicated or lost
-to a race; whatever the user wrote above or below the markers is kept. A writer reads the
-folder again after writing: if a note arrived meanwhile (another machine writing beside it), it
-writes again, so that two machines rebuilding at the same time end with the same table.
+The tables are rebuilt from the session notes found in the vault (their properties;
+notes/vault_sessions), never from one machine's archive: every machine that shares the vault
+lists every machine's sessions and, once the notes have synced, writes the very same bytes (times
+are shown as each note's `started` property says, in its own machine's local time). Each table is
+rebuilt whole, between two markers, so a row can never be duplicated or lost to a race; whatever
+the user wrote above or below the markers is kept. A note that arrives while a table is written
+(another machine writing beside it) is in the tables of the next archive or sweep: the walk of
+the vault that would catch it at once cost a second walk of every note at every session's end.
+
+Bounded at any size (issue 20): the history note shows the newest RECENT_ROWS sessions (a table
+of 100,000 rows is 15 MB that Obsidian would index and the vault would sync again at every
+session's end), and a month's note is rewritten only when one of its session notes came, went or
+changed (vault_sessions.refresh says which months), or the private rules changed (then every
+month once). Every row is read from the archive's record of the vault's notes by an index on
+`started`, so that an archive run reads the records of the rows it shows, not of every note.
 
 A private session note (`privacy`) has no row and is not counted in the activity note: the
 table is a note that search returns, and would quote the session's title and project. What a
@@ -29,7 +38,8 @@ BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edi
 END = "<!-- obsidian-memory:history:end -->"
 HEADER = "| Started | Project | Session | Machine | Note |\n|---|---|---|---|---|\n"
 DEFAULT_PREAMBLE = "# Claude session history\n\n"
-CONVERGE_ATTEMPTS = 3
+RECENT_ROWS = 500              # the history note's rows; the older ones are in the month notes
+MONTHS_RULES = "history_months_rules"   # archive meta: the private rules every month note was written under
 
 
 def table_rows(notes: list[dict]) -> list[dict]:
@@ -58,8 +68,14 @@ def cell(value) -> str:
     return text if _PLAIN.fullmatch(text) else markdown_inline(value)
 
 
-def render_history(rows: list[dict], existing: str | None) -> str:
-    return between_markers(existing, BEGIN, END, render_table(rows), DEFAULT_PREAMBLE)
+def render_history(rows: list[dict], existing: str | None, months: list[str] = (), settings=None) -> str:
+    """The history note: the table of `rows` and, when it shows only the newest, links to the
+    notes of `months`."""
+    block = render_table(rows)
+    if months:
+        links = " · ".join(f"[[{month_title(settings, m)}|{m or 'undated'}]]" for m in months)
+        block += f"\nThe newest {len(rows)} sessions; every session, month by month: {links}\n"
+    return between_markers(existing, BEGIN, END, block, DEFAULT_PREAMBLE)
 
 
 def between_markers(existing: str | None, begin: str, end: str, block: str, preamble: str) -> str:
@@ -85,15 +101,18 @@ def _marker_start(begin: str) -> str:
 
 
 def rebuild(settings, archive, *, deadline: float | None = None) -> str:
-    """Rewrite the history note from the session notes in the vault (the archive keeps what was
-    last read of each); returns its absolute path. Raises OSError (VaultUnavailable without a
-    vault) and vault_sessions.Incomplete when `deadline` passes before every changed note was
-    read: a table from part of the notes would drop rows, so none is written then."""
+    """Rewrite the history note (and the month notes whose rows changed) from the session notes in
+    the vault (the archive keeps what was last read of each); returns its absolute path. Raises
+    OSError (VaultUnavailable without a vault) and vault_sessions.Incomplete when `deadline`
+    passes before every changed note was read: a table from part of the notes would drop rows,
+    so none is written then."""
     return rebuild_from_notes(settings, archive, deadline=deadline)[0]
 
 
-def rebuild_from_notes(settings, archive, *, deadline: float | None = None) -> tuple[str, list[dict]]:
-    """rebuild(), and the counted session notes the table was made of (for the activity note)."""
+def rebuild_from_notes(settings, archive, *, deadline: float | None = None,
+                       since: str | None = None) -> tuple[str, list[dict]]:
+    """rebuild(), and the counted session notes started at `since` (a `YYYY-MM-DD` local day) or
+    later (for the activity note)."""
     from obsidian_memory.notes import vault_sessions
 
     if not os.path.isdir(settings.vault):
@@ -101,16 +120,80 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None) -> t
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
-    privacy = Privacy.of(settings)
-    for _ in range(CONVERGE_ATTEMPTS):
-        notes = vault_sessions.refresh(settings, archive, deadline=deadline).rows
-        counted = [row for row in vault_sessions.canonical(notes)[0]
-                   if not (row["private"] or privacy.path_is_private(row["path"]))]
-        existing = fsutil.read_text(target) if os.path.exists(target) else None
-        text = render_history(table_rows(counted), existing)
-        if text == existing:
-            break
+    folder = vault_sessions.refresh(settings, archive, deadline=deadline)
+    recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
+    months = []
+    if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all
+        months = archive.vault_note_months(folder.root)
+        rules = Privacy.of(settings).signature()
+        for month in (months if archive.meta(MONTHS_RULES) != rules else sorted(folder.months, reverse=True)):
+            _write_month(settings, month, _month_rows(settings, archive, folder.root, month))
+        if archive.meta(MONTHS_RULES) != rules:
+            archive.set_meta(MONTHS_RULES, rules)
+    elif archive.meta(MONTHS_RULES):
+        archive.set_meta(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    text = render_history(recent[:RECENT_ROWS], existing, months, settings)
+    if text != existing:
         fsutil.atomic_write_text(target, text)
-        if vault_sessions.unchanged_since(settings, notes):
-            break
+    counted = counted_rows(settings, archive, folder.root,
+                           [sid for sid, _ in archive.vault_session_ids(folder.root, since=since)]) if since else []
     return target, counted
+
+
+def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:
+    """The rows that count (vault_sessions.canonical: one per session, conflict copies aside; no
+    private note) of the sessions `session_ids`, from every note that holds one of them."""
+    from obsidian_memory.notes import vault_sessions
+
+    privacy = Privacy.of(settings)
+    notes = archive.vault_notes_of_sessions(root, session_ids)
+    return [row for row in vault_sessions.canonical(notes)[0]
+            if not (row["private"] or privacy.path_is_private(row["path"]))]
+
+
+def newest_rows(settings, archive, root: str, count: int) -> list[dict]:
+    """The `count` newest counted rows, in table order: the newest notes are read page by page
+    until `count` rows that count are at least as new as the last note read."""
+    found: dict[str, dict] = {}
+    offset, page = 0, count + 50
+    while True:
+        ids = archive.vault_session_ids(root, limit=page, offset=offset)
+        found.update({row["session_id"]: row for row in counted_rows(settings, archive, root, [i for i, _ in ids])})
+        offset += len(ids)
+        if len(ids) < page:
+            break
+        boundary = ids[-1][1] or ""
+        if sum(1 for row in found.values() if (row.get("started") or "") >= boundary) >= count:
+            break
+    return table_rows(list(found.values()))[:count]
+
+
+def _month_rows(settings, archive, root: str, month: str) -> list[dict]:
+    from obsidian_memory.notes.vault_sessions import month_of
+
+    ids = [sid for sid, _ in archive.vault_session_ids(root, month=month)]
+    return table_rows([row for row in counted_rows(settings, archive, root, ids) if month_of(row["started"]) == month])
+
+
+def month_note(settings, month: str) -> str:
+    """The vault-relative path of a month's note: in a folder named like the history note, beside it."""
+    stem = settings.history_note.strip("/")[:-3]
+    return f"{stem}/{month_title(settings, month)}.md"
+
+
+def month_title(settings, month: str) -> str:
+    return f"{os.path.basename(settings.history_note.strip('/'))[:-3]} {month or 'undated'}"
+
+
+def _write_month(settings, month: str, rows: list[dict]) -> None:
+    target = fsutil.resolve_inside(settings.vault, month_note(settings, month))
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    if existing is None and not rows:
+        return
+    block = render_table(rows) if rows else "No session notes of this month in the vault now.\n"
+    text = between_markers(existing, BEGIN, END, block,
+                           f"# Claude sessions of {month or 'no date'}\n\nNewest first; all months: "
+                           f"[[{note_name(settings.history_note)}]].\n\n")
+    if text != existing:
+        fsutil.atomic_write_text(target, text)

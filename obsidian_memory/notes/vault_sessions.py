@@ -254,8 +254,9 @@ class Folder:
     one) came, went or changed since the last refresh, and `rows`, the record of every `.md`
     file (paths vault-relative; read from the archive when first asked for)."""
 
-    def __init__(self, archive, root: str, sessions_changed: bool):
+    def __init__(self, archive, root: str, sessions_changed: bool, months: set | None = None):
         self.archive, self.root, self.sessions_changed = archive, root, sessions_changed
+        self.months = months or set()      # the months (month_of) of the session notes that came, went or changed
         self._rows: list[dict] | None = None
 
     @property
@@ -278,9 +279,9 @@ def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     privacy = Privacy.of(settings)
     on_disk = _on_disk(settings, root)
-    known = archive.vault_note_stamps(root, privacy.text_rules())   # path -> (stamp or None, kind)
+    known = archive.vault_note_stamps(root, privacy.text_rules())   # path -> (stamp or None, kind, started)
     gone = [path for path in known if path not in on_disk]
-    sessions_changed = any(known[path][1] != OTHER for path in gone)
+    months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
     changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
     batch: list[dict] = []
     for count, path in enumerate(changed):
@@ -289,14 +290,22 @@ def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
             raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
         row = read_facts(settings.vault, path, on_disk[path], privacy)
         before = known.get(path)
-        sessions_changed = sessions_changed or row["kind"] != OTHER or (before is not None and before[1] != OTHER)
+        if row["kind"] != OTHER:
+            months.add(month_of(row["started"]))
+        if before is not None and before[1] != OTHER:
+            months.add(month_of(before[2]))
         batch.append(row)
         if len(batch) == FLUSH_EVERY:   # progress survives a kill
             archive.update_vault_notes(root, batch, gone)
             batch, gone = [], []
     if batch or gone:
         archive.update_vault_notes(root, batch, gone)
-    return Folder(archive, root, sessions_changed)
+    return Folder(archive, root, bool(months), months)
+
+
+def month_of(started: str | None) -> str:
+    """The month (`YYYY-MM`) of a note's `started` property; '' for a note without one."""
+    return str(started)[:7] if started else ""
 
 
 def notes_of(settings, archive, session_id: str, *, deadline: float | None = None) -> list[str] | None:
@@ -355,13 +364,6 @@ def _on_disk(settings, root: str) -> dict[str, tuple[int, int, int]]:
     found = list_notes(root)
     found.pop(settings.history_note.strip("/"), None)
     return found
-
-
-def unchanged_since(settings, rows: list[dict]) -> bool:
-    """Whether the vault still holds exactly the notes `rows` (a refresh) describes."""
-    root = vault_root(settings)
-    on_disk = _on_disk(settings, root) if root else {}
-    return on_disk == {row["path"]: _stamp(row) for row in rows}
 
 
 def _stamp(row: dict) -> tuple:

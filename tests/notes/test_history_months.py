@@ -1,0 +1,80 @@
+"""The history at any size (issue 20): the history note shows the newest sessions and links a note
+per month that holds every session of that month; a month's note is rewritten only when one of
+its session notes came, went or changed."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from obsidian_memory.archive import open_archive
+from obsidian_memory.model import Prompt, Session
+from obsidian_memory.notes import history
+from obsidian_memory.notes import sessions as notes
+
+DAYS = ("2026-01-10", "2026-01-20", "2026-02-03", "2026-03-01", "2026-03-05")
+
+
+def write(settings, n: int, day: str) -> str:
+    session = Session(session_id=f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}", project="demo", title=f"topic {n}",
+                      machine="desk-000001", started_at=f"{day}T09:05:00.000Z", prompts=[Prompt(f"work {n}")])
+    return notes.write_note(session, settings)
+
+
+def titles(path) -> list[str]:
+    return [line.split(" | ")[2] for line in open(path, encoding="utf-8").read().splitlines()
+            if line.startswith("| 20")]
+
+
+@pytest.fixture
+def written(settings, monkeypatch):
+    monkeypatch.setattr(history, "RECENT_ROWS", 2)
+    return {n: write(settings, n, day) for n, day in enumerate(DAYS)}
+
+
+def month_path(settings, month: str) -> str:
+    return settings.vault_path(history.month_note(settings, month))
+
+
+def test_the_note_shows_the_newest_sessions_and_each_month_note_holds_its_month(settings, written):
+    with open_archive(settings.archive) as archive:
+        target = history.rebuild(settings, archive)
+    assert titles(target) == ["topic 4", "topic 3"]
+    text = open(target, encoding="utf-8").read()
+    for month in ("2026-03", "2026-02", "2026-01"):
+        assert f"[[claude-session-history {month}|{month}]]" in text
+    assert titles(month_path(settings, "2026-01")) == ["topic 1", "topic 0"]
+    assert titles(month_path(settings, "2026-02")) == ["topic 2"]
+    assert titles(month_path(settings, "2026-03")) == ["topic 4", "topic 3"]
+
+
+def test_only_the_month_notes_whose_sessions_changed_are_written_again(settings, written):
+    with open_archive(settings.archive) as archive:
+        history.rebuild(settings, archive)
+        stamps = {m: os.stat(month_path(settings, m)).st_mtime_ns for m in ("2026-01", "2026-02", "2026-03")}
+        write(settings, 9, "2026-02-14")
+        os.unlink(settings.vault_path(written[4]))
+        target = history.rebuild(settings, archive)
+    assert titles(month_path(settings, "2026-02")) == ["topic 9", "topic 2"]
+    assert titles(month_path(settings, "2026-03")) == ["topic 3"]
+    assert os.stat(month_path(settings, "2026-01")).st_mtime_ns == stamps["2026-01"]
+    assert titles(target) == ["topic 3", "topic 9"]
+
+
+def test_a_note_made_private_leaves_its_month_note(settings, written):
+    with open_archive(settings.archive) as archive:
+        history.rebuild(settings, archive)
+        with open(settings.vault_path(written[0]), "a", encoding="utf-8") as handle:
+            handle.write("\n#private\n")
+        history.rebuild(settings, archive)
+    assert titles(month_path(settings, "2026-01")) == ["topic 1"]
+    assert "topic 0" not in open(month_path(settings, "2026-01"), encoding="utf-8").read()
+
+
+def test_no_month_notes_while_the_history_note_shows_every_session(settings, monkeypatch):
+    for n, day in enumerate(DAYS[:2]):
+        write(settings, n, day)
+    with open_archive(settings.archive) as archive:
+        target = history.rebuild(settings, archive)
+    assert titles(target) == ["topic 1", "topic 0"] and "month by month" not in open(target, encoding="utf-8").read()
+    assert not os.path.exists(os.path.dirname(month_path(settings, "2026-01")))
