@@ -735,19 +735,22 @@ class Archive:
         return [dict(zip(self.VAULT_NOTE_FIELDS, row)) for row in self.db.execute(
             f"SELECT {', '.join(self.VAULT_NOTE_FIELDS)} FROM vault_notes {where} ORDER BY path")]
 
-    def vault_note_stamps(self, root: str, privacy_rules: str) -> dict[str, tuple[tuple, str, str]]:
+    def vault_note_stamps(self, root: str, privacy_rules: str, paths=None) -> dict[str, tuple[tuple, str, str]]:
         """{path: ((size, mtime_ns, ctime_ns), kind, started)} of the files of the vault at `root` as last
-        read. A session note (or conflict copy) not judged private or not under the text rules
-        `privacy_rules` (privacy.Privacy.text_rules) has no stamp: it is to be read again."""
+        read (of `paths` only, if given). A session note (or conflict copy) not judged private or not
+        under the text rules `privacy_rules` (privacy.Privacy.text_rules) has no stamp: it is to
+        be read again."""
         if self.meta("vault_notes_privacy") != privacy_rules:
             with self._write():
                 self.db.execute("UPDATE vault_notes SET private = NULL WHERE private IS NOT NULL")
                 self._set_meta("vault_notes_privacy", privacy_rules)
         if self.meta("vault_notes_root") != root:
             return {}
+        query = "SELECT path, size, mtime_ns, ctime_ns, kind, private, started FROM vault_notes"
+        rows = self.db.execute(query) if paths is None else (
+            row for path in paths for row in self.db.execute(query + " WHERE path = ?", (path,)))
         return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind, started)
-                for path, size, mtime_ns, ctime_ns, kind, private, started in self.db.execute(
-                    "SELECT path, size, mtime_ns, ctime_ns, kind, private, started FROM vault_notes")}
+                for path, size, mtime_ns, ctime_ns, kind, private, started in rows}
 
     def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
         """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the

@@ -171,7 +171,7 @@ def archive_transcript(path: str, settings, *, compact_summary: str | None = Non
                               force=force, session_id=session_id)
         if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
             _rebuild_history(settings, archive, force=bool(result.note_path),
-                             deadline=time.monotonic() + HOOK_HISTORY_SECONDS)
+                             deadline=time.monotonic() + HOOK_HISTORY_SECONDS, written=[result.note_path])
     return result
 
 
@@ -337,11 +337,14 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
         return []
 
 
-def _rebuild_history(settings, archive, *, force: bool = False, deadline: float | None = None) -> None:
+def _rebuild_history(settings, archive, *, force: bool = False, deadline: float | None = None,
+                     written=None) -> None:
     """Rewrite the history table from the session notes in the vault, and with it the activity
     note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
     since the table was last rendered (by any run, also one that was killed before it got
-    here), or the private rules changed. A missing vault was logged with the note."""
+    here), or the private rules changed. A missing vault was logged with the note. When this run
+    already brought the archive's record of the vault up to date (placing a new note) less than
+    HOOK_HISTORY_SECONDS ago, only the notes it `written` are looked at again."""
     from obsidian_memory.privacy import Privacy
 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
@@ -355,7 +358,9 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
             changes = archive.history_changes()   # before the notes: a change landing meanwhile stays pending
             try:
                 first_day = activity.week_starts(clock.now().date())[0].isoformat()
-                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day)
+                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
+                                                      written=[p for p in written or () if p],
+                                                      walked_within=HOOK_HISTORY_SECONDS if written else 0)
             except vault_sessions.Incomplete as exc:
                 logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
                 return

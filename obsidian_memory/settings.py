@@ -257,7 +257,7 @@ class Settings:
                                    "where session notes go (the Bases view is this path + `.base`)",
                                    stops=True)
     history_note: str = setting(VaultPath(note=True), "Meta/claude-session-history.md",
-                                "the table of all sessions (`claude-activity.md` goes beside it)", stops=True)
+                                "the table of the newest sessions (the month notes go in a folder of its name, `claude-activity.md` beside it)", stops=True)
     state_note: str = setting(VaultPath(note=True), "Meta/claude-state.md", "the working-state note", stops=True)
     learnings_note: str = setting(VaultPath(note=True), "Meta/claude-learnings.md", "the learnings note",
                                   stops=True)

@@ -109,10 +109,10 @@ def rebuild(settings, archive, *, deadline: float | None = None) -> str:
     return rebuild_from_notes(settings, archive, deadline=deadline)[0]
 
 
-def rebuild_from_notes(settings, archive, *, deadline: float | None = None,
-                       since: str | None = None) -> tuple[str, list[dict]]:
+def rebuild_from_notes(settings, archive, *, deadline: float | None = None, since: str | None = None,
+                       written=None, walked_within: float = 0) -> tuple[str, list[dict]]:
     """rebuild(), and the counted session notes started at `since` (a `YYYY-MM-DD` local day) or
-    later (for the activity note)."""
+    later (for the activity note). `written` and `walked_within`: see vault_sessions.refresh."""
     from obsidian_memory.notes import vault_sessions
 
     if not os.path.isdir(settings.vault):
@@ -120,7 +120,7 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None,
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
-    folder = vault_sessions.refresh(settings, archive, deadline=deadline)
+    folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
     months = []
     if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all

@@ -266,11 +266,16 @@ class Folder:
         return self._rows
 
 
-def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
+_walked: dict[str, float] = {}     # vault root -> when this process last brought its whole record up to date
+
+
+def refresh(settings, archive, *, deadline: float | None = None, written=None, walked_within: float = 0) -> Folder:
     """Bring the archive's record of the vault's notes up to date, reading only the files whose
     stamp changed, and the session notes whose privacy was not judged under the present text
-    rules. Raises Incomplete when `deadline` (a time.monotonic() value) passes first, and
-    VaultUnavailable when there is no vault."""
+    rules. When this process did so less than `walked_within` seconds ago, only the notes it
+    `written` since (vault-relative paths) are looked at: one walk of the vault per archive run,
+    not one per step. Raises Incomplete when `deadline` (a time.monotonic() value) passes first,
+    and VaultUnavailable when there is no vault."""
     from obsidian_memory.notes.sessions import VaultUnavailable
     from obsidian_memory.privacy import Privacy
 
@@ -278,8 +283,10 @@ def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
     if root is None:
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     privacy = Privacy.of(settings)
-    on_disk = _on_disk(settings, root)
-    known = archive.vault_note_stamps(root, privacy.text_rules())   # path -> (stamp or None, kind, started)
+    started = time.perf_counter()      # (not monotonic(): that clock is the deadline's)
+    only = list(written or ()) if started - _walked.get(root, float("-inf")) < walked_within else None
+    on_disk = _on_disk(settings, root) if only is None else _stamps_of(root, only)
+    known = archive.vault_note_stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
     gone = [path for path in known if path not in on_disk]
     months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
     changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
@@ -300,7 +307,24 @@ def refresh(settings, archive, *, deadline: float | None = None) -> Folder:
             batch, gone = [], []
     if batch or gone:
         archive.update_vault_notes(root, batch, gone)
+    if only is None:
+        _walked[root] = started
     return Folder(archive, root, bool(months), months)
+
+
+def _stamps_of(root: str, paths) -> dict[str, tuple[int, int, int]]:
+    """list_notes' answer for these vault-relative paths only (those not there left out)."""
+    import stat as stat_module
+
+    found = {}
+    for path in paths:
+        try:
+            stat = os.stat(os.path.join(root, *path.split("/")), follow_symlinks=False)
+        except OSError:
+            continue
+        if stat_module.S_ISREG(stat.st_mode):
+            found[path] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    return found
 
 
 def month_of(started: str | None) -> str:

@@ -78,3 +78,22 @@ def test_no_month_notes_while_the_history_note_shows_every_session(settings, mon
         target = history.rebuild(settings, archive)
     assert titles(target) == ["topic 1", "topic 0"] and "month by month" not in open(target, encoding="utf-8").read()
     assert not os.path.exists(os.path.dirname(month_path(settings, "2026-01")))
+
+
+def test_archiving_a_new_session_walks_the_vault_once(env, settings, written, monkeypatch):
+    """Placing the new note brings the record of the vault up to date; the history then looks
+    only at the note just written, not at every note of the vault a second time."""
+    from archive_fixtures import session_id, write_transcript
+    from obsidian_memory import capture
+    from obsidian_memory.notes import vault_sessions
+
+    walks = []
+    real = vault_sessions.list_notes
+    monkeypatch.setattr(vault_sessions, "list_notes", lambda root: walks.append(root) or real(root))
+    transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(40)}.jsonl",
+                                  session_id(40), ["a brand new task"], start="2026-03-09T09:00:00.000Z")
+    result = capture.archive_transcript(str(transcript), settings, session_id=session_id(40))
+    assert result.note_path and len(walks) == 1
+    target = settings.vault_path(settings.history_note)
+    assert titles(target) == ["a brand new task", "topic 4"]
+    assert "a brand new task" in open(month_path(settings, "2026-03"), encoding="utf-8").read()
