@@ -143,13 +143,14 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None, sinc
 
 def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:
     """The rows that count (vault_sessions.canonical: one per session, conflict copies aside; no
-    private note) of the sessions `session_ids`, from every note that holds one of them."""
+    private note, nor one not judged yet: the rule errs toward private) of the sessions
+    `session_ids`, from every note that holds one of them."""
     from obsidian_memory.notes import vault_sessions
 
     privacy = Privacy.of(settings)
     notes = archive.vault_notes_of_sessions(root, session_ids)
     return [row for row in vault_sessions.canonical(notes)[0]
-            if not (row["private"] or privacy.path_is_private(row["path"]))]
+            if row["private"] == 0 and not privacy.path_is_private(row["path"])]
 
 
 def newest_rows(settings, archive, root: str, count: int) -> list[dict]:

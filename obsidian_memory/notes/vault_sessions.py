@@ -96,17 +96,11 @@ def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=N
                title=_text(properties.get("title")), commits=_count(properties.get("commits")))
     row["kind"] = CONFLICT if sync_conflicts.copy_of(name, is_note_name) else SESSION
     if privacy is not None:
-        whole = head if size <= HEAD_BYTES else _read_all(path)     # (most notes: the head is all of it)
+        from obsidian_memory.privacy import read_note
+
+        whole = head if size <= HEAD_BYTES else read_note(vault, relative)   # (most notes: the head is all of it)
         row["private"] = int(privacy.text_is_private(whole or ""))
     return row
-
-
-def _read_all(path: str) -> str | None:
-    try:
-        with fsutil.open_regular(path) as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def read_head(path: str, size: int) -> str:
