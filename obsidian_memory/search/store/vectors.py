@@ -28,7 +28,8 @@ from obsidian_memory.search.store.index import VaultIndex, index_path
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 
 BATCH_NOTES = 8            # notes embedded per commit
-TEXTS_PER_CALL = 16        # texts per model call (memory grows with the batch)
+CALL_CHARS = 2000          # characters of text per model call (see model_calls)
+AHEAD = 2                  # batches read ahead per worker
 DTYPE = "float16"          # on disk; searched as float32
 
 
@@ -128,21 +129,23 @@ class Busy(Exception):
 
 
 def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=None,
-                batch_notes: int = BATCH_NOTES) -> EmbedStats:
+                batch_notes: int = BATCH_NOTES, threads: int = 1) -> EmbedStats:
     """Bring the store in step with the vault: embed new and changed notes (most recently
     modified first, at most `limit` of them), forget deleted ones. The notes are those the
     vault index holds, brought up to date first: a private note is never embedded. `embedder`
-    provides `model_id()` and `embed_passages(texts)` (default: the real model). A store found
-    damaged on the way is deleted and filled again."""
+    provides `model_id()` and `embed_passages(texts)` (default: the real model), called from
+    `threads` worker threads at once (`semantic.cap_threads` lets the real model run that many
+    calls side by side). `progress`: True shows a bar with an ETA on stderr, None only on a
+    terminal, False never. A store found damaged on the way is deleted and filled again."""
     if embedder is None:
         from obsidian_memory.search import semantic as embedder
     try:
-        return _embed_vault(settings, limit, embedder, progress, batch_notes)
+        return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
     except sqlite3.DatabaseError as exc:
         if not sqlitedb.damaged(exc):
             raise
         discard(settings, exc)
-    return _embed_vault(settings, limit, embedder, progress, batch_notes)
+    return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
 
 
 def discard(settings, why: BaseException) -> None:
@@ -154,7 +157,7 @@ def discard(settings, why: BaseException) -> None:
     sqlitedb.remove_files(path)
 
 
-def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats:
+def _embed_vault(settings, limit, embedder, progress, batch_notes, threads) -> EmbedStats:
     started = time.perf_counter()
     model = embedder.model_id()
     stats = EmbedStats(model=model)
@@ -172,7 +175,7 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes) -> EmbedStats
                 if limit is not None:
                     stats.remaining = max(0, len(todo) - limit)
                     todo = todo[:max(0, limit)]
-                _embed_notes(conn, settings, todo, model, embedder, stats, progress, batch_notes)
+                _embed_notes(conn, settings, todo, model, embedder, stats, progress, batch_notes, threads)
                 _collect_garbage(conn)
         except LockBusy as exc:
             raise Busy(f"another process is embedding this vault ({exc})") from exc
@@ -234,45 +237,101 @@ def _todo(conn, on_disk: dict, model: str, stats: EmbedStats) -> list[tuple[str,
     return todo
 
 
-def _embed_notes(conn, settings, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int) -> None:
-    import numpy as np
+def _embed_notes(conn, settings, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int,
+                 threads: int) -> None:
+    """Notes read, chunked and written here while `threads` workers run the model: a few
+    batches ahead, so that the model never waits for a file or a commit."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
 
-    from obsidian_memory.progress import progress_bar
-
-    bar = progress_bar(len(todo), progress, desc="embedding notes", unit="note")
+    bar = EmbedProgress(todo, progress)
+    in_flight: deque = deque()
+    coming: set[str] = set()       # texts a batch in flight embeds (a later batch need not)
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="embed")
     try:
         for start in range(0, len(todo), batch_notes):
-            batch = [_read(settings, path, stat) for path, stat in todo[start:start + batch_notes]]
-            batch = [item for item in batch if item is not None]
+            part = todo[start:start + batch_notes]
+            batch = [item for item in (_read(settings, path, stat) for path, stat in part) if item is not None]
             known = _known_hashes(conn, model, {c.hash for item in batch for c in item.chunks})
-            missing = {}
+            missing: dict[str, str] = {}
             for item in batch:
                 for chunk in item.chunks:
-                    if chunk.hash not in known:
+                    if chunk.hash not in known and chunk.hash not in coming:
                         missing.setdefault(chunk.hash, chunk.text)
-            vectors = _embed_texts(embedder, list(missing.values()))
-            blobs = [(model, h, np.asarray(v, dtype=DTYPE).tobytes()) for h, v in zip(missing, vectors)]
-            _write_batch(conn, batch, blobs, model)
-            stats.chunks_embedded += len(missing)
-            stats.chunks_reused += sum(len(item.chunks) for item in batch) - len(missing)
-            for item in batch:
-                if any(c.hash in missing for c in item.chunks):
-                    stats.embedded += 1
-                else:
-                    stats.reused += 1
-            if bar is not None:
-                bar.update(len(todo[start:start + batch_notes]))
+            coming.update(missing)
+            calls = [pool.submit(embedder.embed_passages, texts) for texts in model_calls(list(missing.values()))]
+            in_flight.append((part, batch, missing, calls))
+            while len(in_flight) > AHEAD * threads:
+                coming.difference_update(_store(conn, model, stats, bar, *in_flight.popleft()))
+        while in_flight:
+            _store(conn, model, stats, bar, *in_flight.popleft())
     finally:
-        if bar is not None:
-            bar.close()
+        pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
 
 
-def _embed_texts(embedder, texts: list[str]) -> list:
-    """A few texts per model call: the engine holds every text's activations at once."""
-    out = []
-    for start in range(0, len(texts), TEXTS_PER_CALL):
-        out.extend(embedder.embed_passages(texts[start:start + TEXTS_PER_CALL]))
-    return out
+def model_calls(texts: list[str]) -> list[list[str]]:
+    """The texts in the order given, cut into model calls of about CALL_CHARS characters (a
+    longer text alone): the engine's cost per token grows with its batch (the activations leave
+    the cache), and a call of one tiny text would stream the weights for a few tokens."""
+    calls: list[list[str]] = []
+    size = CALL_CHARS
+    for text in texts:
+        if size + len(text) > CALL_CHARS:
+            calls.append([])
+            size = 0
+        calls[-1].append(text)
+        size += len(text)
+    return calls
+
+
+def _store(conn, model: str, stats: EmbedStats, bar, part, batch, missing: dict, calls) -> dict:
+    """Wait for a batch's model calls and commit it; its `missing` texts are stored now."""
+    import numpy as np
+
+    vectors = [vector for call in calls for vector in call.result()]
+    blobs = [(model, h, np.asarray(v, dtype=DTYPE).tobytes()) for h, v in zip(missing, vectors)]
+    _write_batch(conn, batch, blobs, model)
+    stats.chunks_embedded += len(missing)
+    stats.chunks_reused += sum(len(item.chunks) for item in batch) - len(missing)
+    for item in batch:
+        if any(c.hash in missing for c in item.chunks):
+            stats.embedded += 1
+        else:
+            stats.reused += 1
+    bar.done(part)
+    return missing
+
+
+class EmbedProgress:
+    """The bar of `embed` (`progress.progress_bar`): notes done and an ETA from the bytes of the
+    notes left, not from their count (a note may be 100 bytes or 100 KB)."""
+
+    def __init__(self, todo, progress):
+        from obsidian_memory.progress import progress_bar
+
+        self.notes, self.total = 0, len(todo)
+        self.bar = progress_bar(sum(_weight(stat) for _, stat in todo), progress, desc=self._desc(), unit="B",
+                                unit_scale=True, mininterval=0.5,
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} elapsed, ETA {remaining}")
+
+    def _desc(self) -> str:
+        return f"embedding {self.notes}/{self.total} notes"
+
+    def done(self, part) -> None:
+        if self.bar is None:
+            return
+        self.notes += len(part)
+        self.bar.set_description_str(self._desc(), refresh=False)
+        self.bar.update(sum(_weight(stat) for _, stat in part))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _weight(stat) -> int:
+    return max(1, int(stat[1]))
 
 
 class _Read:
