@@ -209,9 +209,10 @@ class _Matches:
         return self.index.count(self._match(expr), self.scope)
 
 
-def search(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
+def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[list[Hit], int]:
     """Ranked hits for `query` (cut to query.limit) and the number of notes in scope that match.
-    With `query.explain`, each hit carries the signals that placed it (`extra["explain"]`)."""
+    With `query.explain`, each hit carries the signals that placed it (`extra["explain"]`). Without
+    `excerpts`, add_excerpts gives them later to the hits that are shown (hybrid ranks 50 deep)."""
     parsed = prepare(index, query.text or "")
     if parsed.empty:
         return _browse(index, query)
@@ -254,7 +255,7 @@ def search(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
     ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
     total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
-    hits = [_hit(index, rowid, info[rowid][0], score, parsed, info,
+    hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     return hits, max(total, len(pool))
@@ -374,12 +375,37 @@ def _words_of(terms: list[Term]) -> list[Term]:
     return [t for t in terms if not t.whole]
 
 
-def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery, info,
+def _hit(index: VaultIndex, rowid: int, path: str, score: float, parsed: ParsedQuery | None, info,
          explain: dict | None = None) -> Hit:
+    """The hit of a ranked note; without `parsed`, its excerpt is left for add_excerpts."""
+    extra = {"explain": explain} if explain is not None else {}
+    if parsed is None:
+        return Hit(path=path, basename=info[rowid][1], score=round(score, 4), excerpt="", engine=ENGINE,
+                   extra={**extra, _LATER: rowid})
+    return Hit(path=path, basename=info[rowid][1], score=round(score, 4), excerpt=_excerpt_of(index, rowid, parsed),
+               engine=ENGINE, extra=extra)
+
+
+_LATER = "_excerpt_of_row"      # extra key of a hit whose excerpt add_excerpts makes
+
+
+def _excerpt_of(index: VaultIndex, rowid: int, parsed: ParsedQuery) -> str:
     body, code = index.body_and_code(rowid)
-    return Hit(path=path, basename=info[rowid][1], score=round(score, 4),
-               excerpt=excerpt(body, parsed) or excerpt(code, parsed, require_match=True), engine=ENGINE,
-               extra={"explain": explain} if explain is not None else {})
+    return excerpt(body, parsed) or excerpt(code, parsed, require_match=True)
+
+
+def add_excerpts(index: VaultIndex, hits: list[Hit], text: str) -> list[Hit]:
+    """The hits of search(..., excerpts=False) among `hits` with their excerpts for `text`."""
+    parsed = None
+    out = []
+    for hit in hits:
+        if _LATER not in hit.extra:
+            out.append(hit)
+            continue
+        parsed = parsed or prepare(index, text)
+        extra = {k: v for k, v in hit.extra.items() if k != _LATER}
+        out.append(hit.replace(excerpt=_excerpt_of(index, hit.extra[_LATER], parsed), extra=extra))
+    return out
 
 
 def _browse(index: VaultIndex, query: Query) -> tuple[list[Hit], int]:

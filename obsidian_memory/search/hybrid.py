@@ -49,10 +49,11 @@ class Hybrid:
     def search(self, query: Query, request) -> Result:
         depth = max(query.limit, FUSION_DEPTH)
         meaning = _vectors_soon(request.settings, query.text)      # while BM25 ranks
-        lexical, total = fulltext.search(request.index(), query.replace(limit=depth))
+        lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
         (heads, sections), covered = _semantic(request, query, depth, hybrid=True, vectors_of=meaning.result)
         fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
                                        names=list(FUSION_NAMES) if query.explain else None)[:query.limit]
+        fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
 
