@@ -10,8 +10,9 @@ the whole-process time of `search_vault.py --source index` against `--source sca
     .venv/bin/python benchmarks/index_speed.py --vault ../shared/eval/obsidian-help-en [--baseline DIR]
 
 The build figures include the link graph: `links` stored, `link_s` the time spent resolving
-them (the parse of the links is in the build time). `--vault` times only full builds of an
-existing vault. `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package
+them (the parse of the links is in the build time). The index file's size is broken down by
+table and index (SQLite's `dbstat`), for the old package beside the new with `--baseline`.
+`--vault` times only full builds of an existing vault. `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package
 and `scripts/`, e.g. `git worktree add /tmp/old <commit>`) measures that package too, in turn
 and in its own process, and prints new/old per column (with `--vault`: of the full build).
 
@@ -34,6 +35,7 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -269,6 +271,7 @@ def bench(count: int, runs: int, workdir: str, baseline: str | None = None) -> d
     (proc_index, cpu_index), (proc_scan, cpu_scan) = processes["new index"], processes["new scan"]
     size = sum(os.path.getsize(os.path.join(cache, f)) for f in os.listdir(cache))
     vault_bytes = _tree_size(vault)
+    breakdown = size_breakdown(cache)
     return {"notes": count, "generated_s": generated, "vault_mb": vault_bytes / 1e6,
             "build_s": build_seconds, "built": build.added, "link_s": build.link_seconds,
             "links": links[0], "unresolved": links[1], "index_mb": size / 1e6, "index_vs_vault": size / vault_bytes,
@@ -278,15 +281,33 @@ def bench(count: int, runs: int, workdir: str, baseline: str | None = None) -> d
             "incremental_5_ms": incremental_seconds * 1000, "incremental_updated": incremental.updated,
             "process_index_s": proc_index, "process_scan_s": proc_scan, "ratio": proc_scan / proc_index,
             "cpu_index_s": cpu_index, "cpu_scan_s": cpu_scan, "cpu_ratio": cpu_scan / cpu_index,
-            "processes": processes}
+            "processes": processes, "breakdown": breakdown}
 
 
 def _link_counts(settings) -> tuple[int, int]:
     index, _, conn = open_index(settings)
     try:
-        return conn.execute("SELECT count(*), count(*) - count(target_id) FROM links").fetchone()
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(links)")}
+        target = "target_id" if "target_id" in columns else "target_path"     # (an older package: paths)
+        return conn.execute(f"SELECT count(*), count(*) - count({target}) FROM links").fetchone()
     finally:
         index.close()
+
+
+def size_breakdown(cache: str) -> dict[str, float]:
+    """{table or index: MB} of the index file in `cache`, the largest first (SQLite's dbstat)."""
+    found = {}
+    for name in sorted(os.listdir(cache)):
+        if name.startswith("index-") and name.endswith(".sqlite"):
+            conn = sqlite3.connect(f"file:{os.path.join(cache, name)}?mode=ro", uri=True)
+            try:
+                rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+            except sqlite3.OperationalError:      # a SQLite built without dbstat
+                rows = []
+            finally:
+                conn.close()
+            found.update((table, size / 1e6) for table, size in rows)
+    return found
 
 
 BUILD_SCRIPT = r"""
@@ -363,7 +384,7 @@ def main() -> int:
                 print(json.dumps(row), flush=True)
                 continue
             print(f"{count} notes: " + ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
-                                               for k, v in row.items() if k not in ("notes", "processes")), flush=True)
+                                               for k, v in row.items() if k not in ("notes", "processes", "breakdown")), flush=True)
             print_processes(row)
             if args.baseline:
                 old_rows.append(baseline_row(args.baseline, count, args.runs))
@@ -381,8 +402,12 @@ def main() -> int:
         print_tables(old_rows, f"baseline {args.baseline}")
         print()
         print_ratios(rows, old_rows)
+        print()
+        print_breakdowns(rows, old_rows)
         return 0
     print_tables(rows)
+    print()
+    print_breakdowns(rows, [])
     return 0
 
 
@@ -421,6 +446,22 @@ def print_processes(row: dict) -> None:
     if "old index" in found:
         (new_wall, new_cpu), (old_wall, old_cpu) = found["new index"], found["old index"]
         print(f"    index process new/old: {new_wall / old_wall:.2f} wall, {new_cpu / old_cpu:.2f} CPU", flush=True)
+
+
+def print_breakdowns(rows: list[dict], old_rows: list[dict], shown: int = 14) -> None:
+    """The index file by table and index, in MB (new, and old beside it when measured)."""
+    for number, new in enumerate(rows):
+        old = old_rows[number]["breakdown"] if number < len(old_rows) else {}
+        names = sorted(set(new["breakdown"]) | set(old), key=lambda n: -max(new["breakdown"].get(n, 0), old.get(n, 0)))
+        print(f"index file at {new['notes']} notes, MB by table/index" + (" (new, old)" if old else ""))
+        for name in names[:shown]:
+            line = f"  {name:<28} {new['breakdown'].get(name, 0):>8.1f}"
+            print(line + (f" {old.get(name, 0):>8.1f}" if old else ""))
+        rest = names[shown:]
+        line = f"  {'(the rest)':<28} {sum(new['breakdown'].get(n, 0) for n in rest):>8.1f}"
+        print(line + (f" {sum(old.get(n, 0) for n in rest):>8.1f}" if old else ""))
+        total = f"  {'total':<28} {sum(new['breakdown'].values()):>8.1f}"
+        print(total + (f" {sum(old.values()):>8.1f}" if old else ""))
 
 
 def print_tables(rows: list[dict], title: str = "") -> None:

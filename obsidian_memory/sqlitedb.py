@@ -22,14 +22,17 @@ BUSY_TIMEOUT = 30.0
 
 
 def connect(path: str, *, readonly: bool = False, timeout: float = BUSY_TIMEOUT,
-            foreign_keys: bool = False) -> sqlite3.Connection:
-    """An open connection to the database at `path` (its folder is created unless `readonly`)."""
+            foreign_keys: bool = False, page_size: int | None = None) -> sqlite3.Connection:
+    """An open connection to the database at `path` (its folder is created unless `readonly`);
+    `page_size` is that of a new file (an existing one keeps its own)."""
     if readonly:
         return sqlite3.connect(f"file:{uri_path(path)}?mode=ro", uri=True, timeout=timeout,
                                isolation_level=None, check_same_thread=False)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     try:
+        if page_size:
+            conn.execute(f"PRAGMA page_size = {int(page_size)}")     # (before WAL mode: then it is fixed)
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")

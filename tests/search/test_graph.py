@@ -60,7 +60,8 @@ def stored_links(settings) -> list[tuple]:
         rows = conn.execute(
             "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context_no, s.content"
             " FROM links l JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.id = l.target_id")
-        return sorted((*row[:-2], schema.unpack_content(row[-1])[2][row[-2]]) for row in rows)
+        codec = schema.Codec.of(conn)
+        return sorted((*row[:-2], codec.unpack(row[-1])[2][row[-2]]) for row in rows)
     finally:
         conn.close()
 

@@ -33,8 +33,9 @@ def test_the_index_file_holds_no_plain_copy_of_a_note_yet_shows_its_excerpts_and
     backlinks = graph.related(settings, "Keeper.md", direction="backlinks")["notes"]
     assert [(n["path"], n["context"]) for n in backlinks] == [("Zoo.md", f"Later: see Keeper for {SENTENCE.lower()}.")]
     data = index_bytes(settings)
-    assert SENTENCE.encode() not in data      # (a few words around each link are kept: inlinks_fts)
+    assert SENTENCE.encode() not in data
     assert b"every morning" not in data
+    assert b"see Keeper for" not in data      # the words around a link rank its note, yet are not stored
 
 
 WORDS = ("otter badger heron salmon willow bramble meadow lantern harbour pebble quartz ember "
@@ -69,6 +70,23 @@ def _fts_intact(settings) -> None:
     conn = sqlite3.connect(store.index_path(settings), isolation_level=None)
     try:
         conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute("INSERT INTO inlinks_fts(inlinks_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        conn.close()
+
+
+def _incoming_words(settings) -> dict:
+    """{note path: its incoming link words as the (contentless) index holds them, counted}: what a
+    row taken out with other words than it was written with would leave wrong."""
+    conn = sqlite3.connect(store.index_path(settings), isolation_level=None)
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.incoming USING fts5vocab(main, inlinks_fts, 'instance')")
+        paths = dict(conn.execute("SELECT id, path FROM notes"))
+        found: dict = {}
+        for term, doc in conn.execute("SELECT term, doc FROM temp.incoming"):
+            words = found.setdefault(paths.get(doc, f"(no note {doc})"), {})
+            words[term] = words.get(term, 0) + 1
+        return found
     finally:
         conn.close()
 
@@ -95,3 +113,4 @@ def test_edits_renames_and_deletes_answer_as_a_fresh_build_would(vault, settings
         _fts_intact(settings)
         fresh = settings_module.Settings(str(tmp_path / f"fresh{round_}"), vault=str(vault))
         assert _answers(fresh) == incremental
+        assert _incoming_words(fresh) == _incoming_words(settings)

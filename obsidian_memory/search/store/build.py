@@ -23,8 +23,8 @@ from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store import walk
 from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.tokens import identifiers
-from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, drop_lookup_indexes,
-                                                 ensure_lookup_indexes, ensure_scratch, pack_content, unpack_content)
+from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, Codec, drop_lookup_indexes,
+                                                 ensure_lookup_indexes, ensure_scratch)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 
 LOCK_WAIT_SECONDS = 60.0
@@ -258,27 +258,24 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
     resolvable = [path for path in on_disk if stored.get(path, (None, 0))[1] is not None]
     resolve = _lazy_resolver(resolvable, len(todo) < PROGRESS_THRESHOLD) if todo else None
     changed_ids: list[int] = []
-    linked: set[int] = set()          # notes whose incoming links may have changed
     deferred: list[tuple[int, int, str]] = []     # links to notes not yet written (_point_deferred)
-    every_inlink = resolve_all or force or len(todo) >= PROGRESS_THRESHOLD
+    inlinks = IncomingText(conn, every=resolve_all or force or len(todo) >= PROGRESS_THRESHOLD)
     if len(todo) >= PROGRESS_THRESHOLD:
         drop_lookup_indexes(conn)
     try:
         if gone:
             with transaction(conn):
-                if not every_inlink:
-                    linked |= _targets_of(conn, removed)
+                inlinks.drop(_targets_of(conn, removed) | set(removed))
                 forget_fts(conn, removed)
                 conn.executemany("DELETE FROM notes WHERE id = ?", [(r,) for r in removed])
-                _drop_inlinks(conn, removed)
                 conn.executemany("DELETE FROM private_notes WHERE path = ?",
                                  [(path,) for path in gone if stored[path][1] is None])
             stats.removed = len(removed)
         for batch, rows in _parsed_batches(vault, todo, privacy):
             with transaction(conn):
-                private_keys |= _write_private(conn, rows, stored, stats, None if every_inlink else linked)
+                private_keys |= _write_private(conn, rows, stored, stats, inlinks)
                 indexed = [row for row in rows if row is not None and row.note is not None]
-                changed_ids.extend(_write_batch(conn, indexed, resolve, None if every_inlink else linked, deferred))
+                changed_ids.extend(_write_batch(conn, indexed, resolve, inlinks, deferred))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, indexed)
             for (_, _, existed), row in zip(batch, rows):
@@ -293,14 +290,14 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
                     stats.added += 1
             if bar is not None:
                 bar.update(len(batch))
-        _point_deferred(conn, deferred, None if every_inlink else linked)
+        _point_deferred(conn, deferred, inlinks)
         ensure_lookup_indexes(conn)
         added_keys = {link_resolution.note_key(path) for path, _, existed in todo if not existed}
         started = time.perf_counter()
-        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids), linked)
+        resolve_links(conn, None if resolve_all else (removed_keys | added_keys, changed_ids), inlinks)
         if private_keys and not resolve_all:     # links written this run may name a note found private later
-            resolve_links(conn, (private_keys, []), linked)
-        refresh_inlinks(conn, None if every_inlink else linked)
+            resolve_links(conn, (private_keys, []), inlinks)
+        inlinks.write()
         stats.link_seconds = time.perf_counter() - started
         set_meta(conn, LINKS_PENDING, "0")
         _refresh_vocab(conn, len(todo), len(removed))
@@ -336,9 +333,9 @@ def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -
 
 
 def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: UpdateStats,
-                   linked: set | None) -> set[str]:
+                   inlinks: "IncomingText") -> set[str]:
     """Keep the batch's private notes out of the index (an indexed one leaves it, with its tags,
-    links, words and the link text it gave its targets, which join `linked`) and their stamps in
+    links, words and the link text it gave its targets and had from others) and their stamps in
     `private_notes`; a note no longer private leaves that table (its row is written as a new
     note). Returns the name keys of both: the links that name them are resolved again, by every
     note."""
@@ -349,11 +346,10 @@ def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: Up
         conn.executemany("DELETE FROM private_notes WHERE path = ?", [(path,) for path in public])
     left = [row.path for row in private if stored.get(row.path, (None, None))[1] is not None]
     left_ids = [stored[path][1] for path in left]
-    if left_ids and linked is not None:
-        linked |= _targets_of(conn, left_ids)
+    if left_ids:
+        inlinks.drop(_targets_of(conn, left_ids) | set(left_ids))
     forget_fts(conn, left_ids)
     conn.executemany("DELETE FROM notes WHERE id = ?", [(i,) for i in left_ids])
-    _drop_inlinks(conn, left_ids)
     conn.executemany("INSERT OR REPLACE INTO private_notes(path, mtime_ns, size, ctime_ns) VALUES (?, ?, ?, ?)",
                      [(row.path, *row.stamp) for row in private])
     stats.removed += len(left)
@@ -448,20 +444,21 @@ def _fts_values(row: _Row) -> dict[str, str]:
             "body": note.body, "code": note.code, "idents": " ".join(idents)}
 
 
-def _note_values(row: _Row, fts: dict[str, str], contexts: list[str], now: float) -> tuple:
-    return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), pack_content(fts["body"], fts["code"], contexts),
+def _note_values(row: _Row, fts: dict[str, str], contexts: list[str], now: float, codec: Codec) -> tuple:
+    return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(fts["body"], fts["code"], contexts),
             now)
 
 
 def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
     """Take these notes out of the (contentless) FTS index, with the values they were added with."""
+    codec = Codec.of(conn) if ids else None
     for chunk in _chunked(ids):
         rows = conn.execute(f"SELECT id, {', '.join(PLAIN_COLUMNS)}, content FROM notes"
                             f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         values = []
         for note_id, *plain, content in rows:
             fts = dict(zip(PLAIN_COLUMNS, plain))
-            fts["body"], fts["code"], _ = unpack_content(content)
+            fts["body"], fts["code"], _ = codec.unpack(content)
             values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 
@@ -475,7 +472,7 @@ def _chunked(values: list, size: int = 900):
         yield values[start:start + size]
 
 
-def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | None,
+def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "IncomingText",
                  deferred: list[tuple[int, int, str]]) -> list[int]:
     """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
     transaction); returns their ids. An updated note keeps its id, and its FTS row is taken
@@ -487,20 +484,20 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | No
         return []
     top = conn.execute("SELECT coalesce(max(id), 0) FROM notes").fetchone()[0]
     old = _ids_in_index(conn, [row.path for row in rows])
+    inlinks.drop(_targets_of(conn, list(old.values())))      # before the text of the notes linking to them changes
     forget_fts(conn, list(old.values()))
     now = time.time()
     fts = [_fts_values(row) for row in rows]
     contexts = [list(dict.fromkeys(link.context for link in row.note.outlinks)) for row in rows]
+    codec = Codec.of(conn) or Codec.made_for(conn, [row.note.body for row in rows])
     _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})",
-                 [_note_values(row, values, found, now) for row, values, found in zip(rows, fts, contexts)],
+                 [_note_values(row, values, found, now, codec) for row, values, found in zip(rows, fts, contexts)],
                  _UPSERT_NOTE_SUFFIX)
     ids = dict(conn.execute("SELECT path, id FROM notes WHERE id > ?", (top,)).fetchall())
     ids.update(old)
     _insert_rows(conn, f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})",
                  [(ids[row.path], *(values[c] for c in FTS_COLUMNS)) for row, values in zip(rows, fts)])
     old = list(old.values())
-    if linked is not None and old:
-        linked |= _targets_of(conn, old)
     for start in range(0, len(old), MAX_PARAMETERS):
         chunk = old[start:start + MAX_PARAMETERS]
         marks = ",".join("?" * len(chunk))
@@ -529,14 +526,13 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, linked: set | No
             link[2] = target_ids.get(path)
             if link[2] is None:
                 deferred.append((link[0], link[1], path))
+    inlinks.drop({link[2] for link in links if link[2]})      # before links to them are written
     _insert_rows(conn, "INSERT OR IGNORE INTO note_tags(note_id, tag)", tags)
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
     _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
                  [(ids[row.path], row.digest) for row in rows if row.digest is not None])
     _insert_rows(conn, "INSERT INTO links(source_id, seq, target_id, name_hash, target, anchor, kind, embed, line,"
                  " context_no, label)", links)
-    if linked is not None:
-        linked.update(link[2] for link in links if link[2])
     return [ids[row.path] for row in rows]
 
 
@@ -550,16 +546,15 @@ def _ids_in_index(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
     return found
 
 
-def _point_deferred(conn: sqlite3.Connection, deferred: list[tuple[int, int, str]], linked: set | None) -> None:
+def _point_deferred(conn: sqlite3.Connection, deferred: list[tuple[int, int, str]], inlinks: "IncomingText") -> None:
     """Point the links written before the note they resolve to (in a later batch) at its id; a
     note that was not written after all (private, unreadable) leaves its links unresolved."""
     if not deferred:
         return
     ids = _ids_in_index(conn, sorted({path for _, _, path in deferred}))
     changes = [(ids[path], source_id, seq) for source_id, seq, path in deferred if path in ids]
-    if linked is not None:
-        linked.update(target_id for target_id, _, _ in changes)
     with transaction(conn):
+        inlinks.drop({target_id for target_id, _, _ in changes})
         conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
     deferred.clear()
 
@@ -633,11 +628,12 @@ def _memo_resolver(paths):
     return resolve
 
 
-def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None = None,
-                  linked: set[int] | None = None) -> int:
+def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | None,
+                  inlinks: "IncomingText") -> int:
     """Point links at their notes: every link (`scope` None) or those with one of the name keys
     whose note is not in the given source ids (those were resolved when written). Returns the
-    number of links that changed; the notes they pointed at and point at now join `linked`."""
+    number of links that changed (the incoming text of the notes they pointed at and point at
+    now is dropped first)."""
     select = ("SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
               " JOIN notes n ON n.id = l.source_id")
     if scope is None:
@@ -658,24 +654,24 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         return 0
     ids = dict(conn.execute("SELECT path, id FROM notes"))
     resolve = _memo_resolver(ids)
-    changes = []
+    changes, touched = [], set()
     for source_id, seq, current, target, kind, source in rows:
         found = ids.get(resolve(target, source, kind))
         if found != current:
             changes.append((found, source_id, seq))
-            if linked is not None:
-                linked.update(i for i in (found, current) if i)
+            touched.update(i for i in (found, current) if i)
     if changes:
         with transaction(conn):
+            inlinks.drop(touched)
             conn.executemany("UPDATE links SET target_id = ? WHERE source_id = ? AND seq = ?", changes)
     return len(changes)
 
 
 # -- incoming link text ------------------------------------------------------------------------------
 # inlinks_fts holds, for each note, the lines other notes link to it from (at most INLINKS_PER_NOTE,
-# so that a hub does not grow a field larger than any note). Kept in step with the links: the
-# notes whose incoming links changed (`linked`) are rewritten after an update, all of them after a
-# large one.
+# so that a hub does not grow a field larger than any note). It is contentless (the text is
+# derived from the links and their context lines, stored once): see IncomingText for how it is
+# kept in step with the links.
 
 INLINKS_PER_NOTE = 40
 INLINK_WORDS = 8          # words kept on each side of the link
@@ -684,15 +680,56 @@ _INLINK_LINKS = ("SELECT t.id, l.source_id, l.context_no, l.label, l.target FROM
                  " WHERE l.source_id != t.id {where} ORDER BY l.source_id, l.seq")
 
 
-def _inlink_rows(conn: sqlite3.Connection, where: str = "", params=()):
+class IncomingText:
+    """inlinks_fts through an update. Being contentless, a note's row is taken out with the very
+    text it was written with, derived again from what it was derived from: the links to the note,
+    the context lines of the notes they are in, the note itself. So a row is dropped before any
+    of these changes (`drop`: before a link to the note is written, removed or pointed elsewhere,
+    before a linking note's text changes, before the note goes) and written again at the end
+    (`write`). An update large enough (`every`) empties the table first and writes every row at
+    the end, as does the update after one cut off before the end (`links_pending`)."""
+
+    def __init__(self, conn: sqlite3.Connection, every: bool):
+        self.conn, self.every = conn, every
+        self.dropped: set[int] = set()
+        if every:
+            with transaction(conn):
+                conn.execute("INSERT INTO inlinks_fts(inlinks_fts) VALUES ('delete-all')")
+
+    def drop(self, ids) -> None:
+        """Take the rows of these notes out, once per update (inside the caller's transaction)."""
+        if self.every:
+            return
+        fresh = sorted(set(ids) - self.dropped)
+        self.dropped.update(fresh)
+        for chunk in _chunked(fresh):
+            _insert_rows(self.conn, "INSERT INTO inlinks_fts(inlinks_fts, rowid, text)",
+                         [("delete", note_id, text) for note_id, text in self._rows(chunk)])
+
+    def write(self) -> None:
+        """Write the rows dropped (every row, in `every` mode) as the links now stand."""
+        with transaction(self.conn):
+            if self.every:
+                _insert_rows(self.conn, "INSERT INTO inlinks_fts(rowid, text)", list(_inlink_rows(self.conn)))
+                return
+            for chunk in _chunked(sorted(self.dropped)):
+                _insert_rows(self.conn, "INSERT INTO inlinks_fts(rowid, text)", list(self._rows(chunk)))
+        self.dropped.clear()
+
+    def _rows(self, ids: list[int]):
+        return _inlink_rows(self.conn, f"AND l.target_id IN ({_id_list(ids)})")
+
+
+def _inlink_rows(conn: sqlite3.Connection, where: str = ""):
     """(note id, its incoming link text) for the notes the links select, by id. The links are
     read by linking note, so that each one's context lines are unpacked once."""
     pieces: dict[int, list[str]] = {}
-    source, contexts = None, []
-    for note_id, source_id, context_no, label, target in conn.execute(_INLINK_LINKS.format(where=where), params):
+    source, contexts, codec = None, [], None
+    for note_id, source_id, context_no, label, target in conn.execute(_INLINK_LINKS.format(where=where)):
         if source_id != source:
+            codec = codec or Codec.of(conn)
             (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
-            source, contexts = source_id, unpack_content(blob)[2]
+            source, contexts = source_id, codec.unpack(blob)[2]
         found = pieces.setdefault(note_id, [])
         if len(found) < INLINKS_PER_NOTE:
             found.append(_around_link(contexts[context_no], label or target.rsplit("/", 1)[-1].split("#", 1)[0]))
@@ -718,27 +755,6 @@ def _targets_of(conn: sqlite3.Connection, source_ids: list[int]) -> set[int]:
         found.update(i for (i,) in conn.execute(f"SELECT DISTINCT target_id FROM links WHERE source_id IN"
                                                 f" ({','.join('?' * len(chunk))}) AND target_id IS NOT NULL", chunk))
     return found
-
-
-def _drop_inlinks(conn: sqlite3.Connection, ids: list[int]) -> None:
-    for start in range(0, len(ids), MAX_PARAMETERS):
-        chunk = ids[start:start + MAX_PARAMETERS]
-        conn.execute(f"DELETE FROM inlinks_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
-
-
-def refresh_inlinks(conn: sqlite3.Connection, ids: set[int] | None) -> None:
-    """Rewrite the incoming link text of the notes of `ids` (of every note when None)."""
-    with transaction(conn):
-        if ids is None:
-            conn.execute("DELETE FROM inlinks_fts")
-            _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)", list(_inlink_rows(conn)))
-            return
-        wanted = sorted(ids)
-        for start in range(0, len(wanted), 900):
-            chunk = wanted[start:start + 900]
-            _drop_inlinks(conn, chunk)
-            _insert_rows(conn, "INSERT INTO inlinks_fts(rowid, text)",
-                         list(_inlink_rows(conn, f"AND l.target_id IN ({_id_list(chunk)})")))
 
 
 # -- the vocabulary: document frequencies and typo tolerance ----------------------------------------

@@ -116,6 +116,7 @@ class VaultIndex:
         self.path = path
         self.created = created        # the file was (re)built on opening: missing, outdated or damaged
         self._check: freshness.Beside | None = None     # the freshness check running beside the reads
+        self._codec: schema.Codec | None = None
 
     # -- opening and closing ---------------------------------------------------------------------------
     @classmethod
@@ -331,12 +332,17 @@ class VaultIndex:
         """What a note says in words: its title, aliases, headings and body."""
         row = self.conn.execute("SELECT title, aliases, headings, content FROM notes WHERE id = ?",
                                 (note_id,)).fetchone()
-        return "\n".join((*row[:3], schema.unpack_content(row[3])[0]))
+        return "\n".join((*row[:3], self._unpack(row[3])[0]))
 
     def _content(self, note_id: int) -> tuple[str, str, list[str]]:
         """(body, code, link contexts) of a note."""
         (blob,) = self.conn.execute("SELECT content FROM notes WHERE id = ?", (note_id,)).fetchone()
-        return schema.unpack_content(blob)
+        return self._unpack(blob)
+
+    def _unpack(self, blob: bytes) -> tuple[str, str, list[str]]:
+        if self._codec is None:
+            self._codec = schema.Codec.of(self.conn)       # (a file with notes has one)
+        return self._codec.unpack(blob)
 
     def names_in_scope(self, scope: Scope) -> list[tuple[str, str, str]]:
         """(path, title, aliases) of every note in scope."""
@@ -357,7 +363,7 @@ class VaultIndex:
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
         rows = self.conn.execute(f"SELECT n.path, n.title, n.content FROM notes n {scope.where()}"
                                  f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
-        return total, [(path, title, schema.unpack_content(blob)[0]) for path, title, blob in rows]
+        return total, [(path, title, self._unpack(blob)[0]) for path, title, blob in rows]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
@@ -617,7 +623,7 @@ def _open_current(path: str) -> sqlite3.Connection | None:
 
 
 def _open(path: str) -> sqlite3.Connection:
-    return sqlitedb.connect(path, foreign_keys=True)
+    return sqlitedb.connect(path, foreign_keys=True, page_size=schema.PAGE_SIZE)
 
 
 def _current(conn: sqlite3.Connection) -> bool:

@@ -7,21 +7,27 @@ such change, instead of a list of migrations.
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 import zlib
+from collections import Counter
 
 from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
+
+# Pages of 16 KiB rather than 4: a note's row (its compressed text, 2-3 KB) no longer leaves
+# most of a page empty (a fifth of the file at 4 KiB).
+PAGE_SIZE = 16384
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
 FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code", "idents")
 COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2, 2.0)
-# The FTS columns whose text is kept in `notes.content` (pack_content), not in a column of its own.
+# The FTS columns whose text is kept in `notes.content` (Codec), not in a column of its own.
 PACKED_COLUMNS = ("body", "code")
 PLAIN_COLUMNS = tuple(c for c in FTS_COLUMNS if c not in PACKED_COLUMNS)
 # The tokenizer of the index, and of the scratch table that stems text exactly as it does.
@@ -45,7 +51,7 @@ STATEMENTS = (
         meta TEXT NOT NULL,
         folder TEXT NOT NULL,
         idents TEXT NOT NULL,
-        content BLOB NOT NULL,            -- body, code and link contexts, compressed (pack_content)
+        content BLOB NOT NULL,            -- body, code and link contexts, compressed (Codec)
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -75,7 +81,7 @@ STATEMENTS = (
         kind TEXT NOT NULL,
         embed INTEGER NOT NULL,
         line INTEGER NOT NULL,
-        context_no INTEGER NOT NULL,      -- its context line: a number into its note's contexts (pack_content)
+        context_no INTEGER NOT NULL,      -- its context line: a number into its note's contexts (Codec)
         label TEXT NOT NULL,              -- the link's alias, '' without one
         PRIMARY KEY (source_id, seq)
     ) WITHOUT ROWID""",
@@ -99,7 +105,8 @@ STATEMENTS = (
     "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
     # What other notes say where they link to a note (the link's line, its alias included), one
     # row per linked note (rowid = its id): the words people use for a note, as a field of it.
-    f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, tokenize='{TOKENIZER}')",
+    # Contentless too: the text is derived from the links (build.IncomingText).
+    f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, content='', tokenize='{TOKENIZER}')",
 )
 
 # Built after a large batch of inserts rather than kept up during it: row by row, indexes on
@@ -143,20 +150,57 @@ def ensure_scratch(conn: sqlite3.Connection) -> str:
 # The index keeps a note's body and code (for excerpts, and to remove its FTS row when it
 # changes) and the context line of each of its links, all in one zlib stream: the contexts are
 # lines of the body, so they cost next to nothing. The lengths of the parts come first, so that
-# any character may appear in any part.
+# any character may appear in any part. A note of a few KB alone gives zlib little to learn
+# from, so every stream starts from a dictionary of the vault's frequent words (a fifth
+# smaller), made from the first notes written to the file and kept in `meta` as long as it lives.
 
-def pack_content(body: str, code: str, contexts: list[str]) -> bytes:
-    parts = [body, code, *contexts]
-    text = " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
-    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+CONTENT_DICT = "content_dict"        # meta: the dictionary's words
+DICT_BYTES = 32768                   # zlib's window: a longer dictionary is never looked back to
+_WORD = re.compile(r"\w{3,}")
 
 
-def unpack_content(blob: bytes) -> tuple[str, str, list[str]]:
-    """(body, code, link contexts) of what `pack_content` stored."""
-    text = zlib.decompress(blob).decode("utf-8", "surrogatepass")
-    head, _, rest = text.partition("\n")
-    parts, at = [], 0
-    for length in map(int, head.split()):
-        parts.append(rest[at:at + length])
-        at += length
-    return parts[0], parts[1], parts[2:]
+class Codec:
+    """Packs and unpacks `notes.content` with the file's dictionary (`of`, `made_for`)."""
+    __slots__ = ("zdict",)
+
+    def __init__(self, zdict: bytes = b""):
+        self.zdict = zdict
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection) -> "Codec | None":
+        """The file's codec; None before its first note is written."""
+        words = sqlitedb.meta(conn, CONTENT_DICT)
+        return None if words is None else cls(words.encode("utf-8", "surrogatepass"))
+
+    @classmethod
+    def made_for(cls, conn: sqlite3.Connection, texts: list[str]) -> "Codec":
+        """A codec whose dictionary holds the words most used in `texts` (the first notes to be
+        written), the most used last (nearest, so cheapest to refer to); kept in the file."""
+        counts = Counter(word for text in texts for word in _WORD.findall(text))
+        chosen, size = [], 0
+        for word, count in counts.most_common():
+            size += len(word.encode("utf-8", "surrogatepass")) + 1
+            if count < 2 or size > DICT_BYTES:
+                break
+            chosen.append(word)
+        words = " ".join(reversed(chosen))
+        sqlitedb.set_meta(conn, CONTENT_DICT, words)
+        return cls(words.encode("utf-8", "surrogatepass"))
+
+    def pack(self, body: str, code: str, contexts: list[str]) -> bytes:
+        parts = [body, code, *contexts]
+        text = " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
+        if not self.zdict:
+            return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+        packer = zlib.compressobj(6, zdict=self.zdict)
+        return packer.compress(text.encode("utf-8", "surrogatepass")) + packer.flush()
+
+    def unpack(self, blob: bytes) -> tuple[str, str, list[str]]:
+        """(body, code, link contexts) of what `pack` stored."""
+        raw = zlib.decompressobj(zdict=self.zdict).decompress(blob) if self.zdict else zlib.decompress(blob)
+        head, _, rest = raw.decode("utf-8", "surrogatepass").partition("\n")
+        parts, at = [], 0
+        for length in map(int, head.split()):
+            parts.append(rest[at:at + length])
+            at += length
+        return parts[0], parts[1], parts[2:]
