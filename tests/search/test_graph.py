@@ -57,11 +57,16 @@ def stored_links(settings) -> list[tuple]:
     """Every link as stored, its context line read from its note's content."""
     conn = sqlite3.connect(store.index_path(settings))
     try:
-        rows = conn.execute(
-            "SELECT s.path, l.seq, t.path, l.target, l.anchor, l.kind, l.embed, l.line, l.context_no, s.content"
-            " FROM links l JOIN notes s ON s.id = l.source_id LEFT JOIN notes t ON t.id = l.target_id")
         codec = schema.Codec.of(conn)
-        return sorted((*row[:-2], codec.unpack(row[-1])[2][row[-2]]) for row in rows)
+        found = []
+        for source, seq, target, content in conn.execute(
+                "SELECT s.path, l.seq, t.path, s.content FROM links l JOIN notes s ON s.id = l.source_id"
+                " LEFT JOIN notes t ON t.id = l.target_id"):
+            content = codec.unpack(content)
+            link = content.links[seq]
+            found.append((source, seq, target, link.target, link.anchor, link.kind, int(link.embed), link.line,
+                          content.contexts[link.context_no]))
+        return sorted(found)
     finally:
         conn.close()
 

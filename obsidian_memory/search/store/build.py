@@ -23,8 +23,8 @@ from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store import walk
 from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.tokens import identifiers
-from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, Codec, drop_lookup_indexes,
-                                                 ensure_lookup_indexes, ensure_scratch)
+from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, Codec, Content, StoredLink,
+                                                 drop_lookup_indexes, ensure_lookup_indexes, ensure_scratch)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 
 LOCK_WAIT_SECONDS = 60.0
@@ -444,9 +444,18 @@ def _fts_values(row: _Row) -> dict[str, str]:
             "body": note.body, "code": note.code, "idents": " ".join(idents)}
 
 
-def _note_values(row: _Row, fts: dict[str, str], contexts: list[str], now: float, codec: Codec) -> tuple:
-    return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(fts["body"], fts["code"], contexts),
-            now)
+def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, codec: Codec) -> tuple:
+    return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(content), now)
+
+
+def _content_of(note, fts: dict[str, str]) -> Content:
+    """What `notes.content` keeps of a note: its body and code, its links and their context lines
+    (each distinct line once)."""
+    contexts = list(dict.fromkeys(link.context for link in note.outlinks))
+    number = {context: n for n, context in enumerate(contexts)}
+    return Content(fts["body"], fts["code"], contexts,
+                   [StoredLink(link.target, link.anchor, link.label, link.kind, link.embed, link.line,
+                               number[link.context]) for link in note.outlinks])
 
 
 def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -458,7 +467,7 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
         values = []
         for note_id, *plain, content in rows:
             fts = dict(zip(PLAIN_COLUMNS, plain))
-            fts["body"], fts["code"], _ = codec.unpack(content)
+            fts["body"], fts["code"] = codec.unpack(content)[:2]
             values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 
@@ -488,10 +497,10 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
     forget_fts(conn, list(old.values()))
     now = time.time()
     fts = [_fts_values(row) for row in rows]
-    contexts = [list(dict.fromkeys(link.context for link in row.note.outlinks)) for row in rows]
+    contents = [_content_of(row.note, values) for row, values in zip(rows, fts)]
     codec = Codec.of(conn) or Codec.made_for(conn, [row.note.body for row in rows])
     _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})",
-                 [_note_values(row, values, found, now, codec) for row, values, found in zip(rows, fts, contexts)],
+                 [_note_values(row, values, content, now, codec) for row, values, content in zip(rows, fts, contents)],
                  _UPSERT_NOTE_SUFFIX)
     ids = dict(conn.execute("SELECT path, id FROM notes WHERE id > ?", (top,)).fetchall())
     ids.update(old)
@@ -510,14 +519,11 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
         resolve.prepare(link.target for row in rows for link in row.note.outlinks)
     tags, props, links = [], [], []
     name_key = link_resolution.name_key
-    for row, found in zip(rows, contexts):
+    for row in rows:
         note_id, note = ids[row.path], row.note
-        context_no = {context: number for number, context in enumerate(found)}
         tags.extend((note_id, tag) for tag in note.tags)
         props.extend((note_id, k, v) for k, v in markdown.frontmatter_pairs(note.frontmatter))
-        links.extend([note_id, seq, resolve(link.target, row.path, link.kind), name_hash(name_key(link.target)),
-                      link.target, link.anchor, link.kind, int(link.embed), link.line, context_no[link.context],
-                      link.label]
+        links.extend([note_id, seq, resolve(link.target, row.path, link.kind), name_hash(name_key(link.target))]
                      for seq, link in enumerate(note.outlinks))
     target_ids = _ids_in_index(conn, list({link[2] for link in links if link[2]}))
     for link in links:
@@ -531,8 +537,7 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
     _insert_rows(conn, "INSERT OR IGNORE INTO note_props(note_id, key, value)", props)
     _insert_rows(conn, "INSERT INTO unsettled(note_id, digest)",
                  [(ids[row.path], row.digest) for row in rows if row.digest is not None])
-    _insert_rows(conn, "INSERT INTO links(source_id, seq, target_id, name_hash, target, anchor, kind, embed, line,"
-                 " context_no, label)", links)
+    _insert_rows(conn, "INSERT INTO links(source_id, seq, target_id, name_hash)", links)
     return [ids[row.path] for row in rows]
 
 
@@ -634,10 +639,9 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
     whose note is not in the given source ids (those were resolved when written). Returns the
     number of links that changed (the incoming text of the notes they pointed at and point at
     now is dropped first)."""
-    select = ("SELECT l.source_id, l.seq, l.target_id, l.target, l.kind, n.path FROM links l"
-              " JOIN notes n ON n.id = l.source_id")
+    select = "SELECT l.source_id, l.seq, l.target_id, n.path FROM links l JOIN notes n ON n.id = l.source_id"
     if scope is None:
-        rows = conn.execute(select).fetchall()
+        rows = conn.execute(select + " ORDER BY l.source_id, l.seq").fetchall()
     else:
         keys, written = scope
         if not keys or len(written) >= conn.execute("SELECT count(*) FROM notes").fetchone()[0]:
@@ -649,14 +653,19 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         conn.executemany("INSERT OR IGNORE INTO link_scope_ids(id) VALUES (?)", [(i,) for i in written])
         conn.executemany("INSERT OR IGNORE INTO link_scope_keys(k) VALUES (?)", [(name_hash(k),) for k in keys])
         rows = conn.execute(select + " WHERE l.name_hash IN (SELECT k FROM link_scope_keys)"
-                            " AND l.source_id NOT IN (SELECT id FROM link_scope_ids)").fetchall()
+                            " AND l.source_id NOT IN (SELECT id FROM link_scope_ids)"
+                            " ORDER BY l.source_id, l.seq").fetchall()
     if not rows:
         return 0
     ids = dict(conn.execute("SELECT path, id FROM notes"))
     resolve = _memo_resolver(ids)
     changes, touched = [], set()
-    for source_id, seq, current, target, kind, source in rows:
-        found = ids.get(resolve(target, source, kind))
+    codec, links, of = Codec.of(conn), [], None
+    for source_id, seq, current, source in rows:
+        if source_id != of:          # (by linking note: each note's links unpacked once)
+            (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
+            links, of = codec.unpack(blob).links, source_id
+        found = ids.get(resolve(links[seq].target, source, links[seq].kind))
         if found != current:
             changes.append((found, source_id, seq))
             touched.update(i for i in (found, current) if i)
@@ -675,7 +684,7 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
 
 INLINKS_PER_NOTE = 40
 INLINK_WORDS = 8          # words kept on each side of the link
-_INLINK_LINKS = ("SELECT t.id, l.source_id, l.context_no, l.label, l.target FROM links l"
+_INLINK_LINKS = ("SELECT t.id, l.source_id, l.seq FROM links l"
                  " JOIN notes t ON t.id = l.target_id"
                  " WHERE l.source_id != t.id {where} ORDER BY l.source_id, l.seq")
 
@@ -722,17 +731,19 @@ class IncomingText:
 
 def _inlink_rows(conn: sqlite3.Connection, where: str = ""):
     """(note id, its incoming link text) for the notes the links select, by id. The links are
-    read by linking note, so that each one's context lines are unpacked once."""
+    read by linking note, so that each one's links and context lines are unpacked once."""
     pieces: dict[int, list[str]] = {}
-    source, contexts, codec = None, [], None
-    for note_id, source_id, context_no, label, target in conn.execute(_INLINK_LINKS.format(where=where)):
+    source, content, codec = None, None, None
+    for note_id, source_id, seq in conn.execute(_INLINK_LINKS.format(where=where)):
         if source_id != source:
             codec = codec or Codec.of(conn)
             (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
-            source, contexts = source_id, codec.unpack(blob)[2]
+            source, content = source_id, codec.unpack(blob)
         found = pieces.setdefault(note_id, [])
         if len(found) < INLINKS_PER_NOTE:
-            found.append(_around_link(contexts[context_no], label or target.rsplit("/", 1)[-1].split("#", 1)[0]))
+            link = content.links[seq]
+            found.append(_around_link(content.contexts[link.context_no],
+                                      link.label or link.target.rsplit("/", 1)[-1].split("#", 1)[0]))
     for note_id in sorted(pieces):
         yield note_id, " \n ".join(pieces[note_id])
 

@@ -334,12 +334,12 @@ class VaultIndex:
                                 (note_id,)).fetchone()
         return "\n".join((*row[:3], self._unpack(row[3])[0]))
 
-    def _content(self, note_id: int) -> tuple[str, str, list[str]]:
-        """(body, code, link contexts) of a note."""
+    def _content(self, note_id: int) -> schema.Content:
+        """(body, code, link contexts, links as written) of a note."""
         (blob,) = self.conn.execute("SELECT content FROM notes WHERE id = ?", (note_id,)).fetchone()
         return self._unpack(blob)
 
-    def _unpack(self, blob: bytes) -> tuple[str, str, list[str]]:
+    def _unpack(self, blob: bytes) -> schema.Content:
         if self._codec is None:
             self._codec = schema.Codec.of(self.conn)       # (a file with notes has one)
         return self._codec.unpack(blob)
@@ -457,28 +457,30 @@ class VaultIndex:
         them, or (to id, from id, from path, seq, context) following links into them."""
         marks = ",".join("?" * len(ids))
         if outgoing:
-            rows = self.conn.execute(f"SELECT l.source_id, t.id, l.seq, l.context_no FROM links l"
+            rows = self.conn.execute(f"SELECT l.source_id, t.id, l.seq FROM links l"
                                      f" JOIN notes t ON t.id = l.target_id WHERE l.source_id IN ({marks})",
                                      ids).fetchall()
             return self._with_contexts(rows, source=0)
-        rows = self.conn.execute(f"SELECT l.target_id, l.source_id, n.path, l.seq, l.context_no FROM links l"
+        rows = self.conn.execute(f"SELECT l.target_id, l.source_id, n.path, l.seq FROM links l"
                                  f" JOIN notes n ON n.id = l.source_id WHERE l.target_id IN ({marks})", ids).fetchall()
         return self._with_contexts(rows, source=1)
 
     def unresolved(self, note_id: int) -> list[tuple[str, str]]:
         """(target, context) of the note's links that name no note, in order."""
-        rows = self.conn.execute("SELECT target, context_no FROM links WHERE source_id = ? AND target_id IS NULL"
-                                 " ORDER BY seq", (note_id,)).fetchall()
-        contexts = self._content(note_id)[2] if rows else []
-        return [(target, contexts[number]) for target, number in rows]
+        seqs = [seq for (seq,) in self.conn.execute("SELECT seq FROM links WHERE source_id = ? AND target_id IS NULL"
+                                                     " ORDER BY seq", (note_id,))]
+        content = self._content(note_id) if seqs else None
+        return [(content.links[seq].target, content.contexts[content.links[seq].context_no]) for seq in seqs]
 
     def _with_contexts(self, rows: list[tuple], source: int) -> list[tuple]:
-        """The rows with their last value, a context number into the note whose id is at
-        `source`, replaced by that context line."""
-        contexts = {}
-        for note_id in {row[source] for row in rows}:
-            contexts[note_id] = self._content(note_id)[2]
-        return [(*row[:-1], contexts[row[source]][row[-1]]) for row in rows]
+        """The rows, whose last value is a link's seq in the note whose id is at `source`, with
+        that link's context line added."""
+        contents = {note_id: self._content(note_id) for note_id in {row[source] for row in rows}}
+        out = []
+        for row in rows:
+            content = contents[row[source]]
+            out.append((*row, content.contexts[content.links[row[-1]].context_no]))
+        return out
 
     def links_of(self, paths: list[str]) -> dict[str, dict]:
         """{path: {"links": outgoing note paths in link order, "backlinks": linking note paths sorted}}."""

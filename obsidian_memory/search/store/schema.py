@@ -11,13 +11,13 @@ import re
 import sqlite3
 import time
 import zlib
-from collections import Counter
+from collections import Counter, namedtuple
 
 from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 # Pages of 16 KiB rather than 4: a note's row (its compressed text, 2-3 KB) no longer leaves
 # most of a page empty (a fifth of the file at 4 KiB).
@@ -51,7 +51,7 @@ STATEMENTS = (
         meta TEXT NOT NULL,
         folder TEXT NOT NULL,
         idents TEXT NOT NULL,
-        content BLOB NOT NULL,            -- body, code and link contexts, compressed (Codec)
+        content BLOB NOT NULL,            -- body, code, links and their contexts, compressed (Codec)
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -71,18 +71,13 @@ STATEMENTS = (
         value TEXT NOT NULL,
         PRIMARY KEY (note_id, key, value)
     ) WITHOUT ROWID""",
+    # The link graph; what a link says (target as written, anchor, label, kind, line, context) is
+    # in its note's content (Codec: StoredLink number `seq`).
     """CREATE TABLE links (
         source_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
         seq INTEGER NOT NULL,
         target_id INTEGER,                -- the note it resolves to (notes.id), NULL when it names none
         name_hash INTEGER NOT NULL,       -- of its name key (build.name_hash): the links a note added or gone may change
-        target TEXT NOT NULL,
-        anchor TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        embed INTEGER NOT NULL,
-        line INTEGER NOT NULL,
-        context_no INTEGER NOT NULL,      -- its context line: a number into its note's contexts (Codec)
-        label TEXT NOT NULL,              -- the link's alias, '' without one
         PRIMARY KEY (source_id, seq)
     ) WITHOUT ROWID""",
     "CREATE TABLE vocab (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
@@ -148,15 +143,23 @@ def ensure_scratch(conn: sqlite3.Connection) -> str:
 
 # -- a note's text, stored compressed ---------------------------------------------------------------
 # The index keeps a note's body and code (for excerpts, and to remove its FTS row when it
-# changes) and the context line of each of its links, all in one zlib stream: the contexts are
-# lines of the body, so they cost next to nothing. The lengths of the parts come first, so that
-# any character may appear in any part. A note of a few KB alone gives zlib little to learn
-# from, so every stream starts from a dictionary of the vault's frequent words (a fifth
-# smaller), made from the first notes written to the file and kept in `meta` as long as it lives.
+# changes), its links as written and the context line of each, all in one zlib stream: the
+# contexts are lines of the body and the targets mostly words of it, so they cost next to
+# nothing. The lengths and numbers come first, so that any character may appear in any part.
+# A note of a few KB alone gives zlib little to learn from, so every stream starts from a
+# dictionary of the vault's frequent words (a fifth smaller), made from the first notes
+# written to the file and kept in `meta` as long as it lives.
 
 CONTENT_DICT = "content_dict"        # meta: the dictionary's words
 DICT_BYTES = 32768                   # zlib's window: a longer dictionary is never looked back to
 _WORD = re.compile(r"\w{3,}")
+LINK_KINDS = ("wiki", "markdown", "frontmatter")
+
+
+# A link as its note's content keeps it (`links` holds where it points); context_no: its
+# context line, a number into its note's contexts.
+StoredLink = namedtuple("StoredLink", "target anchor label kind embed line context_no")
+Content = namedtuple("Content", "body code contexts links")
 
 
 class Codec:
@@ -187,20 +190,30 @@ class Codec:
         sqlitedb.set_meta(conn, CONTENT_DICT, words)
         return cls(words.encode("utf-8", "surrogatepass"))
 
-    def pack(self, body: str, code: str, contexts: list[str]) -> bytes:
-        parts = [body, code, *contexts]
-        text = " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
+    def pack(self, content: Content) -> bytes:
+        texts = [content.body, content.code, *content.contexts]
+        numbers = [len(content.contexts), len(content.links)]
+        for link in content.links:
+            texts += (link.target, link.anchor, link.label)
+            numbers += (LINK_KINDS.index(link.kind), int(link.embed), link.line, link.context_no)
+        head = " ".join(map(str, numbers + [len(text) for text in texts]))
+        raw = (head + "\n" + "".join(texts)).encode("utf-8", "surrogatepass")
         if not self.zdict:
-            return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+            return zlib.compress(raw, 6)
         packer = zlib.compressobj(6, zdict=self.zdict)
-        return packer.compress(text.encode("utf-8", "surrogatepass")) + packer.flush()
+        return packer.compress(raw) + packer.flush()
 
-    def unpack(self, blob: bytes) -> tuple[str, str, list[str]]:
-        """(body, code, link contexts) of what `pack` stored."""
+    def unpack(self, blob: bytes) -> Content:
         raw = zlib.decompressobj(zdict=self.zdict).decompress(blob) if self.zdict else zlib.decompress(blob)
         head, _, rest = raw.decode("utf-8", "surrogatepass").partition("\n")
-        parts, at = [], 0
-        for length in map(int, head.split()):
-            parts.append(rest[at:at + length])
+        numbers = list(map(int, head.split()))
+        contexts, links = numbers[0], numbers[1]
+        lengths = numbers[2 + 4 * links:]
+        texts, at = [], 0
+        for length in lengths:
+            texts.append(rest[at:at + length])
             at += length
-        return parts[0], parts[1], parts[2:]
+        first = 2 + contexts
+        stored = [StoredLink(*texts[first + 3 * n:first + 3 * n + 3], LINK_KINDS[numbers[2 + 4 * n]],
+                             bool(numbers[3 + 4 * n]), numbers[4 + 4 * n], numbers[5 + 4 * n]) for n in range(links)]
+        return Content(texts[0], texts[1], texts[2:first], stored)
