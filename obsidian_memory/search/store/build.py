@@ -695,15 +695,13 @@ class IncomingText:
     the context lines of the notes they are in, the note itself. So a row is dropped before any
     of these changes (`drop`: before a link to the note is written, removed or pointed elsewhere,
     before a linking note's text changes, before the note goes) and written again at the end
-    (`write`). An update large enough (`every`) empties the table first and writes every row at
-    the end, as does the update after one cut off before the end (`links_pending`)."""
+    (`write`). An update large enough (`every`) drops nothing and at the end empties the table
+    and writes every row, in one transaction, as does the update after one cut off before its
+    end (`links_pending`)."""
 
     def __init__(self, conn: sqlite3.Connection, every: bool):
         self.conn, self.every = conn, every
         self.dropped: set[int] = set()
-        if every:
-            with transaction(conn):
-                conn.execute("INSERT INTO inlinks_fts(inlinks_fts) VALUES ('delete-all')")
 
     def drop(self, ids) -> None:
         """Take the rows of these notes out, once per update (inside the caller's transaction)."""
@@ -719,6 +717,7 @@ class IncomingText:
         """Write the rows dropped (every row, in `every` mode) as the links now stand."""
         with transaction(self.conn):
             if self.every:
+                self.conn.execute("INSERT INTO inlinks_fts(inlinks_fts) VALUES ('delete-all')")
                 _insert_rows(self.conn, "INSERT INTO inlinks_fts(rowid, text)", list(_inlink_rows(self.conn)))
                 return
             for chunk in _chunked(sorted(self.dropped)):
