@@ -27,9 +27,10 @@ def damage(path: str) -> None:
 
 @pytest.fixture
 def damaged(env):
-    for n in range(300):
-        (env.vault / f"Note {n}.md").write_text(f"# Note {n}\nzebra {n} grazes near [[Note {(n + 1) % 300}]]\n",
-                                                 encoding="utf-8")
+    for n in range(300):     # words of their own, so that the word index spans several of the index's large pages
+        words = " ".join(f"w{n}x{k}" for k in range(60))
+        (env.vault / f"Note {n}.md").write_text(f"# Note {n}\nzebra {n} grazes near [[Note {(n + 1) % 300}]]\n"
+                                                 f"{words}\n", encoding="utf-8")
     assert env.run("reindex").returncode == 0
     from obsidian_memory import settings as settings_module
 
