@@ -23,8 +23,9 @@ from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store import walk
 from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.tokens import identifiers
-from obsidian_memory.search.store.schema import (FTS_COLUMNS, PLAIN_COLUMNS, Codec, Content, StoredLink,
-                                                 drop_lookup_indexes, ensure_lookup_indexes, ensure_scratch)
+from obsidian_memory.search.store.schema import (FTS_COLUMNS, PACKED_COLUMNS, PLAIN_COLUMNS, Codec, Content,
+                                                 StoredLink, drop_lookup_indexes, ensure_lookup_indexes,
+                                                 ensure_scratch)
 from obsidian_memory.sqlitedb import meta, set_meta, transaction
 
 LOCK_WAIT_SECONDS = 60.0
@@ -449,11 +450,11 @@ def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, c
 
 
 def _content_of(note, fts: dict[str, str]) -> Content:
-    """What `notes.content` keeps of a note: its body and code, its links and their context lines
-    (each distinct line once)."""
+    """What `notes.content` keeps of a note: its FTS texts of PACKED_COLUMNS, its links and their
+    context lines (each distinct line once)."""
     contexts = list(dict.fromkeys(link.context for link in note.outlinks))
     number = {context: n for n, context in enumerate(contexts)}
-    return Content(fts["body"], fts["code"], contexts,
+    return Content(*(fts[c] for c in PACKED_COLUMNS), contexts,
                    [StoredLink(link.target, link.anchor, link.label, link.kind, link.embed, link.line,
                                number[link.context]) for link in note.outlinks])
 
@@ -467,7 +468,7 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
         values = []
         for note_id, *plain, content in rows:
             fts = dict(zip(PLAIN_COLUMNS, plain))
-            fts["body"], fts["code"] = codec.unpack(content)[:2]
+            fts.update(zip(PACKED_COLUMNS, codec.unpack(content)))
             values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 

@@ -326,16 +326,18 @@ class VaultIndex:
         return out
 
     def body_and_code(self, note_id: int) -> tuple[str, str]:
-        return self._content(note_id)[:2]
+        content = self._content(note_id)
+        return content.body, content.code
 
     def words_text(self, note_id: int) -> str:
         """What a note says in words: its title, aliases, headings and body."""
-        row = self.conn.execute("SELECT title, aliases, headings, content FROM notes WHERE id = ?",
-                                (note_id,)).fetchone()
-        return "\n".join((*row[:3], self._unpack(row[3])[0]))
+        title, aliases, blob = self.conn.execute("SELECT title, aliases, content FROM notes WHERE id = ?",
+                                                 (note_id,)).fetchone()
+        content = self._unpack(blob)
+        return "\n".join((title, aliases, content.headings, content.body))
 
     def _content(self, note_id: int) -> schema.Content:
-        """(body, code, link contexts, links as written) of a note."""
+        """A note's packed texts (body, code, headings...), link contexts and links as written."""
         (blob,) = self.conn.execute("SELECT content FROM notes WHERE id = ?", (note_id,)).fetchone()
         return self._unpack(blob)
 
@@ -363,7 +365,7 @@ class VaultIndex:
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
         rows = self.conn.execute(f"SELECT n.path, n.title, n.content FROM notes n {scope.where()}"
                                  f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
-        return total, [(path, title, self._unpack(blob)[0]) for path, title, blob in rows]
+        return total, [(path, title, self._unpack(blob).body) for path, title, blob in rows]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,

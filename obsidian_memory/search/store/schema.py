@@ -17,18 +17,19 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
-# Pages of 16 KiB rather than 4: a note's row (its compressed text, 2-3 KB) no longer leaves
-# most of a page empty (a fifth of the file at 4 KiB).
-PAGE_SIZE = 16384
+# Pages of 32 KiB rather than 4: a note's row (its compressed text, about 3 KB) no longer
+# leaves much of a page empty (a fifth of the file at 4 KiB, a twentieth at 32).
+PAGE_SIZE = 32768
 
 # The FTS columns, in order, and their bm25 weights: names far above headings, headings above
 # the body; code stays searchable without dominating a note's score.
 FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code", "idents")
 COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2, 2.0)
-# The FTS columns whose text is kept in `notes.content` (Codec), not in a column of its own.
-PACKED_COLUMNS = ("body", "code")
+# The FTS columns whose text is kept in `notes.content` (Codec), not in a column of its own:
+# all but those a query reads (names, and the folder a scope tests).
+PACKED_COLUMNS = ("body", "code", "headings", "tags", "meta", "idents")
 PLAIN_COLUMNS = tuple(c for c in FTS_COLUMNS if c not in PACKED_COLUMNS)
 # The tokenizer of the index, and of the scratch table that stems text exactly as it does.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -46,12 +47,8 @@ STATEMENTS = (
         ctime_ns INTEGER NOT NULL,        -- with mtime_ns and size: the note's stamp (build.walk_vault)
         title TEXT NOT NULL,
         aliases TEXT NOT NULL,
-        headings TEXT NOT NULL,
-        tags TEXT NOT NULL,
-        meta TEXT NOT NULL,
         folder TEXT NOT NULL,
-        idents TEXT NOT NULL,
-        content BLOB NOT NULL,            -- body, code, links and their contexts, compressed (Codec)
+        content BLOB NOT NULL,            -- its other FTS columns, links and their contexts, compressed (Codec)
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -142,8 +139,9 @@ def ensure_scratch(conn: sqlite3.Connection) -> str:
 
 
 # -- a note's text, stored compressed ---------------------------------------------------------------
-# The index keeps a note's body and code (for excerpts, and to remove its FTS row when it
-# changes), its links as written and the context line of each, all in one zlib stream: the
+# The index keeps a note's body, code and other FTS texts (PACKED_COLUMNS: for excerpts, and to
+# remove its FTS row when it changes), its links as written and the context line of each, all
+# in one zlib stream: the
 # contexts are lines of the body and the targets mostly words of it, so they cost next to
 # nothing. The lengths and numbers come first, so that any character may appear in any part.
 # A note of a few KB alone gives zlib little to learn from, so every stream starts from a
@@ -159,7 +157,7 @@ LINK_KINDS = ("wiki", "markdown", "frontmatter")
 # A link as its note's content keeps it (`links` holds where it points); context_no: its
 # context line, a number into its note's contexts.
 StoredLink = namedtuple("StoredLink", "target anchor label kind embed line context_no")
-Content = namedtuple("Content", "body code contexts links")
+Content = namedtuple("Content", PACKED_COLUMNS + ("contexts", "links"))
 
 
 class Codec:
@@ -191,7 +189,7 @@ class Codec:
         return cls(words.encode("utf-8", "surrogatepass"))
 
     def pack(self, content: Content) -> bytes:
-        texts = [content.body, content.code, *content.contexts]
+        texts = [*content[:len(PACKED_COLUMNS)], *content.contexts]
         numbers = [len(content.contexts), len(content.links)]
         for link in content.links:
             texts += (link.target, link.anchor, link.label)
@@ -213,7 +211,8 @@ class Codec:
         for length in lengths:
             texts.append(rest[at:at + length])
             at += length
-        first = 2 + contexts
+        fields = len(PACKED_COLUMNS)
+        first = fields + contexts
         stored = [StoredLink(*texts[first + 3 * n:first + 3 * n + 3], LINK_KINDS[numbers[2 + 4 * n]],
                              bool(numbers[3 + 4 * n]), numbers[4 + 4 * n], numbers[5 + 4 * n]) for n in range(links)]
-        return Content(texts[0], texts[1], texts[2:first], stored)
+        return Content(*texts[:fields], texts[fields:first], stored)
