@@ -36,7 +36,6 @@ from obsidian_memory import mcp_endpoint as endpoint, mcp_server
 from obsidian_memory.errors import UserError
 
 MAX_BODY_BYTES = 1024 * 1024        # the largest tool call is a few kilobytes
-MAX_CALLS = 32                      # requests answered at once; more wait for a worker
 MAX_CONNECTIONS = 100               # beyond this, uvicorn answers 503
 GRACE_SECONDS = 5                   # a stop waits this long for requests in flight
 BACKLOG = 128
@@ -162,7 +161,7 @@ class Endpoint:
         from concurrent.futures import ThreadPoolExecutor
 
         self.server = server
-        self.workers = ThreadPoolExecutor(MAX_CALLS, thread_name_prefix="mcp-call")
+        self.workers = ThreadPoolExecutor(mcp_server.MAX_CALLS, thread_name_prefix="mcp-call")
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":

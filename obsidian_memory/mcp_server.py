@@ -406,6 +406,7 @@ def warm_up(vault: str | None, err, load_model: bool = False) -> threading.Threa
 # -- JSON-RPC, both transports' ---------------------------------------------------------------------
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+MAX_CALLS = 32                      # tool calls running at once (either transport); more wait for one to end
 
 
 class Incoming(NamedTuple):
@@ -480,6 +481,7 @@ class Stdio:
         self._write_lock = threading.Lock()
         self._calls: dict[object, threading.Thread] = {}
         self._cancelled: set = set()
+        self._running = threading.BoundedSemaphore(MAX_CALLS)
 
     def run(self, stdin) -> None:
         self._out = _protocol_channel()
@@ -502,6 +504,7 @@ class Stdio:
         elif message.kind == "notification":
             self.notified(message.method, message.params)
         elif message.kind == "request" and message.method == "tools/call":
+            self._running.acquire()             # (released when the call ends)
             thread = threading.Thread(target=self.call, args=(message,), name=f"mcp-call-{message.request_id}",
                                       daemon=True)
             self._calls[message.request_id] = thread
@@ -510,12 +513,15 @@ class Stdio:
             self.send(self.server.answer(message))
 
     def call(self, message: Incoming) -> None:
-        reply = self.server.answer(message)
-        if message.request_id in self._cancelled:
-            self._cancelled.discard(message.request_id)
-        else:
-            self.send(reply)
-        self._calls.pop(message.request_id, None)
+        try:
+            reply = self.server.answer(message)
+            if message.request_id in self._cancelled:
+                self._cancelled.discard(message.request_id)
+            else:
+                self.send(reply)
+        finally:
+            self._calls.pop(message.request_id, None)
+            self._running.release()
 
     def notified(self, method: str, params) -> None:
         """`notifications/cancelled`: the call's answer is not sent (the tool runs to its end). The
