@@ -131,5 +131,12 @@ def remove_files_with(path: str, suffix: str) -> None:
 
 
 def size_on_disk(path: str) -> int:
-    """Bytes of the database and its WAL."""
-    return sum(os.path.getsize(path + suffix) for suffix in ("", "-wal") if os.path.exists(path + suffix))
+    """Bytes of the database and its WAL (which SQLite deletes when its last connection closes: in
+    a server, while another thread reads its size)."""
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += os.path.getsize(path + suffix)
+        except FileNotFoundError:
+            pass
+    return total
