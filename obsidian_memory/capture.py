@@ -28,7 +28,8 @@ VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
-NOTE_LOOKUP_SECONDS = 0.5       # a new session's note is looked up in the vault's record this long at most
+NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read this long at most to place a new note
+RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
 HOOK_HISTORY_SECONDS = 1.0       # a hook reads changed notes for the history this long at most (the sweep does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -318,7 +319,7 @@ def _known_note_paths(settings, archive, session_id: str) -> list[str] | None:
     notes changed since the last run): then the note is looked for by a walk."""
     from obsidian_memory.notes import vault_sessions
 
-    return vault_sessions.notes_of(settings, archive, session_id, deadline=time.monotonic() + NOTE_LOOKUP_SECONDS)
+    return vault_sessions.notes_of(settings, archive, session_id, reading_seconds=NOTE_LOOKUP_SECONDS)
 
 
 def _indexed_note_paths(settings, session_id: str) -> list[str]:
@@ -343,8 +344,8 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
     note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
     since the table was last rendered (by any run, also one that was killed before it got
     here), or the private rules changed. A missing vault was logged with the note. When this run
-    already brought the archive's record of the vault up to date (placing a new note) less than
-    HOOK_HISTORY_SECONDS ago, only the notes it `written` are looked at again."""
+    already brought the archive's record of the vault up to date (placing a new note: less than
+    RUN_WALK_SECONDS ago), only the notes it `written` are looked at again."""
     from obsidian_memory.privacy import Privacy
 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
@@ -360,7 +361,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
                 first_day = activity.week_starts(clock.now().date())[0].isoformat()
                 _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
                                                       written=[p for p in written or () if p],
-                                                      walked_within=HOOK_HISTORY_SECONDS if written else 0)
+                                                      walked_within=RUN_WALK_SECONDS if written else 0)
             except vault_sessions.Incomplete as exc:
                 logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
                 return

@@ -263,13 +263,16 @@ class Folder:
 _walked: dict[str, float] = {}     # vault root -> when this process last brought its whole record up to date
 
 
-def refresh(settings, archive, *, deadline: float | None = None, written=None, walked_within: float = 0) -> Folder:
+def refresh(settings, archive, *, deadline: float | None = None, written=None, walked_within: float = 0,
+            reading_seconds: float | None = None) -> Folder:
     """Bring the archive's record of the vault's notes up to date, reading only the files whose
     stamp changed, and the session notes whose privacy was not judged under the present text
     rules. When this process did so less than `walked_within` seconds ago, only the notes it
     `written` since (vault-relative paths) are looked at: one walk of the vault per archive run,
-    not one per step. Raises Incomplete when `deadline` (a time.monotonic() value) passes first,
-    and VaultUnavailable when there is no vault."""
+    not one per step. Raises Incomplete when `deadline` (a time.monotonic() value), or
+    `reading_seconds` counted from the end of the walk (a walk of 100,000 notes alone may take
+    longer than a hook's patience for the few notes to read), passes first, and VaultUnavailable
+    when there is no vault."""
     from obsidian_memory.notes.sessions import VaultUnavailable
     from obsidian_memory.privacy import Privacy
 
@@ -284,6 +287,8 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     gone = [path for path in known if path not in on_disk]
     months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
     changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
+    if reading_seconds is not None:
+        deadline = time.monotonic() + reading_seconds
     batch: list[dict] = []
     for count, path in enumerate(changed):
         if deadline is not None and time.monotonic() >= deadline:
@@ -326,14 +331,15 @@ def month_of(started: str | None) -> str:
     return str(started)[:7] if started else ""
 
 
-def notes_of(settings, archive, session_id: str, *, deadline: float | None = None) -> list[str] | None:
+def notes_of(settings, archive, session_id: str, *, reading_seconds: float | None = None) -> list[str] | None:
     """The notes of the vault that hold `session_id` (vault-relative; [] when none does), by the
     archive's record of the vault brought up to date now (a listing, and a read of the notes that
-    changed); None when that could not be done by `deadline` (or there is no vault)."""
+    changed); None when the notes that changed could not be read in `reading_seconds` (or there
+    is no vault)."""
     from obsidian_memory.notes.sessions import VaultUnavailable
 
     try:
-        folder = refresh(settings, archive, deadline=deadline)
+        folder = refresh(settings, archive, reading_seconds=reading_seconds)
     except (Incomplete, VaultUnavailable, OSError):
         return None
     return archive.vault_note_paths(folder.root, session_id)
