@@ -97,3 +97,18 @@ def test_archiving_a_new_session_walks_the_vault_once(env, settings, written, mo
     target = settings.vault_path(settings.history_note)
     assert titles(target) == ["a brand new task", "topic 4"]
     assert "a brand new task" in open(month_path(settings, "2026-03"), encoding="utf-8").read()
+
+
+def test_a_long_walk_of_the_vault_leaves_the_lookup_its_time_to_read_the_notes_that_changed(settings, written,
+                                                                                            monkeypatch):
+    """At 100,000 notes the walk alone outlasts a hook's half second: the notes that changed are
+    still read (and the new note placed by the record), not given up for a read of every note."""
+    import time
+
+    from obsidian_memory.notes import vault_sessions
+
+    real = vault_sessions.list_notes
+    monkeypatch.setattr(vault_sessions, "list_notes", lambda root: time.sleep(0.3) or real(root))
+    with open_archive(settings.archive) as archive:
+        found = vault_sessions.notes_of(settings, archive, f"{3:08x}-bbbb-4ccc-8ddd-{3:012x}", reading_seconds=0.2)
+    assert found == [written[3]]
