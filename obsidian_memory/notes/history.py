@@ -7,9 +7,10 @@ notes/vault_sessions), never from one machine's archive: every machine that shar
 lists every machine's sessions and, once the notes have synced, writes the very same bytes (times
 are shown as each note's `started` property says, in its own machine's local time). Each table is
 rebuilt whole, between two markers, so a row can never be duplicated or lost to a race; whatever
-the user wrote above or below the markers is kept. A note that arrives while a table is written
-(another machine writing beside it) is in the tables of the next archive or sweep: the walk of
-the vault that would catch it at once cost a second walk of every note at every session's end.
+the user wrote above or below the markers is kept. A writer lists the sessions folder again after
+writing (names only, not a second walk of every note): if a note arrived meanwhile (another
+machine writing beside it), it writes again, so that two machines rebuilding at the same time end
+with the same table.
 
 Bounded at any size (issue 20): the history note shows the newest RECENT_ROWS sessions (a table
 of 100,000 rows is 15 MB that Obsidian would index and the vault would sync again at every
@@ -38,6 +39,7 @@ BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edi
 END = "<!-- obsidian-memory:history:end -->"
 HEADER = "| Started | Project | Session | Machine | Note |\n|---|---|---|---|---|\n"
 DEFAULT_PREAMBLE = "# Claude session history\n\n"
+CONVERGE_ATTEMPTS = 3
 RECENT_ROWS = 500              # the history note's rows; the older ones are in the month notes
 MONTHS_RULES = "history_months_rules"   # archive meta: the private rules every month note was written under
 
@@ -113,13 +115,47 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None, sinc
                        written=None, walked_within: float = 0) -> tuple[str, list[dict]]:
     """rebuild(), and the counted session notes started at `since` (a `YYYY-MM-DD` local day) or
     later (for the activity note). `written` and `walked_within`: see vault_sessions.refresh."""
-    from obsidian_memory.notes import vault_sessions
-
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
+    listed = _session_names(settings)
+    for _ in range(CONVERGE_ATTEMPTS):
+        folder = _rebuild_once(settings, archive, target, deadline=deadline, written=written,
+                               walked_within=walked_within)
+        now_listed = _session_names(settings)
+        if now_listed == listed:
+            break
+        listed, walked_within = now_listed, 0      # a note came or went meanwhile: the vault read again
+    counted = counted_rows(settings, archive, folder.root,
+                           [sid for sid, _ in archive.vault_session_ids(folder.root, since=since)]) if since else []
+    return target, counted
+
+
+def _session_names(settings) -> set[str]:
+    """The names in the sessions folder and its subfolders (a cheap sign that a note came or went)."""
+    names: set[str] = set()
+    pending = [fsutil.resolve_inside(settings.vault, settings.sessions_folder)]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            names.add(entry.path)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+            except OSError:
+                continue
+    return names
+
+
+def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_within):
+    from obsidian_memory.notes import vault_sessions
+
     folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
     months = []
@@ -136,9 +172,7 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None, sinc
     text = render_history(recent[:RECENT_ROWS], existing, months, settings)
     if text != existing:
         fsutil.atomic_write_text(target, text)
-    counted = counted_rows(settings, archive, folder.root,
-                           [sid for sid, _ in archive.vault_session_ids(folder.root, since=since)]) if since else []
-    return target, counted
+    return folder
 
 
 def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:

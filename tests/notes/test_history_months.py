@@ -112,3 +112,23 @@ def test_a_long_walk_of_the_vault_leaves_the_lookup_its_time_to_read_the_notes_t
     with open_archive(settings.archive) as archive:
         found = vault_sessions.notes_of(settings, archive, f"{3:08x}-bbbb-4ccc-8ddd-{3:012x}", reading_seconds=0.2)
     assert found == [written[3]]
+
+
+def test_a_note_another_machine_writes_while_the_table_is_rebuilt_is_in_the_table_at_the_end(settings, monkeypatch):
+    """Two machines sharing the vault rebuild at the same moment: the one that writes last must not
+    leave out the note the other wrote during its rebuild (the table is listed again after writing)."""
+    from obsidian_memory.notes import vault_sessions
+
+    write(settings, 1, "2026-03-01")
+    real_refresh, arrivals = vault_sessions.refresh, [2]
+
+    def refresh_while_another_machine_writes(*args, **kwargs):
+        folder = real_refresh(*args, **kwargs)
+        if arrivals:                       # the other machine's note lands after this walk
+            write(settings, arrivals.pop(), "2026-03-02")
+        return folder
+
+    monkeypatch.setattr(vault_sessions, "refresh", refresh_while_another_machine_writes)
+    with open_archive(settings.archive) as archive:
+        target = history.rebuild(settings, archive)
+    assert titles(target) == ["topic 2", "topic 1"]
