@@ -129,13 +129,17 @@ class Tools:
                         Field(description="ranking of the local index: hybrid (words + meaning), semantic, "
                                           "fulltext, or title (fuzzy note names); default: hybrid when the "
                                           "vault is embedded, else fulltext")] = None,
+        explain: Annotated[bool, Field(description="each hit of the local index also says what placed it "
+                                                   "(`explain`: its ranking signals, or its place in each "
+                                                   "fused ranking)")] = False,
     ) -> SearchResult:
         from obsidian_memory.search import output, search
 
         settings = self.settings()
         response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
-                          frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode, links=True)
+                          frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode, links=True,
+                          explain=explain)
         return SearchResult(**output.clean({**response.to_dict(), "notes": response.notes}))
 
     def read(

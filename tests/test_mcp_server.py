@@ -148,6 +148,20 @@ def test_several_queries_are_fused_into_one_ranking_as_search_vault_does(world):
     assert paths(fused) == paths(json.loads(cli.stdout))
 
 
+def test_search_explains_what_placed_each_hit_when_asked_as_the_cli_does(world):
+    plain, explained, fused = serve(world, calling(
+        ("search", {"query": "maple syrup", "source": "local"}),
+        ("search", {"query": "maple syrup", "source": "local", "explain": True}),
+        ("search", {"queries": ["maple syrup", "sow beans"], "source": "local", "explain": True})))
+    assert all("explain" not in hit for hit in structured(plain)["results"])
+    first = structured(explained)["results"][0]
+    assert first["path"] == "Recipes/Syrup.md" and sum(first["explain"]["signals"].values()) == pytest.approx(
+        first["score"], abs=1e-3)
+    cli = world.search("maple syrup", "--source", "local", "--explain", "--json")
+    assert structured(explained)["results"] == json.loads(cli.stdout)["results"]
+    assert {p["ranking"] for p in structured(fused)["results"][0]["explain"]["fused"]} <= {"maple syrup", "sow beans"}
+
+
 def test_title_mode_finds_a_misspelled_note_name(world):
     [result] = serve(world, calling(("search", {"query": "pancaks", "source": "local", "mode": "title"})))
     data = structured(result)
