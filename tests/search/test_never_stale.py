@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
+
+import pytest
+from hypothesis import given, settings as settings_of_hypothesis, strategies as st
 
 from obsidian_memory.search import store
 from obsidian_memory.search.store import VaultIndex, build
@@ -17,6 +21,9 @@ from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Query
 from testkit import write_note as write
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="folders are checked instead of listed on Linux's local file systems only")
 
 
 def found(env, text: str, *options: str) -> list[str]:
@@ -202,3 +209,206 @@ def test_a_search_process_answers_from_the_vault_as_it_is_when_it_starts_again_a
         (vault / "a.md").write_text(f"The animal: zebra{n:02d}.", encoding="utf-8")
         assert found(env, f"zebra{n:02d}") == ["a.md"]
         assert n == 0 or found(env, f"zebra{n - 1:02d}") == []
+
+
+# -- a check that does not list the folders (walk.walk_vault with the state of an earlier walk) ------
+# A folder's entries change only with its stamp, so a check whose folders all have the stamp they
+# had when an earlier walk listed them stats that walk's notes by name instead of listing again.
+# Folders made a moment ago may change again within their clock step: the searches below age every
+# folder (and note) after each search, so that the checks that follow do skip the listing.
+
+def _age(vault) -> None:
+    """Every folder and note's mtime a minute back: a vault last changed long ago (the folders'
+    ctimes move to now: a check made before this cannot vouch for them)."""
+    old = time.time() - 60
+    for folder, _, files in os.walk(vault):
+        for name in files:
+            os.utime(os.path.join(folder, name), (old, old))
+        os.utime(folder, (old, old))
+
+
+@pytest.fixture
+def listings(monkeypatch):
+    """The folders listed (os.scandir) in this process."""
+    from obsidian_memory.search.store import walk
+
+    listed = []
+    real = os.scandir
+
+    def scandir(path="."):
+        listed.append(path)
+        return real(path)
+    monkeypatch.setattr(walk.os, "scandir", scandir)
+    return listed
+
+
+@linux_only
+def test_a_check_lists_no_folder_while_none_changed_and_all_again_once_one_did(vault, settings, listings):
+    write(vault, "a.md", "The zebra sleeps.")
+    write(vault, "Projects/b.md", "A giraffe eats.")
+    write(vault, "Projects/Old/c.md", "The okapi hides.")
+    _age(vault)
+    store.update(settings)                          # lists every folder; they are old enough: kept
+    listings.clear()
+    assert _fresh_paths(settings, "giraffe") == ["Projects/b.md"]
+    assert listings == []                           # checked, not listed
+    rewrite_keeping_stamp(vault / "Projects/b.md", "A wallaby eats.")
+    assert _fresh_paths(settings, "wallaby") == ["Projects/b.md"]    # an edit in place: its stat tells
+    assert listings == []
+    write(vault, "Projects/Old/d.md", "Another okapi.")
+    assert sorted(_fresh_paths(settings, "okapi")) == ["Projects/Old/c.md", "Projects/Old/d.md"]
+    assert len(listings) == 3                       # a folder changed: all listed again
+    with VaultIndex.open_checking(settings) as index:     # the check of a one-shot search, beside its reads
+        assert _ranked(index, "zebra") == ["a.md"]
+        assert index.confirm()
+
+
+@linux_only
+def test_a_folder_listed_too_soon_after_it_changed_is_listed_again_by_the_next_check(vault, settings, listings):
+    """A folder's stamp ticks in steps, like a note's: one changed within the step before it was
+    listed may change again without its stamp showing it (`build.unsettled`)."""
+    write(vault, "a.md", "The zebra sleeps.")
+    write(vault, "Projects/b.md", "A giraffe eats.")
+    found = build.walk_vault(str(vault))
+    assert found.state(build._settled) is None                      # folders changed just now
+    _age(vault)
+    os.utime(vault / "Projects", (time.time(),) * 2)                # one folder changed just now
+    assert build.walk_vault(str(vault)).state(build._settled) is None
+    store.update(settings)
+    listings.clear()
+    store.update(settings)
+    assert len(listings) == 2                                       # no state kept: listed again
+    _age(vault)
+    store.update(settings)
+    listings.clear()
+    store.update(settings)
+    assert listings == []
+
+
+@linux_only
+def test_a_linked_note_keeps_the_checks_listing_the_folders(vault, settings, listings):
+    """A note that is a symbolic link changes with its target, wherever that is: no state."""
+    write(vault, "Real/target.md", "The zebra sleeps.")
+    os.symlink(vault / "Real/target.md", vault / "link.md")
+    _age(vault)
+    store.update(settings)
+    listings.clear()
+    store.update(settings)
+    assert len(listings) == 2
+    write(vault, "Real/target.md", "The quoll sleeps.")         # (in place: no folder changes)
+    assert sorted(_fresh_paths(settings, "quoll")) == ["Real/target.md", "link.md"]
+
+
+@linux_only
+def test_changed_ignore_patterns_or_private_folders_are_not_checked_against_the_old_walk(vault, tmp_path, listings):
+    from obsidian_memory import settings as settings_module
+
+    write(vault, "a.md", "The zebra sleeps.")
+    write(vault, "Drafts/b.md", "A zebra draft.")
+    write(vault, "Diary/c.md", "A zebra diary.")
+    _age(vault)
+    plain = settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+    store.update(plain)
+    assert sorted(_fresh_paths(plain, "zebra")) == ["Diary/c.md", "Drafts/b.md", "a.md"]
+    ignoring = settings_module.Settings(str(tmp_path / "claude"), vault=str(vault), index_ignore=["Drafts"])
+    assert sorted(_fresh_paths(ignoring, "zebra")) == ["Diary/c.md", "a.md"]
+    private = settings_module.Settings(str(tmp_path / "claude"), vault=str(vault), index_ignore=["Drafts"],
+                                       private=["Diary"])
+    assert _fresh_paths(private, "zebra") == ["a.md"]
+
+
+@linux_only
+def test_search_processes_see_every_change_to_a_vault_whose_folders_are_checked_not_listed(env):
+    """The CLI, one process per search, each change made after the folders aged (so that the
+    check before it skipped the listing)."""
+    vault = env.vault
+    write(vault, "a.md", "The zebra sleeps under a tree.")
+    write(vault, "Projects/b.md", "A giraffe eats leaves.")
+    write(vault, "Projects/Old/c.md", "The okapi hides in the forest.")
+    write(vault, "d.md", "A narwhal swims in cold water.")
+
+    def settled_then_found(text: str) -> list[str]:
+        _age(vault)
+        found(env, text)                 # lists every folder, keeps the state
+        return found(env, text)          # checks the folders instead
+
+    assert settled_then_found("zebra") == ["a.md"]
+    rewrite_keeping_stamp(vault / "a.md", "The quoll sleeps under a tree.")
+    assert found(env, "zebra") == [] and found(env, "quoll") == ["a.md"]
+    assert settled_then_found("quoll") == ["a.md"]
+    write(vault, "Projects/new.md", "A zebra arrives.")
+    assert found(env, "zebra") == ["Projects/new.md"]
+    assert settled_then_found("zebra") == ["Projects/new.md"]
+    os.rename(vault / "Projects/new.md", vault / "Projects/renamed.md")
+    assert found(env, "zebra") == ["Projects/renamed.md"]
+    settled_then_found("zebra")
+    os.rename(vault / "Projects/Old", vault / "Projects/Archive")
+    assert found(env, "okapi") == ["Projects/Archive/c.md"]
+    settled_then_found("okapi")
+    (vault / "d.md").unlink()
+    assert found(env, "narwhal") == []
+    settled_then_found("narwhal")
+    write(vault, "Projects/Archive/.hidden.md", "A hidden okapi.")
+    write(vault, "Projects/Archive/e.md", "A second okapi.")
+    assert found(env, "okapi") == ["Projects/Archive/c.md", "Projects/Archive/e.md"]
+
+
+_FOLDERS = ["", "A/", "A/B/", "C/"]
+_OPERATIONS = st.lists(st.tuples(st.sampled_from(["add", "edit", "delete", "rename", "move", "mkdir", "rmdir",
+                                                  "rename folder", "hidden", "other file"]),
+                                 st.integers(0, 7), st.integers(0, 3)), min_size=1, max_size=12)
+
+
+@linux_only
+@settings_of_hypothesis(max_examples=40, deadline=None)
+@given(operations=_OPERATIONS)
+def test_a_walk_that_checks_the_folders_finds_what_a_walk_that_lists_them_finds(tmp_path_factory, operations):
+    """Whatever happens to the vault between two walks, a walk given the state of the first
+    finds the same notes, stamps and skipped names as a walk that lists every folder."""
+    vault = tmp_path_factory.mktemp("vault")
+    for folder in _FOLDERS:
+        write(vault, f"{folder}n0.md", "first note")
+    for kind, number, where in operations:
+        _age(vault)
+        state = build.walk_vault(str(vault)).state(build._settled)
+        assert state is not None
+        done = _apply(vault, kind, number, _FOLDERS[where])
+        checked, listed = build.walk_vault(str(vault), known=state), build.walk_vault(str(vault))
+        assert checked.listed != (done in (None, "edit")) or done in ("mkdir", "hidden", "other file")
+        assert checked.by_path() == listed.by_path()
+        assert sorted(checked.skipped) == sorted(listed.skipped)
+
+
+def _apply(vault, kind: str, number: int, folder: str) -> str | None:
+    """Make the change; which one was made (None: none could be). Only an add, a delete, a rename,
+    a move, a folder removed or renamed always change a folder; an edit in place never does."""
+    notes = sorted(p for p in vault.rglob("*.md") if not p.name.startswith("."))
+    note = notes[number % len(notes)] if notes else None
+    target = vault / folder
+    if kind == "add" or note is None:
+        if not target.is_dir() or (target / f"n{number}.md").exists():
+            return None
+        write(vault, f"{folder}n{number}.md", f"note {number}")
+        return "add"
+    if kind == "edit":
+        rewrite_keeping_stamp(note, "x" * note.stat().st_size)
+    elif kind == "delete":
+        note.unlink()
+    elif kind == "rename" and note.name != f"r{number}.md":
+        note.rename(note.with_name(f"r{number}.md"))
+    elif kind == "move" and target.is_dir():
+        note.rename(target / f"m{number}-{note.name}")
+    elif kind == "mkdir":
+        (target / f"D{number}").mkdir(parents=True, exist_ok=True)
+        write(vault, f"{folder}D{number}/in{number}.md", "in a new folder")
+    elif kind == "rmdir" and folder and target.is_dir():
+        shutil.rmtree(target)
+    elif kind == "rename folder" and folder and target.is_dir():
+        target.rename(target.with_name(target.name + f"{number}"))
+    elif kind == "hidden" and target.is_dir():
+        write(vault, f"{folder}.h{number}.md", "hidden")
+    elif kind == "other file" and target.is_dir():
+        (target / f"f{number}.txt").write_text("not a note", encoding="utf-8")
+    else:
+        return None
+    return kind

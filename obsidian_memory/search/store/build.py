@@ -81,9 +81,40 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 # -- the vault walk (`walk`) ------------------------------------------------------------------
 
 def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None,
-               privacy: Privacy | None = None) -> Walk:
-    """Every note of the vault and its stamp (`walk.walk_vault`), as the update walks it."""
-    return walk.walk_vault(vault, ignore, skipped, privacy)
+               privacy: Privacy | None = None, known: str | None = None) -> Walk:
+    """Every note of the vault and its stamp (`walk.walk_vault`), as the update walks it;
+    `known`: the state of an earlier walk (`walk_state`), whose folders then need no listing."""
+    return walk.walk_vault(vault, ignore, skipped, privacy, known)
+
+
+WALK_STATE = "walk_state"       # meta: the state of the last walk that listed the folders (Walk.state)
+
+
+def walk_state(conn: sqlite3.Connection) -> str | None:
+    return meta(conn, WALK_STATE)
+
+
+def keep_walk_state(conn: sqlite3.Connection, lock_path: str, found: Walk) -> None:
+    """After a check whose walk listed the folders: its state, for the next walk to check the
+    folders instead (or none, when the walk cannot vouch for them). Best effort, and only while
+    no other process updates the index (a search does not wait for that)."""
+    if not found.listed:
+        return
+    try:
+        with update_lock(lock_path, wait=0):
+            _set_walk_state(conn, found)
+    except (LockBusy, sqlite3.OperationalError):
+        pass
+
+
+def _set_walk_state(conn: sqlite3.Connection, found: Walk | None) -> None:
+    state = found.state(_settled) if found is not None else None
+    if state == meta(conn, WALK_STATE):
+        return
+    if state is None:
+        conn.execute("DELETE FROM meta WHERE key = ?", (WALK_STATE,))
+    else:
+        set_meta(conn, WALK_STATE, state)
 
 
 # -- the update ------------------------------------------------------------------------------
@@ -104,7 +135,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     started = time.perf_counter()
     stats = UpdateStats()
     privacy = privacy if privacy is not None else Privacy(tag=None)
-    found = walked if walked is not None else walk_vault(vault, ignore, None, privacy)
+    found = walked if walked is not None else walk_vault(vault, ignore, None, privacy, walk_state(conn))
     stats.skipped_names[:] = found.skipped
     on_disk = found.by_path()
     stored = None
@@ -121,7 +152,9 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
             edited = _edited_unseen(conn, vault)
             if not edited:
                 if not same:
-                    _remember(conn, fingerprint, stats.skipped_names)
+                    _remember(conn, found, stats.skipped_names)
+                else:
+                    keep_walk_state(conn, lock_path, found)
                 stats.unchanged = len(on_disk)
                 stats.seconds = time.perf_counter() - started
                 return stats
@@ -133,7 +166,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
                 on_disk = found.by_path()
                 stored = _stored_stats(conn)           # another process may have done the work meanwhile
             complete = _apply(conn, vault, on_disk, stored, force, progress, stats, edited, privacy)
-            _remember(conn, found.fingerprint() if complete else "", stats.skipped_names)
+            _remember(conn, found if complete else None, stats.skipped_names)
             set_meta(conn, PRIVACY_RULES, privacy.signature() if complete else "")
     except LockBusy:
         stats.skipped = True
@@ -145,13 +178,15 @@ SKIPPED = "skipped_names"       # meta: the names left out of the last walk (JSO
 SKIPPED_KEPT = 50
 
 
-def _remember(conn: sqlite3.Connection, fingerprint: str, skipped: list[str]) -> None:
-    """The walk's fingerprint (the next check is then a single comparison) and the names it left
-    out (for `status` and `doctor`). Best effort."""
+def _remember(conn: sqlite3.Connection, found: Walk | None, skipped: list[str]) -> None:
+    """The fingerprint of the walk that found the vault as the index now has it (None: the
+    update is incomplete), so that the next check is a single comparison, the walk's state
+    (`keep_walk_state`), and the names it left out (for `status` and `doctor`). Best effort."""
     import json
 
     try:
-        set_meta(conn, "fingerprint", fingerprint)
+        set_meta(conn, "fingerprint", found.fingerprint() if found is not None else "")
+        _set_walk_state(conn, found)
         set_meta(conn, SKIPPED, json.dumps({"count": len(skipped), "names": skipped[:SKIPPED_KEPT]}))
     except sqlite3.OperationalError:
         pass
@@ -201,6 +236,11 @@ def unsettled(mtime_ns: int, now_ns: int) -> bool:
     changing."""
     step = SECONDS_STEP_NS if mtime_ns % 1_000_000_000 == 0 else SUBSECOND_STEP_NS
     return mtime_ns > now_ns - step
+
+
+def _settled(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a folder listed at `now_ns` with this mtime shows any later change in its stamp."""
+    return not unsettled(mtime_ns, now_ns)
 
 
 def content_digest(text: str) -> str:

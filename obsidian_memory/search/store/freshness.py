@@ -85,23 +85,24 @@ def gate(index_path: str) -> Gate:
 class Beside:
     """A walk of the vault in a thread of its own, started now (after the request arrived, so
     that it sees every change made before), with the fingerprint it must match for the reads
-    made meanwhile to count (`expected`)."""
+    made meanwhile to count (`expected`); `known`: the state of an earlier walk (`walk`), so
+    that the folders need no listing while none changed."""
 
-    def __init__(self, settings, expected: str):
+    def __init__(self, settings, expected: str, known: str | None = None):
         from obsidian_memory.privacy import Privacy
 
         self.expected = expected
         self._found = self._fingerprint = self._error = None
         self._thread = threading.Thread(target=self._walk, daemon=True, name="vault walk",
                                         args=(settings.vault, tuple(settings.index_ignore or ()),
-                                              Privacy.of(settings)))
+                                              Privacy.of(settings), known))
         self._thread.start()
 
-    def _walk(self, vault: str, ignore: tuple, privacy) -> None:
+    def _walk(self, vault: str, ignore: tuple, privacy, known: str | None) -> None:
         from obsidian_memory.search.store import build
 
         try:
-            self._found = build.walk_vault(vault, ignore, None, privacy)
+            self._found = build.walk_vault(vault, ignore, None, privacy, known=known)
             self._fingerprint = self._found.fingerprint()
         except BaseException as exc:        # (raised in the caller's thread, by `walk`)
             self._error = exc

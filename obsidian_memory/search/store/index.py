@@ -116,6 +116,7 @@ class VaultIndex:
         self.path = path
         self.created = created        # the file was (re)built on opening: missing, outdated or damaged
         self._check: freshness.Beside | None = None     # the freshness check running beside the reads
+        self._unchanged_walk = None          # the walk that found the vault unchanged: its state is kept on closing (build.keep_walk_state)
         self._codec: schema.Codec | None = None
 
     # -- opening and closing ---------------------------------------------------------------------------
@@ -168,7 +169,7 @@ class VaultIndex:
                 index.update(lock_wait=SEARCH_LOCK_WAIT)
                 index.conn.execute("BEGIN")
             else:
-                index._check = freshness.Beside(settings, expected)
+                index._check = freshness.Beside(settings, expected, build.walk_state(index.conn))
         return cls._open_to_read(settings, check_beside)
 
     @classmethod
@@ -211,6 +212,7 @@ class VaultIndex:
         if check is None:
             return True
         if check.unchanged():
+            self._unchanged_walk = check.walk()
             return True
         self.conn.execute("COMMIT")
         try:
@@ -277,6 +279,8 @@ class VaultIndex:
         try:
             if self.conn.in_transaction:
                 self.conn.execute("COMMIT")      # the read snapshot
+            if self._unchanged_walk is not None:
+                build.keep_walk_state(self.conn, self.path, self._unchanged_walk)
         except sqlite3.DatabaseError:
             pass                                 # (a damaged file: what matters is closing it)
         finally:
