@@ -9,6 +9,8 @@ vector store.
 - `migrate`: a schema versioned with `PRAGMA user_version`; `migrations[n]` brings version n
   to n + 1, later ones are appended and never edited.
 - `meta` / `set_meta`: a `meta(key, value)` table of small facts about the store.
+- `index_library`: the SQLite library of the vault index (the one store that may use another
+  than Python's own: `connect(..., library=)`).
 
 On the SessionStart path (the archive): imports only os, re and sqlite3.
 """
@@ -17,19 +19,21 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import sys
 
 BUSY_TIMEOUT = 30.0
 
 
 def connect(path: str, *, readonly: bool = False, timeout: float = BUSY_TIMEOUT,
-            foreign_keys: bool = False, page_size: int | None = None) -> sqlite3.Connection:
+            foreign_keys: bool = False, page_size: int | None = None, library=sqlite3) -> sqlite3.Connection:
     """An open connection to the database at `path` (its folder is created unless `readonly`);
-    `page_size` is that of a new file (an existing one keeps its own)."""
+    `page_size` is that of a new file (an existing one keeps its own); `library`: the DB-API
+    module (`index_library`)."""
     if readonly:
-        return sqlite3.connect(f"file:{uri_path(path)}?mode=ro", uri=True, timeout=timeout,
+        return library.connect(f"file:{uri_path(path)}?mode=ro", uri=True, timeout=timeout,
                                isolation_level=None, check_same_thread=False)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn = library.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     try:
         if page_size:
             conn.execute(f"PRAGMA page_size = {int(page_size)}")     # (before WAL mode: then it is fixed)
@@ -68,7 +72,7 @@ class transaction:
             return
         try:
             self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
+        except errors("Error"):
             pass       # SQLite rolled back already (e.g. the disk is full); the first error is the one to see
 
 
@@ -108,13 +112,58 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 def damaged(exc: BaseException) -> bool:
     """Whether an error says the database file itself is damaged (not busy, not out of space):
     SQLITE_CORRUPT ("database disk image is malformed") or SQLITE_NOTADB ("file is not a database")."""
-    if not isinstance(exc, sqlite3.DatabaseError):
+    if not isinstance(exc, errors("DatabaseError")):
         return False
     code = getattr(exc, "sqlite_errorcode", None)         # Python 3.11+
     if code is not None:
         return code & 0xFF in (11, 26)
     text = str(exc).lower()
     return "malformed" in text or "not a database" in text
+
+
+# -- the SQLite library of the vault index -----------------------------------------------------------
+# The index's FTS5 table holds no copy of the notes' text. SQLite before 3.43 can take a row out
+# of such a table only when given the very text it was written with, so on it the index keeps
+# that text (compressed) for the purpose; 3.43 and later delete by rowid (`contentless_delete`).
+# Python's own sqlite3 is used when it is new enough (many builds are), else sqlean.py (SQLite
+# 3.50 in a wheel, a dependency where wheels exist), else Python's own with the text kept. Only
+# the index uses it: the archive and the vector store stay on Python's sqlite3.
+
+DELETE_BY_ID = (3, 43, 0)
+# "keep-text": Python's own sqlite3 and the text kept, whatever its version (a fallback to test,
+# or to fall back on should another library misbehave)
+LIBRARY_ENV = "OBSIDIAN_MEMORY_INDEX_SQLITE"
+_library: tuple | None = None
+
+
+def index_library() -> tuple:
+    """(the DB-API module of the vault index, whether its FTS5 deletes by rowid); see above.
+    Decided, and sqlean imported, once per process."""
+    global _library
+    if _library is None:
+        module = _pick_library()
+        _library = (module, module.sqlite_version_info >= DELETE_BY_ID and os.environ.get(LIBRARY_ENV) != "keep-text")
+    return _library
+
+
+def _pick_library():
+    if sqlite3.sqlite_version_info >= DELETE_BY_ID or os.environ.get(LIBRARY_ENV) == "keep-text":
+        return sqlite3
+    try:
+        import sqlean
+    except ImportError:
+        return sqlite3
+    return sqlean if sqlean.sqlite_version_info >= DELETE_BY_ID else sqlite3
+
+
+def errors(name: str) -> tuple:
+    """The exception class `name` ("Error", "DatabaseError", "OperationalError") of every SQLite
+    library loaded: `except sqlitedb.errors("DatabaseError")` catches the index's too."""
+    found = [getattr(sqlite3, name)]
+    lean = sys.modules.get("sqlean")
+    if lean is not None:
+        found.append(getattr(lean, name))
+    return tuple(found)
 
 
 def remove_files(path: str) -> None:

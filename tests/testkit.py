@@ -101,6 +101,14 @@ _ROOT_FILE_POWERS = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_DAC_READ_SEARCH
 _PR_CAPBSET_DROP = 24
 
 
+def index_file(path: str, **options):
+    """A connection to a vault index file through the SQLite library the index uses
+    (`sqlitedb.index_library`: its FTS5 table may need a newer SQLite than Python's own)."""
+    from obsidian_memory import sqlitedb
+
+    return sqlitedb.index_library()[0].connect(path, **options)
+
+
 def write_note(vault: Path, relative: str, text: str, *, bump: float = 0) -> None:
     """Write a note (folders made as needed); `bump` moves its mtime that many seconds ahead, for a
     distinct mtime even on filesystems with coarse timestamps."""

@@ -196,13 +196,11 @@ class _Dispatch:
     def _index_once(self, query: Query) -> Result:
         """The index engine's answer; a damaged index file is deleted, built again (a note says
         so) and asked again, once."""
-        import sqlite3
-
         from obsidian_memory import sqlitedb
 
         try:
             return self._fresh_answer(query)
-        except sqlite3.DatabaseError as exc:
+        except sqlitedb.errors("DatabaseError") as exc:
             if not sqlitedb.damaged(exc):
                 raise
             self.request.discard_index(exc)

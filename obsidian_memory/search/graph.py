@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import difflib
 import math
-import sqlite3
 from collections import Counter
 
-from obsidian_memory import fsutil
+from obsidian_memory import fsutil, sqlitedb
 from obsidian_memory.errors import UserError
 from obsidian_memory.privacy import refuse_if_private
 from obsidian_memory.search import fulltext
@@ -219,7 +218,7 @@ def links_of(settings, paths: list[str]) -> dict[str, dict]:
     try:
         with index:
             return index.links_of(list(empty))
-    except sqlite3.DatabaseError:
+    except sqlitedb.errors("DatabaseError"):
         return empty
 
 

@@ -27,3 +27,21 @@ def settings(vault, tmp_path):
     from obsidian_memory import settings as settings_module
 
     return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
+
+
+@pytest.fixture(params=["rowid", "text"])
+def fts_delete(request, monkeypatch):
+    """Each way the index can take a note's FTS row out: by its rowid (SQLite 3.43 or later:
+    Python's own or sqlean.py's), and with the note's text, which the file then keeps (older
+    SQLite; forced here with OBSIDIAN_MEMORY_INDEX_SQLITE=keep-text whatever the version)."""
+    from obsidian_memory import sqlitedb
+
+    monkeypatch.setattr(sqlitedb, "_library", None)       # decided again, for this test
+    if request.param == "text":
+        monkeypatch.setenv(sqlitedb.LIBRARY_ENV, "keep-text")
+    else:
+        monkeypatch.delenv(sqlitedb.LIBRARY_ENV, raising=False)
+        if not sqlitedb.index_library()[1]:
+            pytest.skip("this Python's SQLite is older than 3.43 and sqlean.py is not installed "
+                        "(`pip install sqlean.py`), so the index keeps the notes' text: tested by the other case")
+    return request.param

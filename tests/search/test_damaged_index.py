@@ -4,17 +4,17 @@ reindex --force; status and doctor say it is damaged until then (issue 21.6)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
 from obsidian_memory.search import store
+from testkit import index_file
 
 
 def damage(path: str) -> None:
     """Garbage over the pages of the full-text index (not over the tables a freshness check
     reads), as a disk or a sync tool overwriting blocks mid-file would leave it."""
-    conn = sqlite3.connect(path)
+    conn = index_file(path)
     pages = [page for (page,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'notes_fts_data'")]
     size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()

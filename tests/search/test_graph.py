@@ -3,7 +3,6 @@ incremental updates, and `related`, `similar`, `links_of`, `suggest_paths` over 
 from __future__ import annotations
 
 import os
-import sqlite3
 
 import pytest
 
@@ -12,7 +11,7 @@ from obsidian_memory.errors import UserError
 from obsidian_memory.search import graph, store
 from obsidian_memory.search.store import build, schema
 from obsidian_memory.search.links import Resolver
-from testkit import shared_path, write_note
+from testkit import index_file, shared_path, write_note
 
 # What Obsidian shows for the fixture vault (tests/fixtures/graph-vault), worked out by hand.
 FIXTURE_LINKS = {
@@ -55,7 +54,7 @@ def backlinks(settings, path: str) -> list[str]:
 
 def stored_links(settings) -> list[tuple]:
     """Every link as stored, its context line read from its note's content."""
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     try:
         codec = schema.Codec.of(conn)
         found = []
@@ -206,7 +205,7 @@ def test_an_edited_note_resolves_its_links_as_a_full_rebuild_does(vault, setting
 def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(settings):
     store.update(settings)
     expected = stored_links(settings)
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     conn.execute("UPDATE links SET target_id = NULL")
     conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (build.LINKS_PENDING,))
     conn.commit()
@@ -217,7 +216,7 @@ def test_an_update_cut_off_before_resolving_links_is_finished_by_the_next_one(se
 
 def test_an_index_of_the_previous_schema_is_rebuilt_with_links(settings):
     store.update(settings)
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import sqlite3
 import time
 
 import pytest
@@ -12,7 +11,7 @@ from obsidian_memory import sqlitedb
 from obsidian_memory.search import fulltext, store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex, build, walk_vault
-from testkit import write_note as write
+from testkit import index_file, write_note as write
 
 
 def ranked(settings, query: Query, *, fresh: bool = True):
@@ -254,13 +253,13 @@ def test_broken_frontmatter_does_not_stop_indexing(vault, settings):
 def test_a_schema_version_change_rebuilds_the_cache(vault, settings):
     write(vault, "a.md", "The ibex climbs.")
     store.update(settings)
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     conn.execute("PRAGMA user_version = 999")
     conn.execute("DELETE FROM notes")
     conn.commit()
     conn.close()
     assert paths(settings, "ibex") == ["a.md"]
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     conn.close()
 
@@ -308,7 +307,7 @@ def test_processes_building_at_once_index_each_note_once(vault, settings):
     for worker in workers:
         worker.join(timeout=60)
     assert results == [("ok", 5)] * 3
-    conn = sqlite3.connect(store.index_path(settings))
+    conn = index_file(store.index_path(settings))
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*), count(DISTINCT path) FROM notes").fetchone() == (400, 400)

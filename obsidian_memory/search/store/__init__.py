@@ -15,8 +15,6 @@ __all__ = ["EVERYTHING", "SCHEMA_VERSION", "SEARCH_LOCK_WAIT", "Scope", "UpdateS
 def update(settings, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
     """Bring the vault's index up to date; with `force`, every note is read again into a new file
     (`rebuild`). A file found damaged is deleted and built again."""
-    import sqlite3
-
     from obsidian_memory import sqlitedb
 
     if force:
@@ -24,7 +22,7 @@ def update(settings, *, force: bool = False, progress=None, lock_wait: float | N
     try:
         with VaultIndex.open(settings) as index:
             return index.update(progress=progress, lock_wait=lock_wait)
-    except sqlite3.DatabaseError as exc:
+    except sqlitedb.errors("DatabaseError") as exc:
         if not sqlitedb.damaged(exc):
             raise
         discard(settings, exc)

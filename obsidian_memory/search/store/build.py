@@ -25,8 +25,8 @@ from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.tokens import identifiers
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, PACKED_COLUMNS, PLAIN_COLUMNS, Codec, Content,
                                                  StoredLink, drop_lookup_indexes, ensure_lookup_indexes,
-                                                 ensure_scratch)
-from obsidian_memory.sqlitedb import meta, set_meta, transaction
+                                                 ensure_scratch, keeps_text)
+from obsidian_memory.sqlitedb import errors, meta, set_meta, transaction
 
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -103,7 +103,7 @@ def keep_walk_state(conn: sqlite3.Connection, lock_path: str, found: Walk) -> No
     try:
         with update_lock(lock_path, wait=0):
             _set_walk_state(conn, found)
-    except (LockBusy, sqlite3.OperationalError):
+    except (LockBusy, *errors("OperationalError")):
         pass
 
 
@@ -188,7 +188,7 @@ def _remember(conn: sqlite3.Connection, found: Walk | None, skipped: list[str]) 
         set_meta(conn, "fingerprint", found.fingerprint() if found is not None else "")
         _set_walk_state(conn, found)
         set_meta(conn, SKIPPED, json.dumps({"count": len(skipped), "names": skipped[:SKIPPED_KEPT]}))
-    except sqlite3.OperationalError:
+    except errors("OperationalError"):
         pass
 
 
@@ -264,7 +264,7 @@ def _edited_unseen(conn: sqlite3.Connection, vault: str) -> set[str]:
         try:
             with transaction(conn):
                 conn.executemany("DELETE FROM unsettled WHERE note_id = ?", settled)
-        except sqlite3.OperationalError:
+        except errors("OperationalError"):
             pass
     return edited
 
@@ -489,19 +489,26 @@ def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, c
     return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(content), now)
 
 
-def _content_of(note, fts: dict[str, str]) -> Content:
-    """What `notes.content` keeps of a note: its FTS texts of PACKED_COLUMNS, its links and their
-    context lines (each distinct line once)."""
+def _content_of(note, fts: dict[str, str], keep_text: bool) -> Content:
+    """What `notes.content` keeps of a note: its links and their context lines (each distinct
+    line once), and its FTS texts of PACKED_COLUMNS when the file removes FTS rows by their
+    text (`keep_text`; else empty)."""
     contexts = list(dict.fromkeys(link.context for link in note.outlinks))
     number = {context: n for n, context in enumerate(contexts)}
-    return Content(*(fts[c] for c in PACKED_COLUMNS), contexts,
+    return Content(*(fts[c] if keep_text else "" for c in PACKED_COLUMNS), contexts,
                    [StoredLink(link.target, link.anchor, link.label, link.kind, link.embed, link.line,
                                number[link.context]) for link in note.outlinks])
 
 
 def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
-    """Take these notes out of the (contentless) FTS index, with the values they were added with."""
-    codec = Codec.of(conn) if ids else None
+    """Take these notes out of the (contentless) FTS index: by rowid, or with the values they
+    were added with in a file that keeps them (schema.FTS_DELETE)."""
+    if not ids:
+        return
+    if not keeps_text(conn):
+        _delete_by_id(conn, ids)
+        return
+    codec = Codec.of(conn)
     for chunk in _chunked(ids):
         rows = conn.execute(f"SELECT id, {', '.join(PLAIN_COLUMNS)}, content FROM notes"
                             f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
@@ -511,6 +518,59 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
             fts.update(zip(PACKED_COLUMNS, codec.unpack(content)))
             values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
+
+
+def _delete_by_id(conn: sqlite3.Connection, ids: list[int]) -> None:
+    """Delete these notes' FTS rows by rowid (contentless_delete), then take the table's row count
+    and column token totals down by what the rows held. bm25 reads them (the number of notes,
+    the average length of each column), and FTS5 (3.50 still) leaves them as they were when it
+    deletes a row of such a table: an updated note would then rank a little differently than
+    after a fresh build. The sizes are in notes_fts_docsize until the rows go. The SAVEPOINT makes
+    FTS5 write its totals out now and read them back when next needed, so that the ones written
+    here are not overwritten at COMMIT."""
+    rows, sizes = 0, [0] * len(FTS_COLUMNS)
+    for chunk in _chunked(ids):
+        for (blob,) in conn.execute(f"SELECT sz FROM notes_fts_docsize WHERE id IN ({_id_list(chunk)})"):
+            rows += 1
+            for column, size in enumerate(_varints(blob)[:len(sizes)]):
+                sizes[column] += size
+        conn.execute(f"DELETE FROM notes_fts WHERE rowid IN ({_id_list(chunk)})")
+    if not rows:
+        return
+    conn.execute("SAVEPOINT fts_totals")
+    (block,) = conn.execute(f"SELECT block FROM notes_fts_data WHERE id = {FTS_AVERAGES}").fetchone()
+    totals = _varints(block)
+    totals[0] -= rows
+    for column, size in enumerate(sizes):
+        totals[1 + column] -= size
+    conn.execute(f"UPDATE notes_fts_data SET block = ? WHERE id = {FTS_AVERAGES}", (_varint_bytes(totals),))
+    conn.execute("RELEASE fts_totals")
+
+
+FTS_AVERAGES = 1          # the rowid of FTS5's "averages" record in %_data: row count, then each column's tokens
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The integers of an FTS5 record (SQLite varints, big-endian 7 bits a byte; values below 2^56)."""
+    values, value = [], 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            values.append(value)
+            value = 0
+    return values
+
+
+def _varint_bytes(values: list[int]) -> bytes:
+    out = bytearray()
+    for value in values:
+        groups = [value & 0x7F]
+        value >>= 7
+        while value:
+            groups.append(0x80 | (value & 0x7F))
+            value >>= 7
+        out += bytes(reversed(groups))
+    return bytes(out)
 
 
 def _id_list(ids) -> str:
@@ -538,7 +598,8 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
     forget_fts(conn, list(old.values()))
     now = time.time()
     fts = [_fts_values(row) for row in rows]
-    contents = [_content_of(row.note, values) for row, values in zip(rows, fts)]
+    keep_text = keeps_text(conn)
+    contents = [_content_of(row.note, values, keep_text) for row, values in zip(rows, fts)]
     codec = Codec.of(conn) or Codec.made_for(conn, [row.note.body for row in rows])
     _insert_rows(conn, f"INSERT INTO notes({', '.join(NOTE_COLUMNS)})",
                  [_note_values(row, values, content, now, codec) for row, values, content in zip(rows, fts, contents)],

@@ -129,7 +129,7 @@ class VaultIndex:
             conn, created = _connect(path)
         except LockBusy:
             conn, created = _connect(path)   # the rebuild another process held the lock for is done by now or never
-        except sqlite3.DatabaseError as exc:
+        except sqlitedb.errors("DatabaseError") as exc:
             if sqlitedb.damaged(exc):
                 discard(settings, exc)
             conn, created = _connect(path)   # (else a file another process was replacing: once more)
@@ -181,7 +181,7 @@ class VaultIndex:
             try:
                 prepare(index)
                 return index
-            except sqlite3.DatabaseError as exc:
+            except sqlitedb.errors("DatabaseError") as exc:
                 index.close()
                 if attempt or not sqlitedb.damaged(exc):
                     raise
@@ -245,13 +245,13 @@ class VaultIndex:
         if not os.path.exists(path):
             return None
         try:
-            conn = sqlitedb.connect(path, readonly=True, timeout=5)
-        except sqlite3.DatabaseError:
+            conn = _open(path, readonly=True)
+        except sqlitedb.errors("DatabaseError"):
             return None
         try:
-            if sqlitedb.schema_version(conn) == schema.SCHEMA_VERSION:
+            if _current(conn):
                 return cls(conn, settings, path)
-        except sqlite3.DatabaseError:
+        except sqlitedb.errors("DatabaseError"):
             pass
         conn.close()
         return None
@@ -281,7 +281,7 @@ class VaultIndex:
                 self.conn.execute("COMMIT")      # the read snapshot
             if self._unchanged_walk is not None:
                 build.keep_walk_state(self.conn, self.path, self._unchanged_walk)
-        except sqlite3.DatabaseError:
+        except sqlitedb.errors("DatabaseError"):
             pass                                 # (a damaged file: what matters is closing it)
         finally:
             self.conn.close()
@@ -330,18 +330,33 @@ class VaultIndex:
         return out
 
     def body_and_code(self, note_id: int) -> tuple[str, str]:
-        content = self._content(note_id)
-        return content.body, content.code
+        """The note's body and code as its file says now (`read_note`; empty when it cannot)."""
+        path, title = self.conn.execute("SELECT path, title FROM notes WHERE id = ?", (note_id,)).fetchone()
+        note = self.read_note(path, title)
+        return (note.body, note.code) if note else ("", "")
 
     def words_text(self, note_id: int) -> str:
         """What a note says in words: its title, aliases, headings and body."""
-        title, aliases, blob = self.conn.execute("SELECT title, aliases, content FROM notes WHERE id = ?",
+        path, title, aliases = self.conn.execute("SELECT path, title, aliases FROM notes WHERE id = ?",
                                                  (note_id,)).fetchone()
-        content = self._unpack(blob)
-        return "\n".join((title, aliases, content.headings, content.body))
+        note = self.read_note(path, title)
+        return "\n".join((title, aliases, *(("\n".join(note.headings), note.body) if note else ())))
+
+    def read_note(self, path: str, title: str):
+        """The indexed note `path` parsed from its file (`markdown.Note`): the index keeps no copy
+        of its text. The check that made the snapshot fresh found the file as indexed; one gone,
+        unreadable or made private since is None."""
+        from obsidian_memory import markdown
+        from obsidian_memory.fsutil import read_text
+        from obsidian_memory.privacy import Privacy
+
+        text = read_text(os.path.join(self.settings.vault, *path.split("/")))
+        if text is None or Privacy.of(self.settings).text_is_private(text):
+            return None
+        return markdown.parse_note(text, title)
 
     def _content(self, note_id: int) -> schema.Content:
-        """A note's packed texts (body, code, headings...), link contexts and links as written."""
+        """A note's links as written and their context lines (`schema.Codec`)."""
         (blob,) = self.conn.execute("SELECT content FROM notes WHERE id = ?", (note_id,)).fetchone()
         return self._unpack(blob)
 
@@ -367,9 +382,10 @@ class VaultIndex:
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
         """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
-        rows = self.conn.execute(f"SELECT n.path, n.title, n.content FROM notes n {scope.where()}"
+        rows = self.conn.execute(f"SELECT n.path, n.title FROM notes n {scope.where()}"
                                  f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
-        return total, [(path, title, self._unpack(blob).body) for path, title, blob in rows]
+        return total, [(path, title, note.body if note else "")
+                       for path, title, note in ((p, t, self.read_note(p, t)) for p, t in rows)]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
@@ -549,7 +565,7 @@ def using_fresh(settings, work):
     try:
         with VaultIndex.open_fresh(settings) as index:
             return work(index)
-    except sqlite3.DatabaseError as exc:
+    except sqlitedb.errors("DatabaseError") as exc:
         if not sqlitedb.damaged(exc):
             raise
         discard(settings, exc)
@@ -589,7 +605,7 @@ def _compared_with_previous(stats: UpdateStats, settings, paths: set[str]) -> No
         if old is not None:
             with old:
                 previous = set(old.paths())
-    except sqlite3.DatabaseError:
+    except sqlitedb.errors("DatabaseError"):
         previous = None
     if previous is None:
         stats.rebuilt = True
@@ -613,7 +629,7 @@ def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
             return conn, False
         sqlitedb.remove_files(path)
         conn = _open(path)
-        schema.create(conn)
+        schema.create(conn, sqlitedb.index_library()[1])
         return conn, True
 
 
@@ -630,15 +646,21 @@ def _open_current(path: str) -> sqlite3.Connection | None:
     return None
 
 
-def _open(path: str) -> sqlite3.Connection:
-    return sqlitedb.connect(path, foreign_keys=True, page_size=schema.PAGE_SIZE)
+def _open(path: str, readonly: bool = False) -> sqlite3.Connection:
+    """The file opened with the index's SQLite library (`sqlitedb.index_library`)."""
+    library = sqlitedb.index_library()[0]
+    if readonly:
+        return sqlitedb.connect(path, readonly=True, timeout=5, library=library)
+    return sqlitedb.connect(path, foreign_keys=True, page_size=schema.PAGE_SIZE, library=library)
 
 
 def _current(conn: sqlite3.Connection) -> bool:
+    """Whether the file holds the current schema, made the way this process's SQLite library
+    removes FTS rows (else it is built again: a disposable cache)."""
     if sqlitedb.schema_version(conn) != schema.SCHEMA_VERSION:
         return False
-    conn.execute("SELECT count(*) FROM meta").fetchone()   # a damaged file fails here
-    return True
+    mode = sqlitedb.meta(conn, schema.FTS_DELETE)      # (a damaged file fails here)
+    return mode == schema.fts_delete_mode(sqlitedb.index_library()[1])
 
 
 def _check_vault(settings) -> None:
@@ -658,7 +680,7 @@ def status(settings) -> dict:
         return info
     info["size_bytes"] = sqlitedb.size_on_disk(path)
     try:
-        conn = sqlitedb.connect(path, readonly=True, timeout=5)
+        conn = _open(path, readonly=True)
         try:
             info["schema_version"] = sqlitedb.schema_version(conn)
             info["notes_indexed"] = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
@@ -671,7 +693,7 @@ def status(settings) -> dict:
                 info["skipped"] = json.loads(skipped)
         finally:
             conn.close()
-    except sqlite3.DatabaseError as exc:
+    except sqlitedb.errors("DatabaseError") as exc:
         info["error"] = f"damaged index ({exc}): the next search or reindex deletes it and builds it again"
     return info
 
@@ -681,11 +703,11 @@ def integrity(settings) -> str:
     the whole file)."""
     path = index_path(settings)
     try:
-        conn = sqlitedb.connect(path, readonly=True, timeout=5)
+        conn = _open(path, readonly=True)
         try:
             problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
         finally:
             conn.close()
-    except sqlite3.DatabaseError as exc:
+    except sqlitedb.errors("DatabaseError") as exc:
         return str(exc)
     return "ok" if problems == ["ok"] else "; ".join(problems)

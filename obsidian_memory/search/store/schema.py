@@ -17,7 +17,7 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 # Pages of 32 KiB rather than 4: a note's row (its compressed text, about 3 KB) no longer
 # leaves much of a page empty (a fifth of the file at 4 KiB, a twentieth at 32).
@@ -27,8 +27,9 @@ PAGE_SIZE = 32768
 # the body; code stays searchable without dominating a note's score.
 FTS_COLUMNS = ("title", "aliases", "headings", "tags", "meta", "folder", "body", "code", "idents")
 COLUMN_WEIGHTS = (10.0, 8.0, 3.0, 3.0, 2.0, 1.5, 1.0, 0.2, 2.0)
-# The FTS columns whose text is kept in `notes.content` (Codec), not in a column of its own:
-# all but those a query reads (names, and the folder a scope tests).
+# The FTS columns whose text is kept in `notes.content` (Codec) when the file keeps the text to
+# delete a note's FTS row with (FTS_DELETE "text"), not in a column of its own: all but those a
+# query reads (names, and the folder a scope tests). Else they are empty there.
 PACKED_COLUMNS = ("body", "code", "headings", "tags", "meta", "idents")
 PLAIN_COLUMNS = tuple(c for c in FTS_COLUMNS if c not in PACKED_COLUMNS)
 # The tokenizer of the index, and of the scratch table that stems text exactly as it does.
@@ -48,7 +49,7 @@ STATEMENTS = (
         title TEXT NOT NULL,
         aliases TEXT NOT NULL,
         folder TEXT NOT NULL,
-        content BLOB NOT NULL,            -- its other FTS columns, links and their contexts, compressed (Codec)
+        content BLOB NOT NULL,            -- its links and their contexts (and its other FTS columns: FTS_DELETE), compressed (Codec)
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
@@ -86,20 +87,27 @@ STATEMENTS = (
         ctime_ns INTEGER NOT NULL
     ) WITHOUT ROWID""",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
-    # Contentless: the index holds no copy of the text (the text is in `notes`, compressed). So
-    # the build writes a note's FTS row itself, and removes it with the values it was written
-    # with ('delete'), before the note changes or goes (build.forget_fts).
-    f"""CREATE VIRTUAL TABLE notes_fts USING fts5(
-        {_COLUMNS},
-        content='',
-        tokenize='{TOKENIZER}'
-    )""",
-    "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
-    # What other notes say where they link to a note (the link's line, its alias included), one
-    # row per linked note (rowid = its id): the words people use for a note, as a field of it.
-    # Contentless too: the text is derived from the links (build.IncomingText).
-    f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, content='', tokenize='{TOKENIZER}')",
 )
+
+
+def fts_tables(delete_by_id: bool) -> tuple[str, ...]:
+    """The FTS tables' statements (after STATEMENTS).
+
+    Contentless: the index holds no copy of the text (excerpts are read from the note file). So
+    the build writes a note's FTS row itself, and removes it before the note changes or goes
+    (build.forget_fts): by its rowid (`delete_by_id`, SQLite >= 3.43: FTS_DELETE "rowid"), or
+    with the values it was written with, which the file then keeps ("text")."""
+    by_id = "contentless_delete=1, " if delete_by_id else ""
+    return (
+        f"CREATE VIRTUAL TABLE notes_fts USING fts5({_COLUMNS}, content='', {by_id}tokenize='{TOKENIZER}')",
+        "CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes_fts, 'row')",
+        # What other notes say where they link to a note (the link's line, its alias included), one
+        # row per linked note (rowid = its id): the words people use for a note, as a field of it.
+        # Contentless too, deleted by its text either way: the text is derived from the links
+        # (build.IncomingText), which the file keeps.
+        f"CREATE VIRTUAL TABLE inlinks_fts USING fts5(text, content='', tokenize='{TOKENIZER}')",
+    )
+
 
 # Built after a large batch of inserts rather than kept up during it: row by row, indexes on
 # random keys outgrow SQLite's page cache and the build slows down several times.
@@ -109,13 +117,29 @@ LOOKUP_INDEXES = ("CREATE INDEX IF NOT EXISTS links_by_target ON links(target_id
                   "CREATE INDEX IF NOT EXISTS note_props_by_key ON note_props(key, value)")
 
 
-def create(conn: sqlite3.Connection) -> None:
-    """The tables of an empty file, at SCHEMA_VERSION."""
+# meta: how the file takes a note's row out of notes_fts, "rowid" (SQLite >= 3.43) or "text"
+# (older: the text is kept); a file made the other way than the running SQLite library can
+# (`sqlitedb.index_library`) is built again.
+FTS_DELETE = "fts_delete"
+
+
+def fts_delete_mode(delete_by_id: bool) -> str:
+    return "rowid" if delete_by_id else "text"
+
+
+def keeps_text(conn: sqlite3.Connection) -> bool:
+    """Whether the file keeps a note's FTS texts, to remove its FTS row with (FTS_DELETE)."""
+    return sqlitedb.meta(conn, FTS_DELETE) == "text"
+
+
+def create(conn: sqlite3.Connection, delete_by_id: bool) -> None:
+    """The tables of an empty file, at SCHEMA_VERSION, deleting FTS rows by id or by text."""
     with sqlitedb.transaction(conn):
-        for statement in STATEMENTS:
+        for statement in STATEMENTS + fts_tables(delete_by_id):
             conn.execute(statement)
         ensure_lookup_indexes(conn)
         sqlitedb.set_meta(conn, "created", str(time.time()))
+        sqlitedb.set_meta(conn, FTS_DELETE, fts_delete_mode(delete_by_id))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -138,12 +162,13 @@ def ensure_scratch(conn: sqlite3.Connection) -> str:
     return "temp.scratch"
 
 
-# -- a note's text, stored compressed ---------------------------------------------------------------
-# The index keeps a note's body, code and other FTS texts (PACKED_COLUMNS: for excerpts, and to
-# remove its FTS row when it changes), its links as written and the context line of each, all
-# in one zlib stream: the
-# contexts are lines of the body and the targets mostly words of it, so they cost next to
-# nothing. The lengths and numbers come first, so that any character may appear in any part.
+# -- what the index keeps of a note, compressed ------------------------------------------------------
+# The index keeps a note's links as written and the context line of each (shown with links and
+# backlinks, and the incoming link text of the notes they point to), and, in a file that removes
+# FTS rows by their text (FTS_DELETE "text"), the note's body, code and other FTS texts
+# (PACKED_COLUMNS; never read but to remove its FTS row), all in one zlib stream: there the
+# contexts are lines of the body and cost next to nothing. The lengths and numbers come first,
+# so that any character may appear in any part.
 # A note of a few KB alone gives zlib little to learn from, so every stream starts from a
 # dictionary of the vault's frequent words (a fifth smaller), made from the first notes
 # written to the file and kept in `meta` as long as it lives.
