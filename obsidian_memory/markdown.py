@@ -88,9 +88,11 @@ class Link:
         return self.target + ("#" + self.anchor if self.anchor else "")
 
 
-def parse_note(text: str, title: str) -> Note:
+def parse_note(text: str, title: str, *, properties: bool = True) -> Note:
+    """The note `text` parsed. `properties` False: its frontmatter is skipped unread (no YAML: no
+    aliases, tags or links from it), for a reader of its body, code and headings only."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    frontmatter, body_text = split_frontmatter(text)
+    frontmatter, body_text = split_frontmatter(text, parse=properties)
     first_body_line = text.count("\n", 0, len(text) - len(body_text)) + 1
     note = Note(title=title, frontmatter=frontmatter)
     if frontmatter:
@@ -300,13 +302,14 @@ def link_context(plain: str, link: Link, lowered: str = "") -> str:
     return ("…" if start else "") + piece + ("…" if start + CONTEXT_CHARS < len(plain) else "")
 
 
-def split_frontmatter(text: str) -> tuple[dict, str]:
-    """(frontmatter as a dict, the text after it). Never raises on a broken block."""
+def split_frontmatter(text: str, *, parse: bool = True) -> tuple[dict, str]:
+    """(frontmatter as a dict, the text after it). Never raises on a broken block. `parse` False:
+    the block is only skipped (an empty dict)."""
     found = frontmatter.locate(text)
     if found is None:
         return {}, text
     start, end, body = found
-    return _parse_yaml(text[start:end]), text[body:].lstrip("\n")
+    return _parse_yaml(text[start:end]) if parse else {}, text[body:].lstrip("\n")
 
 
 def _parse_yaml(block: str) -> dict:

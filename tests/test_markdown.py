@@ -173,3 +173,22 @@ def test_a_code_block_inside_a_quote_or_callout_is_code_as_obsidian_shows_it():
 def test_escaped_brackets_make_no_link():
     note = markdown.parse_note(r"\[x\](Other) and !\[y\](Pic.png) but [real](Target)", "T")
     assert [link.target for link in note.outlinks] == ["Target"]
+
+
+def test_a_note_read_without_its_properties_has_the_same_body_code_and_headings():
+    # (the index reads a hit's body from its file this way, for its excerpt: no YAML on a query's path)
+    from hypothesis import given, settings, strategies as st
+
+    pieces = st.sampled_from(["---", "tags: [a, b]", "aliases: [x]", "key: [[Link]]", "# Head", "## Sub [[A|b]]",
+                              "```", "~~~", "> [!note] quoted", "> ```", "<!--", "-->", "text *em* `code`",
+                              "- [ ] item #tag", "", "\r", "plain words", "related: \"[[B]]\"", "bad: [unclosed"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=14))
+    def same(lines):
+        text = "\n".join(lines)
+        full, bare = markdown.parse_note(text, "t"), markdown.parse_note(text, "t", properties=False)
+        assert (bare.body, bare.code, bare.headings) == (full.body, full.code, full.headings)
+        assert bare.frontmatter == {}
+
+    same()
