@@ -429,7 +429,7 @@ def check_index(settings) -> Check:
     if verdict != "ok":
         return Check("index", WARN, f"{info['index_path']} is damaged ({verdict}): the next search or reindex "
                                     f"deletes it and builds it again")
-    detail = f"{info['notes_indexed']} notes ({info['index_path']})"
+    detail = f"{info['notes_indexed']} notes ({info['index_path']}; {info['sqlite']})"
     if info["skipped"]["count"]:
         return Check("index", WARN, f"{detail}; {skipped_text(info['skipped']['names'], info['skipped']['count'])}")
     return Check("index", INFO, detail)

@@ -121,3 +121,10 @@ def test_similar_reads_the_notes_words_from_its_file(vault, settings, fts_delete
     write(vault, "Cooking.md", "Onions, garlic and butter.\n")
     found = graph.similar(settings, "Astronomy.md")
     assert [note["path"] for note in found["results"]][:1] == ["Optics.md"]
+
+
+def test_status_says_which_sqlite_the_index_uses_and_what_it_keeps(vault, settings, fts_delete):
+    said = store.status(settings)["sqlite"]
+    assert said.startswith("SQLite 3.")
+    assert ("no copy of the notes' text" in said) == (fts_delete == "rowid")
+    assert ("each note's text kept" in said) == (fts_delete == "text")
