@@ -178,7 +178,18 @@ def installed_search(package_root: str, home: str) -> list[str]:
         [os.path.join(venv, "Lib", "site-packages")]
     with open(os.path.join(site, "obsidian_memory.pth"), "w", encoding="utf-8") as handle:
         handle.write(os.path.abspath(package_root) + "\n")
+        handle.write("".join(path + "\n" for path in dependency_folders()))
     return [base, "-S", os.path.join(bin_dir, "search_vault.py")]
+
+
+def dependency_folders() -> list[str]:
+    """Where this Python finds the dependencies a search may import that pip puts in an install's
+    venv (sqlean.py: the index's SQLite where Python's own is older than 3.43), so that the
+    processes use the SQLite an install does (without it, an index built here would be rebuilt)."""
+    import importlib.util
+
+    found = importlib.util.find_spec("sqlean")
+    return [os.path.dirname(os.path.dirname(found.origin))] if found and found.origin else []
 
 
 def run_once(command: list[str], env: dict) -> tuple[float, float]:

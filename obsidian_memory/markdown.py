@@ -88,11 +88,11 @@ class Link:
         return self.target + ("#" + self.anchor if self.anchor else "")
 
 
-def parse_note(text: str, title: str, *, properties: bool = True) -> Note:
-    """The note `text` parsed. `properties` False: its frontmatter is skipped unread (no YAML: no
-    aliases, tags or links from it), for a reader of its body, code and headings only."""
+def parse_note(text: str, title: str, *, text_only: bool = False) -> Note:
+    """The note `text` parsed. `text_only`: only its body, code and headings (the same), for a
+    reader of those: its frontmatter is skipped unread (no YAML), tags and links are not collected."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    frontmatter, body_text = split_frontmatter(text, parse=properties)
+    frontmatter, body_text = split_frontmatter(text, parse=not text_only)
     first_body_line = text.count("\n", 0, len(text) - len(body_text)) + 1
     note = Note(title=title, frontmatter=frontmatter)
     if frontmatter:
@@ -131,14 +131,20 @@ def parse_note(text: str, title: str, *, properties: bool = True) -> Note:
             text_of_heading = clean_inline(heading.group(2), note.links)
             if text_of_heading:
                 note.headings.append(text_of_heading)
+            if text_only:
+                in_comment = _visible(line, in_comment)[2] if may_link else in_comment
+                continue
             tags.extend(_inline_tags(heading.group(2)))
             if may_link:
                 in_comment = _collect_links(line, number, in_comment, note.outlinks, text_of_heading)
             continue
-        tags.extend(_inline_tags(line))
         cleaned = clean_line(line, note.links)
         if cleaned:
             lines.append(cleaned)
+        if text_only:
+            in_comment = _visible(line, in_comment)[2] if may_link else in_comment
+            continue
+        tags.extend(_inline_tags(line))
         if may_link:
             in_comment = _collect_links(line, number, in_comment, note.outlinks, cleaned)
     note.links = [link.raw for link in note.outlinks]
@@ -187,17 +193,7 @@ def headings_of(text: str) -> list[str]:
 def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link], plain: str) -> bool:
     """Append the links of one body line (`plain`: the line as plain text, for the context);
     returns whether a `%%` comment is still open after it."""
-    if "`" in line and not in_comment:       # code spans first: `%%` or `[[x]]` in code is text
-        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
-        shown = line
-        if _COMMENT_MARK in visible or "<!--" in visible:
-            visible, in_comment = _outside_comments(visible, False)
-            # the line without its comments but with its code text, for the context
-            shown = _outside_comments(_INLINE_CODE.sub(lambda m: "\0" * len(m.group(0)), line), False)[0]
-            shown = "".join(line[i] if c == "\0" else c for i, c in enumerate(shown))
-    else:
-        visible, in_comment = _outside_comments(line, in_comment)
-        shown = visible
+    visible, shown, in_comment = _visible(line, in_comment)
     found = []
     if "[[" in visible:
         for match in _WIKILINK.finditer(visible):
@@ -222,6 +218,21 @@ def _collect_links(line: str, number: int, in_comment: bool, sink: list[Link], p
             link.context = link_context(plain, link, lowered)
             sink.append(link)
     return in_comment
+
+
+def _visible(line: str, in_comment: bool) -> tuple[str, str, bool]:
+    """(the line with its comments and code spans blanked out, the line without its comments but
+    with its code text (for a link's context), whether a `%%` comment is still open after it)."""
+    if "`" in line and not in_comment:       # code spans first: `%%` or `[[x]]` in code is text
+        visible = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+        shown = line
+        if _COMMENT_MARK in visible or "<!--" in visible:
+            visible, in_comment = _outside_comments(visible, False)
+            shown = _outside_comments(_INLINE_CODE.sub(lambda m: "\0" * len(m.group(0)), line), False)[0]
+            shown = "".join(line[i] if c == "\0" else c for i, c in enumerate(shown))
+        return visible, shown, in_comment
+    visible, in_comment = _outside_comments(line, in_comment)
+    return visible, visible, in_comment
 
 
 def _outside_comments(line: str, in_comment: bool) -> tuple[str, bool]:

@@ -175,19 +175,21 @@ def test_escaped_brackets_make_no_link():
     assert [link.target for link in note.outlinks] == ["Target"]
 
 
-def test_a_note_read_without_its_properties_has_the_same_body_code_and_headings():
+def test_a_note_read_for_its_text_only_has_the_same_body_code_and_headings():
     # (the index reads a hit's body from its file this way, for its excerpt: no YAML on a query's path)
     from hypothesis import given, settings, strategies as st
 
     pieces = st.sampled_from(["---", "tags: [a, b]", "aliases: [x]", "key: [[Link]]", "# Head", "## Sub [[A|b]]",
                               "```", "~~~", "> [!note] quoted", "> ```", "<!--", "-->", "text *em* `code`",
-                              "- [ ] item #tag", "", "\r", "plain words", "related: \"[[B]]\"", "bad: [unclosed"])
+                              "- [ ] item #tag", "", "\r", "plain words", "related: \"[[B]]\"", "bad: [unclosed",
+                              "%%", "a %% hidden", "%% ```", "`%%` [[C]]", "x <!-- %% --> y", "[t](u.md) %%",
+                              "# H %%", "```py %%"])
 
     @settings(max_examples=300, deadline=None)
     @given(st.lists(pieces, max_size=14))
     def same(lines):
         text = "\n".join(lines)
-        full, bare = markdown.parse_note(text, "t"), markdown.parse_note(text, "t", properties=False)
+        full, bare = markdown.parse_note(text, "t"), markdown.parse_note(text, "t", text_only=True)
         assert (bare.body, bare.code, bare.headings) == (full.body, full.code, full.headings)
         assert bare.frontmatter == {}
 

@@ -344,7 +344,7 @@ class VaultIndex:
 
     def read_note(self, path: str, title: str):
         """The indexed note `path` parsed from its file (`markdown.Note`: its body, code and
-        headings; its frontmatter is not read): the index keeps no copy of its text. The check
+        headings only): the index keeps no copy of its text. The check
         that made the snapshot fresh found the file as indexed; one gone, unreadable or made
         private since is None."""
         from obsidian_memory import markdown
@@ -354,7 +354,7 @@ class VaultIndex:
         text = read_text(os.path.join(self.settings.vault, *path.split("/")))
         if text is None or Privacy.of(self.settings).text_is_private(text):
             return None
-        return markdown.parse_note(text, title, properties=False)
+        return markdown.parse_note(text, title, text_only=True)
 
     def _content(self, note_id: int) -> schema.Content:
         """A note's links as written and their context lines (`schema.Codec`)."""
