@@ -19,9 +19,9 @@ from __future__ import annotations
 import datetime
 import hashlib
 import re
-from dataclasses import dataclass, field
 
 from obsidian_memory import frontmatter
+from obsidian_memory.record import Record
 
 # A fence line (CommonMark): at most three spaces, three or more backticks or tildes, an info string.
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -60,28 +60,35 @@ pdf canvas base excalidraw zip json csv txt html htm js css py docx xlsx pptx ep
 """.split())
 
 
-@dataclass
-class Note:
-    title: str
-    aliases: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)          # lower case, without '#', nested as a/b
-    headings: list[str] = field(default_factory=list)
-    body: str = ""                                        # plain text, one block per line
-    code: str = ""                                        # fenced code, kept apart from the body
-    frontmatter: dict = field(default_factory=dict)
-    links: list[str] = field(default_factory=list)        # raw targets of the links below, in order
-    outlinks: list["Link"] = field(default_factory=list)   # every link to a (possible) note, in order
+class Note(Record):
+    __slots__ = ("title", "aliases", "tags", "headings", "body", "code", "frontmatter", "links", "outlinks")
+
+    def __init__(self, title: str, aliases: list[str] | None = None, tags: list[str] | None = None,
+                 headings: list[str] | None = None, body: str = "", code: str = "", frontmatter: dict | None = None,
+                 links: list[str] | None = None, outlinks: list["Link"] | None = None):
+        self.title = title
+        self.aliases = [] if aliases is None else aliases
+        self.tags = [] if tags is None else tags                    # lower case, without '#', nested as a/b
+        self.headings = [] if headings is None else headings
+        self.body = body                                            # plain text, one block per line
+        self.code = code                                            # fenced code, kept apart from the body
+        self.frontmatter = {} if frontmatter is None else frontmatter
+        self.links = [] if links is None else links                 # raw targets of the links below, in order
+        self.outlinks = [] if outlinks is None else outlinks        # every link to a (possible) note, in order
 
 
-@dataclass(slots=True)
-class Link:
-    target: str            # the note path part as written (Markdown links URL-decoded), no anchor
-    anchor: str = ""       # heading (`a#b`) or block (`^id`) anchor, without the leading '#'
-    label: str = ""        # the alias or link text
-    embed: bool = False    # ![[...]] or ![](...)
-    kind: str = "wiki"     # "wiki", "markdown" or "frontmatter"
-    line: int = 0          # 1-based line of the file
-    context: str = ""      # the line as plain text, cut to CONTEXT_CHARS around the link
+class Link(Record):
+    __slots__ = ("target", "anchor", "label", "embed", "kind", "line", "context")
+
+    def __init__(self, target: str, anchor: str = "", label: str = "", embed: bool = False, kind: str = "wiki",
+                 line: int = 0, context: str = ""):
+        self.target = target      # the note path part as written (Markdown links URL-decoded), no anchor
+        self.anchor = anchor      # heading (`a#b`) or block (`^id`) anchor, without the leading '#'
+        self.label = label        # the alias or link text
+        self.embed = embed        # ![[...]] or ![](...)
+        self.kind = kind          # "wiki", "markdown" or "frontmatter"
+        self.line = line          # 1-based line of the file
+        self.context = context    # the line as plain text, cut to CONTEXT_CHARS around the link
 
     @property
     def raw(self) -> str:
@@ -536,11 +543,13 @@ CHUNK_CHARS = 1000         # target size of a section chunk
 MAX_CHUNKS = 400           # per note; beyond this (~400 KB of text) the rest of a note gets no vector
 
 
-@dataclass
-class Chunk:
-    heading: str          # the heading path ("" for the head and text before the first heading)
-    text: str             # what is embedded
-    excerpt: str          # what a hit shows
+class Chunk(Record):
+    __slots__ = ("heading", "text", "excerpt")
+
+    def __init__(self, heading: str, text: str, excerpt: str):
+        self.heading = heading    # the heading path ("" for the head and text before the first heading)
+        self.text = text          # what is embedded
+        self.excerpt = excerpt    # what a hit shows
 
     @property
     def hash(self) -> str:

@@ -14,7 +14,7 @@ PACKAGE = REPO / "obsidian_memory"
 # Lowest first. A module matches the first pattern that names it.
 LAYERS = [
     ("foundation", ["obsidian_memory", "obsidian_memory.errors", "obsidian_memory.clock", "obsidian_memory.textclean",
-                    "obsidian_memory.frontmatter", "obsidian_memory.fsutil", "obsidian_memory.sqlitedb",
+                    "obsidian_memory.record", "obsidian_memory.frontmatter", "obsidian_memory.fsutil", "obsidian_memory.sqlitedb",
                     "obsidian_memory.locks", "obsidian_memory.spawn", "obsidian_memory.logs",
                     "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
                     "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.machine", "obsidian_memory.sync_conflicts", "obsidian_memory.markdown",

@@ -9,28 +9,7 @@ Engines: `omnisearch.Omnisearch`, `scan.Scanner`, `fulltext.Fulltext`, `title.Ti
 """
 from __future__ import annotations
 
-
-class Record:
-    """A plain record: its fields are its `__slots__`, set by the subclass's `__init__`; equal
-    when every field is, shown with them, copied with changes by `replace`. What a dataclass
-    would be, without importing `dataclasses` (and `inspect`, `ast`, `dis`...) on the search
-    path, where a whole search process at 20k notes costs a few dozen milliseconds."""
-    __slots__ = ()
-
-    def replace(self, **changes):
-        values = {name: getattr(self, name) for name in self.__slots__}
-        values.update(changes)
-        return type(self)(**values)
-
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+from obsidian_memory.record import Record
 
 
 class Query(Record):
