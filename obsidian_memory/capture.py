@@ -326,6 +326,7 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
     """The notes whose `session_id` property is this one, as the local index last saw the vault
     (read-only, never brought up to date here: the caller checks each path). None known when
     there is no usable index."""
+    from obsidian_memory import sqlitedb
     from obsidian_memory.search.store import VaultIndex
 
     try:
@@ -334,7 +335,7 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
             return []
         with index:
             return index.paths_with_property("session_id", session_id.lower())
-    except (OSError, sqlite3.Error):
+    except (OSError, *sqlitedb.errors("Error")):      # (the index's library may be sqlean's)
         return []
 
 

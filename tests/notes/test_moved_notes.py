@@ -90,6 +90,27 @@ def test_the_local_index_finds_a_moved_note_without_walking_the_vault(user, monk
     assert session_notes(user.vault) == {SID: ["Deep/er/moved.md"]}
 
 
+def test_an_error_of_the_index_library_falls_back_to_the_walk(user, monkeypatch):
+    """The index may use another SQLite library than the archive (sqlean): its errors are not
+    sqlite3's, and a lookup that raises one must leave the note to the walk, not fail the run."""
+    from obsidian_memory import sqlitedb
+    from obsidian_memory.search.store import VaultIndex
+
+    move_and_edit(user, "Deep/er/moved.md")
+    assert user.run("reindex").returncode == 0
+    user.apply(monkeypatch)
+    library = sqlitedb.index_library()[0]
+
+    def busy(*args, **kwargs):
+        raise library.OperationalError("database is locked")
+
+    monkeypatch.setattr(VaultIndex, "paths_with_property", busy)
+    write_transcript(user.transcript, SID, ["first prompt", "second prompt"])
+    result = capture.archive_transcript(str(user.transcript), settings_module.load())
+    assert result.note_path == "Deep/er/moved.md"
+    assert session_notes(user.vault) == {SID: ["Deep/er/moved.md"]}
+
+
 def test_a_deleted_note_is_not_brought_back_until_its_session_changes(user):
     user.note.unlink()
     db = sqlite3.connect(user.archive_db)
