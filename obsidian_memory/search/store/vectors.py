@@ -397,12 +397,25 @@ def _bump_generation(conn) -> None:
 # -- reading it back ------------------------------------------------------------------------------------
 
 class Matrix:
-    """Every vector of one model, with the note and chunk number of each row: `seqs` (numpy
-    int32, one per row), `owner` (numpy int32: row -> index into `paths`), `vectors` (numpy
-    float16, rows x DIM, read-only)."""
+    """Every vector of one model, with the note and chunk number of each row: `paths` (the notes),
+    `owner` (row -> index into `paths`), `seqs` (row -> chunk number) and `blobs` (row -> its
+    vector as stored: DIM float16 in native byte order). Read without numpy: a small store is
+    scored in plain Python (`hybrid.rows_of`); `vectors` is the numpy matrix (rows x DIM float16,
+    read-only) for a large one, made on first use (the blobs are then let go: one copy in memory)."""
 
-    def __init__(self, model: str, paths: list[str], seqs, owner, vectors):
-        self.model, self.paths, self.seqs, self.owner, self.vectors = model, paths, seqs, owner, vectors
+    def __init__(self, model: str, paths: list[str], owner: list[int], seqs: list[int], blobs: list[bytes]):
+        self.model, self.paths, self.owner, self.seqs, self.blobs = model, paths, owner, seqs, blobs
+        self._vectors = None
+
+    @property
+    def vectors(self):
+        if self._vectors is None:
+            import numpy as np
+
+            dim = len(self.blobs[0]) // 2 if self.blobs else 0
+            self._vectors = np.frombuffer(b"".join(self.blobs), dtype=DTYPE).reshape(len(self.blobs), dim)
+            self.blobs = None
+        return self._vectors
 
 
 _cache: dict = {}
@@ -438,23 +451,17 @@ def load_matrix(settings, model: str) -> Matrix | None:
 
 
 def _read_matrix(conn, model: str) -> Matrix:
-    import numpy as np
-
-    rows = conn.execute("SELECT c.path, c.seq, e.vector FROM chunks c JOIN embeddings e"
-                        " ON e.model = ? AND e.text_hash = c.text_hash", (model,)).fetchall()
-    paths, owner, seqs = [], [], []
+    paths, owner, seqs, blobs = [], [], [], []
     index: dict[str, int] = {}
-    for path, seq, _ in rows:
+    for path, seq, blob in conn.execute("SELECT c.path, c.seq, e.vector FROM chunks c JOIN embeddings e"
+                                        " ON e.model = ? AND e.text_hash = c.text_hash", (model,)):
         if path not in index:
             index[path] = len(paths)
             paths.append(path)
         owner.append(index[path])
         seqs.append(seq)
-    if rows:   # kept as stored (float16): half the memory, converted block by block when scored
-        vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=DTYPE).reshape(len(rows), -1)
-    else:
-        vectors = np.zeros((0, 0), dtype=DTYPE)
-    return Matrix(model, paths, np.asarray(seqs, dtype=np.int32), np.asarray(owner, dtype=np.int32), vectors)
+        blobs.append(blob)
+    return Matrix(model, paths, owner, seqs, blobs)
 
 
 def coverage(settings, model: str | None = None) -> dict:
