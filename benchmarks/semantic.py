@@ -27,8 +27,14 @@ vault, `--mode hybrid` against `--mode fulltext`, whole processes, alternated, a
 each run (no cache can answer), medians and their ratio; with `--baseline` the old package's too,
 in the same rounds.
 
+Scoring crossover (`--crossover`): a fresh process scoring N stored vectors against a query in
+plain Python (`hybrid._PythonRows`: what a search does up to SMALL_STORE_ROWS rows) against one
+importing numpy and scoring them with it (`hybrid._NumpyRows`), alternated, medians: the number
+of rows where numpy starts to pay for its import.
+
     .venv/bin/python benchmarks/semantic.py [--eval] [--speed] [--sizes 1000,10000] [--sample 60]
     .venv/bin/python benchmarks/semantic.py --embed --process [--baseline DIR] [--embed-notes 30]
+    .venv/bin/python benchmarks/semantic.py --crossover [--rounds 7]
 
 The machine is shared: compare ratios from one run.
 """
@@ -373,10 +379,16 @@ def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
         shutil.copy(vectors.store_path(settings), os.path.join(old_cache, os.path.basename(vectors.store_path(settings))))
         packages["old"] = (baseline, old_cache)
     times: dict = {}
+    # as installed: modules compiled once (pip does it), not again in every process
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for package, where in packages.values():        # each index built and fresh before the timing
         subprocess.run([sys.executable, os.path.join(package, "scripts", "search_vault.py"), "warm", "--source",
                         "index", "--mode", "fulltext", "--vault", HELP_VAULT], capture_output=True,
-                       env=dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=where))
+                       env=dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where))
+        for mode in ("hybrid", "semantic"):        # their modules compiled too
+            subprocess.run([sys.executable, os.path.join(package, "scripts", "search_vault.py"), "warm", "--source",
+                            "index", "--mode", mode, "--vault", HELP_VAULT], capture_output=True,
+                           env=dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where))
     for n in range(rounds):
         query = PROCESS_QUERIES[n % len(PROCESS_QUERIES)] + (f" {n}" if n >= len(PROCESS_QUERIES) else "")
         for name, (package, where) in packages.items():
@@ -384,14 +396,15 @@ def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
                 argv = [sys.executable, os.path.join(package, "scripts", "search_vault.py"), query, "--source",
                         "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
                 started = time.perf_counter()
-                subprocess.run(argv, env=dict(os.environ, OBSIDIAN_MEMORY_CACHE_DIR=where), capture_output=True,
+                subprocess.run(argv, env=dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where), capture_output=True,
                                check=True)
                 times.setdefault((name, mode), []).append(time.perf_counter() - started)
     return {f"{name} {mode}": statistics.median(values) for (name, mode), values in times.items()}
 
 
 def print_process(figures: dict, rounds: int) -> None:
-    print(f"\nwhole search_vault.py processes on the embedded Help vault (median of {rounds}, alternated):")
+    print(f"\nwhole search_vault.py processes on the embedded Help vault (median of {rounds}, alternated; "
+          f"modules compiled once, as installed):")
     for name in ("old", "new"):
         if f"{name} hybrid" in figures:
             hybrid_s, fulltext_s = figures[f"{name} hybrid"], figures[f"{name} fulltext"]
@@ -400,6 +413,57 @@ def print_process(figures: dict, rounds: int) -> None:
     if "old hybrid" in figures:
         print(f"  new/old: hybrid {figures['new hybrid'] / figures['old hybrid']:.2f}x, "
               f"fulltext {figures['new fulltext'] / figures['old fulltext']:.2f}x")
+
+
+CROSSOVER_ROWS = (500, 1000, 2000, 3000, 4000, 8000)
+SCORING = """
+import random, struct, sys, time
+sys.path.insert(0, {repo!r})
+rows, how = {rows}, {how!r}
+rng = random.Random(rows)
+blobs = [struct.pack("=384e", *(rng.gauss(0, 0.05) for _ in range(384))) for _ in range(rows)]
+query = [rng.gauss(0, 0.05) for _ in range(384)]
+from obsidian_memory.search import hybrid
+from obsidian_memory.search.store.vectors import Matrix
+matrix = Matrix("m", [str(n) for n in range(rows)], list(range(rows)), [0] * rows, blobs)
+started = time.perf_counter()
+if how == "numpy":
+    import numpy
+    scores = hybrid._NumpyRows(matrix.vectors).cosines(query)
+else:
+    scores = hybrid._PythonRows(matrix.blobs).cosines(query)
+print(time.perf_counter() - started)
+"""
+
+
+def bench_crossover(rounds: int) -> dict:
+    """Seconds (median of `rounds`, alternated) to score N rows in a fresh process: plain Python
+    against numpy's import plus numpy's scoring."""
+    times: dict = {}
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")     # as a search sets them
+    for _ in range(rounds):
+        for rows in CROSSOVER_ROWS:
+            for how in ("python", "numpy"):
+                out = subprocess.run([sys.executable, "-c", SCORING.format(repo=REPO, rows=rows, how=how)],
+                                     capture_output=True, text=True, check=True, env=env)
+                times.setdefault((rows, how), []).append(float(out.stdout.strip()))
+    return {f"{rows} {how}": statistics.median(values) for (rows, how), values in times.items()}
+
+
+def print_crossover(figures: dict, rounds: int) -> None:
+    from obsidian_memory.search.hybrid import SMALL_STORE_ROWS
+
+    print(f"\nscoring N stored vectors in a fresh process (median of {rounds}, alternated; "
+          f"a search scores in plain Python up to {SMALL_STORE_ROWS} rows):")
+    print(f"  {'rows':>6}{'plain Python ms':>17}{'numpy import + scoring ms':>27}{'python/numpy':>14}")
+    crossover = None
+    for rows in CROSSOVER_ROWS:
+        python, numpy = figures[f"{rows} python"], figures[f"{rows} numpy"]
+        print(f"  {rows:>6}{python * 1000:>17.1f}{numpy * 1000:>27.1f}{python / numpy:>14.2f}")
+        if crossover is None and python >= numpy:
+            crossover = rows
+    print(f"  -> numpy pays for its import from about {crossover} rows" if crossover else
+          f"  -> plain Python is cheaper up to {CROSSOVER_ROWS[-1]} rows at least")
 
 
 def print_speed(rows: list[dict]) -> None:
@@ -443,7 +507,9 @@ def main() -> int:
     parser.add_argument("--embed", action="store_true", help="embed against the model alone on the same texts")
     parser.add_argument("--embed-notes", type=int, default=30, help="notes of the Help vault --embed embeds")
     parser.add_argument("--process", action="store_true", help="whole hybrid search processes against fulltext ones")
-    parser.add_argument("--rounds", type=int, default=12, help="--process: runs of each (alternated)")
+    parser.add_argument("--rounds", type=int, default=12, help="--process, --crossover: runs of each (alternated)")
+    parser.add_argument("--crossover", action="store_true",
+                        help="where scoring with numpy (its import included) beats plain Python")
     parser.add_argument("--baseline", default=None, metavar="DIR",
                         help="an older checkout (its scripts/ and obsidian_memory/) measured in the same run")
     parser.add_argument("-k", type=int, default=10)
@@ -454,6 +520,9 @@ def main() -> int:
         print(f"semantic search unavailable here: {why}")
         return 1
     out = {}
+    if args.crossover:
+        out["crossover"] = bench_crossover(args.rounds)
+        print_crossover(out["crossover"], args.rounds)
     if args.embed or args.process:
         if not os.path.isdir(HELP_VAULT):
             print(f"the Help vault is not at {HELP_VAULT}: --embed and --process need it")
@@ -465,7 +534,7 @@ def main() -> int:
         if args.process:
             out["process"] = bench_process(args.cache, args.rounds, baseline)
             print_process(out["process"], args.rounds)
-    elif args.eval or not args.speed:
+    elif args.eval or not (args.speed or args.crossover):
         if not os.path.isdir(HELP_VAULT):
             print(f"the Help vault is not at {HELP_VAULT}: quality skipped")
         else:

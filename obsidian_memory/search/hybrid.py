@@ -33,7 +33,7 @@ FUSION_WEIGHTS = (1.0, 0.5, 0.5)
 FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
-SMALL_STORE_ROWS = 4000    # vectors scored without numpy up to this many (see `rows_of`)
+SMALL_STORE_ROWS = 2000    # vectors scored without numpy up to this many (see `rows_of`)
 
 
 class Semantic:
