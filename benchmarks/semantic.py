@@ -96,7 +96,42 @@ def run_eval(cache: str, k: int) -> dict:
                                  for name in sorted({r["set"] for r in results})},
                         "queries": results}
     print_quality(report)
+    print_scoring_agreement(settings, golden, report, k)
     return report
+
+
+def print_scoring_agreement(settings, golden: list[dict], report: dict, k: int) -> None:
+    """The semantic modes again with the stored vectors scored the other way (plain Python where
+    numpy scored above, or the reverse): a search process scores a small store in plain Python,
+    an in-process one with numpy loaded by numpy. Rankings and metrics must be the same."""
+    from obsidian_memory.search import hybrid
+
+    numpy_above = "numpy" in sys.modules
+    other = "plain Python" if numpy_above else "numpy"
+    real_rows_of = hybrid.rows_of
+
+    def rows_other_way(matrix):
+        vectors._cache.clear()            # (a matrix numpy has read lets go of its blobs: read it again)
+        fresh = vectors.load_matrix(settings, matrix.model)
+        return hybrid._PythonRows(fresh.blobs) if numpy_above else hybrid._NumpyRows(fresh.vectors)
+
+    hybrid.rows_of = rows_other_way
+    try:
+        for mode in ("semantic", "hybrid"):
+            differ = []
+            results = []
+            for item, before in zip(golden, report[mode]["queries"]):
+                ranked = [h.path for h in search(item["query"], settings, source="index", limit=k, mode=mode).hits]
+                results.append({**item, "ranked": ranked, "metrics": evaluation.query_metrics(
+                    ranked, item["relevant_paths"], item["partial_paths"])})
+                if ranked != before["ranked"]:
+                    differ.append(item["query"])
+            same = evaluation.summarise(results)["overall"] == report[mode]["all"]["overall"]
+            print(f"{mode}: scored by {other} instead, {len(golden) - len(differ)} of {len(golden)} rankings identical"
+                  f"{' (differ: ' + '; '.join(differ[:5]) + ')' if differ else ''}; metrics "
+                  f"{'identical' if same else 'DIFFERENT'}")
+    finally:
+        hybrid.rows_of = real_rows_of
 
 
 def print_quality(report: dict) -> None:
