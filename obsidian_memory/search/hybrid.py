@@ -294,10 +294,17 @@ class _PythonRows:
     ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking)."""
 
     def __init__(self, blobs: list[bytes]):
+        import gc
         import struct
 
         row = struct.Struct(f"={len(blobs[0]) // 2}e").unpack if blobs else None
-        self.rows = [row(blob) for blob in blobs]
+        collecting = gc.isenabled()
+        gc.disable()          # thousands of new tuples would set off the collector over and over: half the time
+        try:
+            self.rows = [row(blob) for blob in blobs]
+        finally:
+            if collecting:
+                gc.enable()
         self.squares = [math.hypot(*r) ** 2 for r in self.rows]
 
     def cosines(self, query) -> list[float]:

