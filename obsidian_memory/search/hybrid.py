@@ -280,9 +280,11 @@ def rows_of(matrix):
     """The rows of `matrix` (`store.vectors.Matrix`) made ready to score, which a search does
     while the query's vector is on its way: a small store in plain Python (`_PythonRows`), as
     importing numpy costs a search process more than scoring up to SMALL_STORE_ROWS rows so
-    (benchmarks/semantic.py --crossover measures both); a larger one, or any once numpy is loaded
-    anyway, by numpy (`_NumpyRows`)."""
-    if len(matrix.owner) <= SMALL_STORE_ROWS and "numpy" not in sys.modules:
+    (benchmarks/semantic.py --crossover measures both); a larger one by numpy (`_NumpyRows`), and
+    so any once numpy is loaded anyway, or when this process scores the same matrix again (the MCP
+    server, which keeps it: numpy's import then pays for itself over its searches)."""
+    again, matrix.scored = matrix.scored, True
+    if len(matrix.owner) <= SMALL_STORE_ROWS and "numpy" not in sys.modules and not again:
         return _PythonRows(matrix.blobs)
     return _NumpyRows(matrix.vectors)
 

@@ -189,3 +189,25 @@ def test_an_engine_that_does_not_load_after_all_answers_by_words_and_says_why(em
     assert answer["mode"] == "fulltext" and answer["hits"][0] == "Recipes/Pancakes.md"
     assert any(note.startswith("semantic search is off (") and "does not load on this machine" in note
                for note in answer["notes"])
+
+
+def test_a_process_that_searches_again_scores_by_numpy_from_then_on_with_the_same_hits(embedded):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
+    env.update(OBSIDIAN_MEMORY_CACHE_DIR=os.environ["OBSIDIAN_MEMORY_CACHE_DIR"], OMNISEARCH_PORT="9")
+    code = f"""
+import json, sys
+sys.path.insert(0, {str(REPO)!r})
+from obsidian_memory import settings
+from obsidian_memory.search import search
+s = settings.Settings({embedded.config_dir!r}, vault={embedded.vault!r})
+out = []
+for _ in range(2):
+    hits = [h.path for h in search("keep my phone up to date", s, source="index", limit=5, mode="hybrid").hits]
+    out.append([hits, "numpy" in sys.modules])
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (first, numpy_after_first), (second, numpy_after_second) = json.loads(done.stdout)
+    assert (numpy_after_first, numpy_after_second) == (False, True)     # (a long-lived process: the MCP server)
+    assert first == second == in_process(embedded, "keep my phone up to date")

@@ -406,6 +406,7 @@ class Matrix:
     def __init__(self, model: str, paths: list[str], owner: list[int], seqs: list[int], blobs: list[bytes]):
         self.model, self.paths, self.owner, self.seqs, self.blobs = model, paths, owner, seqs, blobs
         self._vectors = None
+        self.scored = False        # whether a search of this process scored it already (`hybrid.rows_of`)
 
     @property
     def vectors(self):
