@@ -189,12 +189,18 @@ class _Soon:
     Python (BM25, the rows) and would otherwise wait up to 5 ms for it, twice per query."""
 
     HANDOFF = 0.0005
+    _lock = threading.Lock()
+    _running = 0                 # of them in this process (the MCP server's searches overlap)
+    _switch = 0.005              # the interval to go back to once none runs
 
     def __init__(self, compute, name: str):
         self._done = threading.Event()
         self._value = self._error = None
-        self._switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch, self.HANDOFF))
+        with _Soon._lock:
+            if _Soon._running == 0:
+                _Soon._switch = sys.getswitchinterval()
+                sys.setswitchinterval(min(_Soon._switch, self.HANDOFF))
+            _Soon._running += 1
         threading.Thread(target=self._run, args=(compute,), name=name, daemon=True).start()
 
     def _run(self, compute) -> None:
@@ -203,7 +209,10 @@ class _Soon:
         except BaseException as exc:       # raised again where the caller waits for it
             self._error = exc
         finally:
-            sys.setswitchinterval(self._switch)
+            with _Soon._lock:
+                _Soon._running -= 1
+                if _Soon._running == 0:
+                    sys.setswitchinterval(_Soon._switch)
             self._done.set()
 
     def result(self):
