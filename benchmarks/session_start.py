@@ -5,7 +5,10 @@ usage: python benchmarks/session_start.py [--sessions 10000] [--runs 40] [--base
 
 In a temporary HOME: an archive of N sessions (built with the archive API; a tenth of them in the
 benchmark's git repository, the rest spread over 200 other repositories, a third with a
-compaction summary, each with a last answer and a todo list half open), and a vault with a working-state note and 300 learnings. Then, interleaved
+compaction summary, each with a last answer and a todo list half open), and a vault with a
+working-state note, 300 learnings and a ~6 KB note for each session of the benchmark's
+repository (their privacy judged in the archive's record of the vault, as a sweep leaves it:
+SessionStart stats the notes it lists instead of reading them). Then, interleaved
 so that machine noise hits both alike:
   - `python -c pass` of this interpreter (same environment),
   - `python scripts/obsidian_memory.py hook session-start` fed a real startup payload (the launcher
@@ -45,6 +48,7 @@ from obsidian_memory import settings as settings_module  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
 from obsidian_memory.commands import sweep as sweep_command  # noqa: E402
 from obsidian_memory.model import CompactSummary, Prompt, Session, Todo  # noqa: E402
+from obsidian_memory.notes import vault_sessions  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
@@ -82,7 +86,22 @@ def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
                 last_assistant_message="Fixed the importer edge case; the tests pass.\n" * 30,
                 todos=[Todo(f"step {i} of the importer fix", "completed" if i % 2 else "pending") for i in range(8)]),
                 note_path=f"Meta/claude-sessions/2026-01/2026-01-01_{sid[:8]}.md")
+            if cwd == str(repo):
+                write_session_note(vault, sid, n)
+        # the record of the vault's notes, privacy verdicts included, as every archive run and sweep leaves it
+        settings = settings_module.load(vault=str(vault), config_dir=str(home / ".claude"))
+        vault_sessions.refresh(settings, archive)
     return env, repo
+
+
+def write_session_note(vault: Path, sid: str, n: int) -> None:
+    """A session note of the size real ones have (~6 KB: properties, prompts, answers, files)."""
+    note = vault / "Meta" / "claude-sessions" / "2026-01" / f"2026-01-01_{sid[:8]}.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"- prompt {i}: fix the importer edge case number {i} in module {n}\n" for i in range(40))
+    note.write_text(f"---\nsession_id: {sid}\ntitle: session {n}\nproject: project\nmachine: bench-000001\n"
+                    f"started: 2026-01-01T09:00:00Z\ntags: [claude-session]\n---\n# session {n}\n\n{body}"
+                    + "Fixed the importer edge case; the tests pass.\n" * 60, encoding="utf-8")
 
 
 def baseline_config(env: dict, baseline: str, root: Path) -> dict:
@@ -182,6 +201,33 @@ def folder_listing(archive_path: str, runs: int = 200) -> None:
     print(f"  ratio Python filter / SQL: {python / sql:.1f}x")
 
 
+def privacy_check(settings, cwd: str, runs: int = 200) -> None:
+    """The recent sessions' privacy, checked as SessionStart does (the archive's verdict for each
+    note whose stamp is unchanged: a stat) against a read of each note (as before issue 20's last round)."""
+    from obsidian_memory.privacy import note_is_private
+
+    def by_record(archive, rows):
+        return context_module._without_private_notes(settings, archive, rows, context_module.SESSION_LIMIT)
+
+    def by_reading(archive, rows):
+        return [row for row in rows if not note_is_private(settings, row["note_path"])][:context_module.SESSION_LIMIT]
+
+    with open_archive(settings.archive, readonly=True) as archive:
+        rows = archive.recent_sessions(repo_root=cwd, limit=context_module.SESSION_LIMIT + context_module.PRIVATE_SLACK)
+        medians = {}
+        for name, check in (("archive's verdict (stat)", by_record), ("read each note", by_reading)):
+            assert [r["session_id"] for r in check(archive, rows)] == [r["session_id"] for r in by_reading(archive, rows)]
+            times = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                check(archive, rows)
+                times.append(time.perf_counter() - started)
+            medians[name] = statistics.median(times)
+            print(f"  {name:<28} {medians[name] * 1000:7.3f} ms for {len(rows)} sessions")
+    cached, read = medians.values()
+    print(f"  ratio verdict / read: {cached / read:.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10000)
@@ -244,6 +290,8 @@ def main() -> int:
             context_module.build_context(settings, cwd=str(repo / "src"), source="startup", session_id="bench-session")
             in_process.append(time.perf_counter() - started)
         print(f"\nin-process build_context: median {statistics.median(in_process) * 1000:.2f} ms (50 runs)")
+        print("\nthe listed sessions' privacy (median of 200):")
+        privacy_check(settings, str(repo))
         print("\nsessions of a folder outside any repository (median of 200):")
         folder_listing(settings.archive)
         print(f"injected context: {len(text):,} characters of the {settings.effective_context_budget:,} budget; "

@@ -752,6 +752,18 @@ class Archive:
         return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind, started)
                 for path, size, mtime_ns, ctime_ns, kind, private, started in rows}
 
+    def cached_privacy(self, root: str, privacy_rules: str, paths) -> dict[str, tuple[tuple, bool]]:
+        """{path: ((size, mtime_ns, ctime_ns), private)} of those of `paths` whose text was last
+        judged under the text rules `privacy_rules` (privacy.Privacy.text_rules) in the record of
+        the vault at `root`; a path not judged, or judged under other rules, is left out (read
+        only: SessionStart's check of the sessions it lists)."""
+        if self.meta("vault_notes_root") != root or self.meta("vault_notes_privacy") != privacy_rules:
+            return {}
+        paths = list(dict.fromkeys(paths))[:500]
+        return {path: ((size, mtime_ns, ctime_ns), bool(private)) for path, size, mtime_ns, ctime_ns, private
+                in self.db.execute("SELECT path, size, mtime_ns, ctime_ns, private FROM vault_notes WHERE path IN "
+                                   f"({', '.join('?' for _ in paths)}) AND private IS NOT NULL", paths)}
+
     def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
         """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the
         paths that are `gone`. A note whose stamp changed is to be learned again (one read again

@@ -342,7 +342,7 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
                                                exclude_session_id=session_id)
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), wanted, session_id)
-            rows = _without_private_notes(settings, rows, limit)
+            rows = _without_private_notes(settings, archive, rows, limit)
             if rows:
                 stopped = archive.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
                 rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
@@ -356,15 +356,45 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
     return scope, rows
 
 
-def _without_private_notes(settings, rows: list[dict], limit: int) -> list[dict]:
-    """The first `limit` sessions (with an id) whose note in the vault is not private."""
+def _without_private_notes(settings, archive, rows: list[dict], limit: int) -> list[dict]:
+    """The first `limit` sessions (with an id) whose note in the vault is not private. A note
+    whose stamp is still the one the archive's record of the vault judged (vault_sessions.refresh,
+    on every archive run and sweep) keeps that verdict: a stat instead of a read. Any other note
+    (changed since, never judged, judged under another tag rule) is read, and the path rules are
+    asked every time."""
+    privacy = Privacy.of(settings)
+    root = os.path.realpath(settings.vault)
+    paths = [row["note_path"] for row in rows if row.get("session_id") and row.get("note_path")]
+    judged = archive.cached_privacy(root, privacy.text_rules(), paths) if paths else {}
     shown = []
     for row in rows:
-        if row.get("session_id") and not note_is_private(settings, row.get("note_path")):
+        if row.get("session_id") and not _session_note_is_private(settings, privacy, root, row.get("note_path"), judged):
             shown.append(row)
             if len(shown) == limit:
                 break
     return shown
+
+
+def _session_note_is_private(settings, privacy: Privacy, root: str, relative: str | None, judged: dict) -> bool:
+    if not relative:
+        return False
+    if privacy.path_is_private(relative):
+        return True
+    known = judged.get(relative)
+    if known is not None and _stamp(root, relative) == known[0]:
+        return known[1]
+    return note_is_private(settings, relative)
+
+
+def _stamp(root: str, relative: str) -> tuple[int, int, int] | None:
+    """A vault note's stamp as vault_sessions.list_notes takes it (None: not a regular file)."""
+    import stat
+
+    try:
+        found = os.stat(os.path.join(root, *relative.split("/")), follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return (found.st_size, found.st_mtime_ns, found.st_ctime_ns) if stat.S_ISREG(found.st_mode) else None
 
 
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:

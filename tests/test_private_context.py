@@ -4,11 +4,14 @@ session touched, run as Claude Code runs them."""
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 
 import pytest
 
 from archive_fixtures import write_transcript
 from context_fixtures import add_sessions, make_repo, session_id, write_note
+from testkit import CLI
 
 PAYLOAD = {"hook_event_name": "SessionStart", "source": "startup", "session_id": "f" * 8 + "-0000-4000-8000-" + "0" * 12}
 
@@ -110,3 +113,114 @@ def test_show_renders_a_session_from_the_archive_instead_of_reading_its_private_
     assert "Plan the migration" in shown.stdout.decode() and "zanzibar" not in shown.stdout.decode()
     note.write_text(note.read_text(encoding="utf-8").replace("private: true\n", ""), encoding="utf-8")
     assert "zanzibar" in env.run("show", sid[:8]).stdout.decode()
+
+
+# -- the sessions' notes judged by the archive's record of the vault (issue 20) ----------------------
+# Every archive run and sweep records, by each session note's stamp (size, mtime_ns, ctime_ns),
+# whether its text makes it private; SessionStart takes that verdict for a note whose stamp is
+# unchanged (a stat) and reads only the notes that changed since.
+
+# The real launcher in a subprocess, with an audit hook that writes down every file the process opens.
+OPENS_LOGGED = ("import os, runpy, sys\n"
+                "log = open(os.environ['OPENED_LOG'], 'a', encoding='utf-8')\n"
+                "def note(event, args):\n"
+                "    if event == 'open' and isinstance(args[0], str) and args[0].endswith('.md'):\n"
+                "        log.write(args[0] + '\\n'); log.flush()\n"
+                "sys.addaudithook(note)\n"
+                f"sys.argv[0] = {str(CLI)!r}\n"
+                "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+def archived_sessions(env, repo, count: int) -> dict[str, str]:
+    """`count` sessions of `repo` archived by the SessionEnd hook: {title: its note's path}."""
+    from archive_fixtures import hook_payload, session_id as transcript_id
+
+    notes = {}
+    for n in range(1, count + 1):
+        sid, title = transcript_id(n), f"topic{n} of the sessions"
+        transcript = write_transcript(env.config_dir / "projects" / "-repo" / f"{sid}.jsonl", sid,
+                                      [f"work on {title}; see the #publics plan"], cwd=str(repo),
+                                      start=f"2026-03-0{n}T09:00:00.000Z", title=title)
+        done = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=sid, cwd=str(repo)))
+        assert done.returncode == 0 and done.stdout == b"", done.stderr
+        (note,) = (env.vault / "Meta" / "claude-sessions").rglob(f"*_{sid[:8]}.md")
+        notes[title] = str(note)
+    return notes
+
+
+def quiet_sweep_stamp(env) -> None:
+    """The sweep ran a moment ago: the SessionStart hook spawns none (nothing writes beside the test)."""
+    from obsidian_memory.commands import sweep
+
+    stamp = env.config_dir / "obsidian-memory" / sweep.STAMP
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+
+
+def context_and_notes_read(env, repo) -> tuple[str, list[str]]:
+    """The SessionStart hook's context, and the session notes its process opened."""
+    log = env.root / "opened.log"
+    log.write_text("", encoding="utf-8")
+    result = env.run("hook", "session-start", input=json.dumps({**PAYLOAD, "cwd": str(repo)}),
+                     env={"OPENED_LOG": log}, script=env.root / "opens_logged.py")
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    shown = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    return shown, [path for path in log.read_text(encoding="utf-8").splitlines() if "/claude-sessions/" in path]
+
+
+@pytest.fixture
+def logged_launcher(env):
+    """opens_logged.py: the launcher scripts/obsidian_memory.py run under OPENS_LOGGED."""
+    script = env.root / "opens_logged.py"
+    script.write_text(OPENS_LOGGED, encoding="utf-8")
+    return script
+
+
+def edit(path: str, old: str, new: str) -> None:
+    text = open(path, encoding="utf-8").read()
+    assert old in text
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, 1))
+
+
+def test_session_start_reads_no_session_note_whose_privacy_the_archive_judged_at_its_stamp(env, repo,
+                                                                                         logged_launcher):
+    notes = archived_sessions(env, repo, 3)
+    quiet_sweep_stamp(env)
+    shown, read = context_and_notes_read(env, repo)
+    assert all(title in shown for title in notes)
+    assert read == []                                    # three stats, no read
+    edit(notes["topic2 of the sessions"], "the #publics plan", "the new plan")
+    shown, read = context_and_notes_read(env, repo)
+    assert all(title in shown for title in notes)
+    assert [os.path.realpath(p) for p in read] == [os.path.realpath(notes["topic2 of the sessions"])]
+
+
+def test_a_session_note_made_private_after_its_verdict_was_recorded_is_left_out(env, repo, logged_launcher):
+    notes = archived_sessions(env, repo, 3)
+    quiet_sweep_stamp(env)
+    assert "topic2" in context_and_notes_read(env, repo)[0]
+    path = notes["topic2 of the sessions"]
+    before = os.stat(path)
+    edit(path, "the #publics plan", "the #private plan")        # the same size ...
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # ... and mtime: only ctime tells
+    shown, read = context_and_notes_read(env, repo)
+    assert "topic1" in shown and "topic3" in shown and "topic2" not in shown
+    assert len(read) == 1
+
+
+def test_a_session_note_recorded_as_private_and_made_public_again_comes_back(env, repo, logged_launcher):
+    notes = archived_sessions(env, repo, 3)
+    path = notes["topic2 of the sessions"]
+    edit(path, "the #publics plan", "the #private plan")
+    swept = env.run("sweep")                   # the record now says: private, at this stamp
+    assert swept.returncode == 0, swept.stderr
+    quiet_sweep_stamp(env)
+    with sqlite3.connect(env.archive_db) as db:
+        assert db.execute("SELECT private FROM vault_notes WHERE path LIKE ?", (f"%{os.path.basename(path)}",)
+                          ).fetchone() == (1,)
+    shown, read = context_and_notes_read(env, repo)
+    assert "topic1" in shown and "topic3" in shown and "topic2" not in shown and read == []
+    edit(path, "the #private plan", "the #publics plan")
+    shown, read = context_and_notes_read(env, repo)
+    assert "topic2" in shown and len(read) == 1
