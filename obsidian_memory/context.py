@@ -16,7 +16,9 @@ are stripped and system-reminder tags are defused, so that a note cannot pose as
 
 Private notes (`privacy`) are never quoted: a state or learnings note that is private is left
 out (as if empty), and so is a session whose note in the vault is private (its title, id and
-summary come from the archive, but the user marked that session's note private).
+summary come from the archive, but the user marked that session's note private). A session
+note whose stamp is unchanged since an archive run or sweep judged it takes that verdict from the
+archive (a stat, not a read); the others are read.
 
 On `source=compact`, the compaction summary that replaces the conversation keeps the task but
 not the injected memory, so state and learnings are injected again in full; the sessions list
