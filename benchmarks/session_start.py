@@ -234,7 +234,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--baseline", default=None, metavar="DIR", help="an older checkout to compare with")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="om-bench-session-start-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="om-bench-session-start-", ignore_cleanup_errors=True) as tmp:  # (a sweep may still write)
         root = Path(tmp)
         started = time.perf_counter()
         env, repo = build_world(root, args.sessions)

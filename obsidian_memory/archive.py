@@ -245,6 +245,9 @@ MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+MONTHS_TO_WRITE = "history_months_to_write"   # meta: Archive.months_to_write
+
+
 class ArchiveError(UserError):
     """The archive cannot be used as asked (e.g. written by a newer obsidian-memory)."""
 
@@ -764,11 +767,15 @@ class Archive:
                 in self.db.execute("SELECT path, size, mtime_ns, ctime_ns, private FROM vault_notes WHERE path IN "
                                    f"({', '.join('?' for _ in paths)}) AND private IS NOT NULL", paths)}
 
-    def update_vault_notes(self, root: str, read: list[dict], gone: list[str]) -> None:
+    def update_vault_notes(self, root: str, read: list[dict], gone: list[str], months=()) -> None:
         """Record the notes just `read` (dicts of VAULT_NOTE_FIELDS but `learned`) and forget the
         paths that are `gone`. A note whose stamp changed is to be learned again (one read again
-        with the same stamp, e.g. to judge its privacy under new rules, is not)."""
+        with the same stamp, e.g. to judge its privacy under new rules, is not). `months`: those
+        whose session notes came, went or changed, kept until their month notes are written
+        (months_written), whichever run noticed the change."""
         with self._write():
+            if months:
+                self._set_meta(MONTHS_TO_WRITE, json.dumps(sorted(self.months_to_write() | set(months))))
             if self.meta("vault_notes_root") != root:
                 self.db.execute("DELETE FROM vault_notes")
                 self._set_meta("vault_notes_root", root)
@@ -780,6 +787,15 @@ class Archive:
                 "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{f} = excluded.{f}" for f in fields[1:])
                 + f", learned = CASE WHEN {same_stamp} THEN learned ELSE 0 END",
                 [tuple(note.get(f) for f in fields) for note in read])
+
+    def months_to_write(self) -> set[str]:
+        """The months (`YYYY-MM`; '' for notes without a start) whose month note is to be written
+        again (update_vault_notes)."""
+        return set(json.loads(self.meta(MONTHS_TO_WRITE) or "[]"))
+
+    def months_written(self, months) -> None:
+        with self._write():
+            self._set_meta(MONTHS_TO_WRITE, json.dumps(sorted(self.months_to_write() - set(months))))
 
     def vault_notes_of_sessions(self, root: str, session_ids) -> list[dict]:
         """The session notes (conflict copies aside) of the vault at `root` that hold one of

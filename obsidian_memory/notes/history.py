@@ -15,8 +15,11 @@ with the same table.
 Bounded at any size (issue 20): the history note shows the newest RECENT_ROWS sessions (a table
 of 100,000 rows is 15 MB that Obsidian would index and the vault would sync again at every
 session's end), and a month's note is rewritten only when one of its session notes came, went or
-changed (vault_sessions.refresh says which months), or the private rules changed (then every
-month once). Every row is read from the archive's record of the vault's notes by an index on
+changed (vault_sessions.refresh says which months, and the archive keeps them until they are
+written: the sweep's own refresh may be the one that saw the change), or the private rules changed (then every
+month once). A month note with no session left, and every month note once the history note shows
+every session again (the vault shrank), is removed when it is ours as we wrote it, or says where
+the sessions are when the user wrote in it (_retire_month). Every row is read from the archive's record of the vault's notes by an index on
 `started`, so that an archive run reads the records of the rows it shows, not of every note.
 
 A private session note (`privacy`) has no row and is not counted in the activity note: the
@@ -158,16 +161,22 @@ def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_w
 
     folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
-    months = []
+    months, changed = [], folder.months | archive.months_to_write()   # (also those an earlier refresh saw)
     if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all
-        months = archive.vault_note_months(folder.root)
         rules = Privacy.of(settings).signature()
-        for month in (months if archive.meta(MONTHS_RULES) != rules else sorted(folder.months, reverse=True)):
+        for month in (archive.vault_note_months(folder.root) if archive.meta(MONTHS_RULES) != rules
+                      else sorted(changed, reverse=True)):
             _write_month(settings, month, _month_rows(settings, archive, folder.root, month))
         if archive.meta(MONTHS_RULES) != rules:
             archive.set_meta(MONTHS_RULES, rules)
-    elif archive.meta(MONTHS_RULES):
-        archive.set_meta(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
+        months = [m for m in archive.vault_note_months(folder.root) if os.path.isfile(_month_path(settings, m))]
+    else:                              # the note shows every session: no month note is kept
+        for month in _months_on_disk(settings):
+            _retire_month(settings, month, every_session_shown=True)
+        if archive.meta(MONTHS_RULES):
+            archive.set_meta(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
+    if changed:
+        archive.months_written(changed)
     existing = fsutil.read_text(target) if os.path.exists(target) else None
     text = render_history(recent[:RECENT_ROWS], existing, months, settings)
     if text != existing:
@@ -213,22 +222,91 @@ def _month_rows(settings, archive, root: str, month: str) -> list[dict]:
 
 def month_note(settings, month: str) -> str:
     """The vault-relative path of a month's note: in a folder named like the history note, beside it."""
-    stem = settings.history_note.strip("/")[:-3]
-    return f"{stem}/{month_title(settings, month)}.md"
+    return f"{_months_folder(settings)}/{month_title(settings, month)}.md"
 
 
 def month_title(settings, month: str) -> str:
     return f"{os.path.basename(settings.history_note.strip('/'))[:-3]} {month or 'undated'}"
 
 
+def _months_folder(settings) -> str:
+    return settings.history_note.strip("/")[:-3]
+
+
+def _month_path(settings, month: str) -> str:
+    return fsutil.resolve_inside(settings.vault, month_note(settings, month))
+
+
+def _month_preamble(settings, month: str) -> str:
+    return (f"# Claude sessions of {month or 'no date'}\n\nNewest first; all months: "
+            f"[[{note_name(settings.history_note)}]].\n\n")
+
+
 def _write_month(settings, month: str, rows: list[dict]) -> None:
-    target = fsutil.resolve_inside(settings.vault, month_note(settings, month))
-    existing = fsutil.read_text(target) if os.path.exists(target) else None
-    if existing is None and not rows:
+    if not rows:
+        _retire_month(settings, month, every_session_shown=False)
         return
-    block = render_table(rows) if rows else "No session notes of this month in the vault now.\n"
-    text = between_markers(existing, BEGIN, END, block,
-                           f"# Claude sessions of {month or 'no date'}\n\nNewest first; all months: "
-                           f"[[{note_name(settings.history_note)}]].\n\n")
+    target = _month_path(settings, month)
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    text = between_markers(existing, BEGIN, END, render_table(rows), _month_preamble(settings, month))
     if text != existing:
         fsutil.atomic_write_text(target, text)
+
+
+# -- month notes no longer kept -----------------------------------------------------------------
+# A month's note is retired when its month has no session left to list, and every month's note
+# when the history note shows every session again (the vault shrank to RECENT_ROWS sessions or
+# fewer). One we wrote and nobody edited (its text is our title line, our markers and a table or
+# line of ours) is removed; one the user wrote in (outside the markers or inside) keeps their
+# text and says, between the markers, where the sessions are now; a file of that name without our
+# markers is not ours and stays as it is. The test is on the text, not on a record of this
+# machine's: every machine that shares the vault makes the same choice.
+
+_OUR_LINE = re.compile(r"\|[^\n]* \| \[\[[^\n]*\]\] \||No session notes .*|Every session .*")   # a row, our lines
+_HEADER_LINES = frozenset(HEADER.splitlines())
+_MONTH_NAME = re.compile(r"\d{4}-\d{2}|undated")
+
+
+def _retire_month(settings, month: str, *, every_session_shown: bool) -> None:
+    target = _month_path(settings, month)
+    existing = _regular_file_text(target)
+    if existing is None or _marker_start(BEGIN) not in existing or END not in existing:
+        return
+    if _ours_unedited(settings, month, existing):
+        os.unlink(target)
+        return
+    history = note_name(settings.history_note)
+    block = (f"Every session is in [[{history}]] now: it lists all of them while there are {RECENT_ROWS} "
+             "or fewer.\n" if every_session_shown else "No session notes of this month in the vault now.\n")
+    text = between_markers(existing, BEGIN, END, block, _month_preamble(settings, month))
+    if text != existing:
+        fsutil.atomic_write_text(target, text)
+
+
+def _ours_unedited(settings, month: str, text: str) -> bool:
+    head, tail = _month_preamble(settings, month) + BEGIN + "\n", END + "\n"
+    if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head) + len(tail):
+        return False
+    block = text[len(head):len(text) - len(tail)]
+    return all(line in _HEADER_LINES or _OUR_LINE.fullmatch(line) for line in block.splitlines())
+
+
+def _regular_file_text(path: str) -> str | None:
+    """The text of a regular file (never a link's target, a folder or a FIFO), or None."""
+    try:
+        with fsutil.open_regular(path) as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _months_on_disk(settings) -> list[str]:
+    """The months whose note is in the month notes' folder (by name only)."""
+    prefix = month_title(settings, "")[:-len("undated")]
+    try:
+        folder = fsutil.resolve_inside(settings.vault, _months_folder(settings))
+        names = os.listdir(folder)
+    except (OSError, ValueError):
+        return []
+    months = [name[len(prefix):-3] for name in names if name.startswith(prefix) and name.endswith(".md")]
+    return sorted("" if month == "undated" else month for month in months if _MONTH_NAME.fullmatch(month))

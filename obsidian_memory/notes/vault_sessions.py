@@ -292,7 +292,7 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     batch: list[dict] = []
     for count, path in enumerate(changed):
         if deadline is not None and time.monotonic() >= deadline:
-            archive.update_vault_notes(root, batch, gone)
+            archive.update_vault_notes(root, batch, gone, months)
             raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
         row = read_facts(settings.vault, path, on_disk[path], privacy)
         before = known.get(path)
@@ -302,10 +302,10 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
             months.add(month_of(before[2]))
         batch.append(row)
         if len(batch) == FLUSH_EVERY:   # progress survives a kill
-            archive.update_vault_notes(root, batch, gone)
+            archive.update_vault_notes(root, batch, gone, months)
             batch, gone = [], []
     if batch or gone:
-        archive.update_vault_notes(root, batch, gone)
+        archive.update_vault_notes(root, batch, gone, months)
     if only is None:
         _walked[root] = started
     return Folder(archive, root, bool(months), months)

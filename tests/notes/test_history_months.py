@@ -132,3 +132,89 @@ def test_a_note_another_machine_writes_while_the_table_is_rebuilt_is_in_the_tabl
     with open_archive(settings.archive) as archive:
         target = history.rebuild(settings, archive)
     assert titles(target) == ["topic 2", "topic 1"]
+
+
+# -- month notes no longer kept (the vault shrank, a month lost its last session) --------------------
+# Through the real CLI (`sweep`, as SessionStart starts it) and the SessionEnd hook, with the real
+# RECENT_ROWS: a vault of a little over 500 session notes.
+
+def vault_of(settings, counts: dict[str, int]) -> dict[str, list[str]]:
+    """{month: its session notes} with counts[month] notes in each month."""
+    notes_of, n = {}, 0
+    for month, count in counts.items():
+        notes_of[month] = []
+        for day in range(count):
+            notes_of[month].append(write(settings, n, f"{month}-{1 + day % 28:02d}"))
+            n += 1
+    return notes_of
+
+
+def swept(env) -> None:
+    done = env.run("sweep")
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+
+
+def month_notes(settings) -> list[str]:
+    folder = os.path.dirname(month_path(settings, "2026-01"))
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+
+def test_when_the_vault_shrinks_to_500_sessions_our_month_notes_go_and_the_users_words_stay(env, settings):
+    from archive_fixtures import hook_payload, session_id, write_transcript
+
+    notes_of = vault_of(settings, {"2026-01": 3, "2026-02": 250, "2026-03": 248})        # 501 sessions
+    swept(env)
+    history_note = settings.vault_path(settings.history_note)
+    assert "month by month" in open(history_note, encoding="utf-8").read()
+    assert month_notes(settings) == [f"claude-session-history 2026-0{m}.md" for m in (1, 2, 3)]
+    february = month_path(settings, "2026-02")
+    with open(february, encoding="utf-8") as handle:
+        ours = handle.read()
+    with open(february, "w", encoding="utf-8") as handle:        # the user writes in one of them
+        handle.write(ours + "\nMy February review: the importer month.\n")
+    folder = os.path.dirname(february)
+    with open(os.path.join(folder, "claude-session-history 2025-12.md"), "w", encoding="utf-8") as handle:
+        handle.write("December, written by hand.\n")             # a note of that name that is not ours
+    for path in notes_of["2026-03"][:2]:                         # the user deletes two sessions: 499
+        os.unlink(settings.vault_path(path))
+    transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(900)}.jsonl",
+                                  session_id(900), ["a brand new task"], start="2026-03-29T09:00:00.000Z")
+    done = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=session_id(900)))
+    assert done.returncode == 0 and done.stdout == b"", done.stderr          # 500: the note shows them all
+    text = open(history_note, encoding="utf-8").read()
+    assert "a brand new task" in text and len(titles(history_note)) == 500 and "month by month" not in text
+    assert month_notes(settings) == ["claude-session-history 2025-12.md", "claude-session-history 2026-02.md"]
+    assert open(os.path.join(folder, "claude-session-history 2025-12.md"), encoding="utf-8").read() == \
+        "December, written by hand.\n"
+    kept = open(february, encoding="utf-8").read()
+    assert "My February review: the importer month." in kept and titles(february) == []
+    assert "Every session is in [[claude-session-history]] now" in kept
+    swept(env)                                                   # and it stays so
+    assert open(february, encoding="utf-8").read() == kept
+
+
+def test_a_month_that_loses_its_last_session_loses_its_note_and_its_link(env, settings):
+    notes_of = vault_of(settings, {"2026-01": 2, "2026-02": 251, "2026-03": 250})        # 503 sessions
+    swept(env)
+    assert os.path.isfile(month_path(settings, "2026-01"))
+    for path in notes_of["2026-01"]:                              # 501 left: still more than the note shows
+        os.unlink(settings.vault_path(path))
+    swept(env)
+    text = open(settings.vault_path(settings.history_note), encoding="utf-8").read()
+    assert "month by month" in text and "2026-02|2026-02" in text and "2026-01" not in text
+    assert month_notes(settings) == ["claude-session-history 2026-02.md", "claude-session-history 2026-03.md"]
+    assert len(titles(month_path(settings, "2026-02"))) == 251
+
+
+def test_a_note_made_private_leaves_its_month_note_at_the_next_sweep(env, settings):
+    """The sweep's own look at the vault (to learn other machines' sessions) is the one that sees
+    the edit: the month stays to be written until the history writes it."""
+    notes_of = vault_of(settings, {"2026-01": 3, "2026-02": 250, "2026-03": 250})        # 503 sessions
+    swept(env)
+    january = month_path(settings, "2026-01")
+    assert titles(january) == ["topic 2", "topic 1", "topic 0"]
+    with open(settings.vault_path(notes_of["2026-01"][1]), "a", encoding="utf-8") as handle:
+        handle.write("\n#private\n")
+    swept(env)
+    assert titles(january) == ["topic 2", "topic 0"]
+    assert "topic 1 " not in open(january, encoding="utf-8").read()
