@@ -171,8 +171,11 @@ def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_w
             archive.set_meta(MONTHS_RULES, rules)
         months = [m for m in archive.vault_note_months(folder.root) if os.path.isfile(_month_path(settings, m))]
     else:                              # the note shows every session: no month note is kept
-        for month in _months_on_disk(settings):
+        retired = _months_on_disk(settings)
+        for month in retired:
             _retire_month(settings, month, every_session_shown=True)
+        if retired:
+            _remove_if_empty(fsutil.resolve_inside(settings.vault, _months_folder(settings)))
         if archive.meta(MONTHS_RULES):
             archive.set_meta(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
     if changed:
@@ -298,6 +301,14 @@ def _regular_file_text(path: str) -> str | None:
             return handle.read().decode("utf-8", errors="replace")
     except OSError:
         return None
+
+
+def _remove_if_empty(folder: str) -> None:
+    """The month notes' folder, once the last of them is gone (we made it; an empty folder holds nothing)."""
+    try:
+        os.rmdir(folder)
+    except OSError:     # not empty, or gone
+        pass
 
 
 def _months_on_disk(settings) -> list[str]:

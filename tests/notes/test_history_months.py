@@ -193,6 +193,16 @@ def test_when_the_vault_shrinks_to_500_sessions_our_month_notes_go_and_the_users
     assert open(february, encoding="utf-8").read() == kept
 
 
+def test_the_month_notes_folder_goes_with_the_last_of_our_month_notes(env, settings):
+    notes_of = vault_of(settings, {"2026-01": 3, "2026-02": 250, "2026-03": 248})        # 501 sessions
+    swept(env)
+    assert len(month_notes(settings)) == 3
+    os.unlink(settings.vault_path(notes_of["2026-02"][0]))
+    swept(env)
+    assert not os.path.exists(os.path.dirname(month_path(settings, "2026-01")))
+    assert len(titles(settings.vault_path(settings.history_note))) == 500
+
+
 def test_a_month_that_loses_its_last_session_loses_its_note_and_its_link(env, settings):
     notes_of = vault_of(settings, {"2026-01": 2, "2026-02": 251, "2026-03": 250})        # 503 sessions
     swept(env)
