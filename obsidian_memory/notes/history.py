@@ -16,11 +16,12 @@ Bounded at any size (issue 20): the history note shows the newest RECENT_ROWS se
 of 100,000 rows is 15 MB that Obsidian would index and the vault would sync again at every
 session's end), and a month's note is rewritten only when one of its session notes came, went or
 changed (vault_sessions.refresh says which months, and the archive keeps them until they are
-written: the sweep's own refresh may be the one that saw the change), or the private rules changed (then every
-month once). A month note with no session left, and every month note once the history note shows
-every session again (the vault shrank), is removed when it is ours as we wrote it, or says where
-the sessions are when the user wrote in it (_retire_month). Every row is read from the archive's record of the vault's notes by an index on
-`started`, so that an archive run reads the records of the rows it shows, not of every note.
+written: the sweep's own refresh may be the one that saw the change), or the private rules
+changed (then every month once). A month note with no session left, and every month note once the
+history note shows every session again (the vault shrank), is removed when it is ours as we wrote
+it, or says where the sessions are when the user wrote in it (_retire_month). Every row is read
+from the archive's record of the vault's notes by an index on `started`, so that an archive run
+reads the records of the rows it shows, not of every note.
 
 A private session note (`privacy`) has no row and is not counted in the activity note: the
 table is a note that search returns, and would quote the session's title and project. What a
