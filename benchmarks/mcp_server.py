@@ -5,8 +5,11 @@ the HTTP server's memory over many requests. Prints figures and ratios, asserts 
 
     .venv/bin/python benchmarks/mcp_server.py [--vault ../shared/eval/obsidian-help-en] [--runs 5]
                                               [--requests 5000] [--old CHECKOUT] [--large-notes N]
+                                              [--memory-only [--trace]]
 
-`--old` names another checkout of the project (e.g. `git worktree add /tmp/old <commit>`): its
+`--memory-only` measures only the HTTP server's memory (with `--old`, the old checkout's too, in
+the same run; `--trace` adds the server's Python heap by tracemalloc snapshots, to tell a leak of
+objects from memory the C allocator keeps). `--old` names another checkout of the project (e.g. `git worktree add /tmp/old <commit>`): its
 server's first search after spawn, over stdio and over HTTP, is timed in the same runs, interleaved
 with this checkout's (each in its own HOME and index), and the ratios printed. `--large-notes N`
 times the first search after spawn once more on a generated vault of N notes (there the index's
@@ -56,6 +59,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "benchmark", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+IDLE_REST = 1.5             # seconds: more than mcp_http.IDLE_TRIM_SECONDS
 
 
 def tool_call(number: int, name: str, arguments: dict) -> dict:
@@ -127,10 +131,10 @@ class HttpServer:
     """`mcp --http --port 0`: its port and token from the files it writes; requests over one
     kept-alive connection, as a client with a connection pool sends them."""
 
-    def __init__(self, environ: dict, home: Path, cli: Path = CLI):
+    def __init__(self, environ: dict, home: Path, cli: Path = CLI, wrapper: tuple = ()):
         self.started = time.perf_counter()
         self.home = home
-        self.process = subprocess.Popen([sys.executable, str(cli), "mcp", "--http", "--port", "0"],
+        self.process = subprocess.Popen([sys.executable, *wrapper, str(cli), "mcp", "--http", "--port", "0"],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, env=environ)
         while True:
@@ -196,11 +200,63 @@ def http_session_calls(environ: dict, home: Path) -> list[float]:
     return times
 
 
-def http_memory(environ: dict, home: Path, requests: int) -> dict:
-    """The server's RSS at start, after a warm-up of 200 calls, and after each round of 500 more
-    (250 calls of every tool in turn on one connection, then 250 searches from 20 clients at once)
-    until `requests`; and the p50 of a search while 20 clients call at once."""
-    server = HttpServer(environ, home)
+# The server under tracemalloc, for --trace: the Python heap it holds, written to a file when asked
+# (the benchmark touches `<dir>/ask<n>`; the server answers with `<dir>/heap<n>`, after a collection).
+TRACED = """import gc, os, runpy, sys, threading, time, tracemalloc
+tracemalloc.start()
+folder = os.environ["HEAP_DIR"]
+def answer():
+    n = 0
+    while True:
+        time.sleep(0.05)
+        if os.path.exists(os.path.join(folder, f"ask{n}")):
+            gc.collect()
+            snapshot = tracemalloc.take_snapshot()
+            snapshot.dump(os.path.join(folder, f"heap{n}.tmp"))
+            os.replace(os.path.join(folder, f"heap{n}.tmp"), os.path.join(folder, f"heap{n}"))
+            n += 1
+threading.Thread(target=answer, daemon=True).start()
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+class Heap:
+    """The traced server's Python heap, snapshot by snapshot (--trace)."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.snapshots = folder, []
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "traced.py").write_text(TRACED, encoding="utf-8")
+
+    @property
+    def wrapper(self) -> tuple:
+        return (str(self.folder / "traced.py"),)
+
+    def take(self) -> None:
+        import tracemalloc
+
+        n = len(self.snapshots)
+        (self.folder / f"ask{n}").touch()
+        while not (self.folder / f"heap{n}").exists():
+            time.sleep(0.02)
+        self.snapshots.append(tracemalloc.Snapshot.load(str(self.folder / f"heap{n}")))
+
+    @staticmethod
+    def size(snapshot) -> int:
+        return sum(stat.size for stat in snapshot.statistics("filename"))
+
+
+def http_memory(environ: dict, home: Path, requests: int, cli: Path = CLI, heap: Heap | None = None) -> dict:
+    """The server's RSS at start, after a warm-up of 200 calls, and after each round of 510 more
+    (250 calls of every tool in turn on one connection, then 260 from 20 clients at once) until
+    `requests`, right after the round and once the server has rested (IDLE_REST seconds: a
+    server gives its freed memory back when idle); and the p50 of a search while 20 clients call at
+    once. With `heap`, the server runs under tracemalloc and its Python heap is taken after the
+    warm-up and after each round."""
+    if heap:
+        environ = dict(environ, HEAP_DIR=str(heap.folder))
+    server = HttpServer(environ, home, cli, heap.wrapper if heap else ())
     server.call(INITIALIZE)
     figures = {"start": server.rss_kb()}
     calls = [("search", {"query": q, "source": "local"}) for q in QUERIES] + [
@@ -224,7 +280,9 @@ def http_memory(environ: dict, home: Path, requests: int) -> dict:
 
     calls_on_one_connection(200, 0)
     figures["warm"] = server.rss_kb()
-    samples, done = [], 0
+    if heap:
+        heap.take()
+    samples, rested, done = [], [], 0
     while done < requests:
         calls_on_one_connection(250, done)
         clients = [threading.Thread(target=calls_on_one_connection, args=(13, done + number, True))
@@ -235,7 +293,11 @@ def http_memory(environ: dict, home: Path, requests: int) -> dict:
             thread.join()
         done += 250 + 20 * 13
         samples.append(server.rss_kb())
-    figures.update(end=samples[-1], peak=max(samples), samples=samples, requests=200 + done,
+        time.sleep(IDLE_REST)
+        rested.append(server.rss_kb())
+        if heap:
+            heap.take()
+    figures.update(end=samples[-1], peak=max(samples), samples=samples, rested=rested, requests=200 + done,
                    concurrent_p50=statistics.median(concurrent_latency))
     server.close()
     return figures
@@ -264,10 +326,16 @@ def main() -> int:
                                                    "alongside (e.g. main before a change)")
     parser.add_argument("--large-notes", type=int, default=0,
                         help="also time the first search after spawn on a generated vault of this many notes")
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the HTTP server's memory over --requests calls (and --old's, in the same run)")
+    parser.add_argument("--trace", action="store_true",
+                        help="with --memory-only: the server's Python heap too (tracemalloc; slows the server)")
     args = parser.parse_args()
     vault = Path(args.vault).resolve()
     if not vault.is_dir():
         raise SystemExit(f"no vault at {vault} (pass --vault)")
+    if args.memory_only:
+        return memory_only(vault, args.requests, args.old, args.trace)
     notes = sum(1 for _ in vault.rglob("*.md"))
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -323,11 +391,7 @@ def main() -> int:
           f"   max {ms(max(warm_http)).strip()}")
     if memory:
         print(f"  HTTP: search p50 while 20 clients call       {ms(memory['concurrent_p50'])}")
-        mb = lambda kb: f"{kb / 1024:6.1f} MB"  # noqa: E731
-        print(f"  HTTP server RSS: at start {mb(memory['start']).strip()}, after 200 calls "
-              f"{mb(memory['warm']).strip()}, after {memory['requests']} calls {mb(memory['end']).strip()} "
-              f"(peak {mb(memory['peak']).strip()})")
-        print(f"    after each round of 510 calls: {', '.join(f'{kb / 1024:.1f}' for kb in memory['samples'])} MB")
+        print_memory("HTTP server", memory)
     p50_http, p50_stdio = statistics.median(warm_http), statistics.median(warm)
     print("ratios")
     print(f"  first search via server / one-shot CLI      {med['search'] / med['cli_search']:7.2f}")
@@ -337,6 +401,7 @@ def main() -> int:
     print(f"  HTTP first search / stdio first search      {med['http_search'] / med['search']:7.2f}")
     if memory:
         print(f"  HTTP RSS growth, 200 calls -> {memory['requests']} calls     {memory['end'] / memory['warm']:7.2f}")
+        print(f"  HTTP RSS at rest, 200 calls -> {memory['requests']} calls    {memory['rested'][-1] / memory['warm']:7.2f}")
     if old:
         print_against_old(args.old, med)
     if large:
@@ -344,6 +409,44 @@ def main() -> int:
     print_freshness(freshness)
     if hybrid:
         print_semantic(hybrid)
+    return 0
+
+
+def print_memory(label: str, memory: dict, heap: Heap | None = None) -> None:
+    mb = lambda kb: f"{kb / 1024:.1f} MB"  # noqa: E731
+    print(f"  {label} RSS: at start {mb(memory['start'])}, after 200 calls {mb(memory['warm'])}, after "
+          f"{memory['requests']} calls {mb(memory['end'])} (peak {mb(memory['peak'])}), at rest "
+          f"{mb(memory['rested'][-1])}")
+    print(f"    after each round of 510 calls: {', '.join(f'{kb / 1024:.1f}' for kb in memory['samples'])} MB")
+    print(f"    the same, {IDLE_REST:g} s later:      {', '.join(f'{kb / 1024:.1f}' for kb in memory['rested'])} MB")
+    if heap:
+        sizes = [Heap.size(snapshot) / 1e6 for snapshot in heap.snapshots]
+        print(f"    Python heap (tracemalloc) after 200 calls, then each round: {', '.join(f'{mb:.2f}' for mb in sizes)} MB")
+        for stat in heap.snapshots[-1].compare_to(heap.snapshots[0], "lineno")[:5]:
+            print(f"      {stat}")
+
+
+def memory_only(vault: Path, requests: int, old_checkout: str | None, trace: bool) -> int:
+    """The HTTP server's memory over `requests` calls: this checkout's and `old_checkout`'s, one
+    after the other in this run, each in its own HOME over the same vault."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        installs = {"new": Install(CLI, home / "new", vault)}
+        if old_checkout:
+            installs["old"] = Install(Path(old_checkout).resolve() / "scripts" / "obsidian_memory.py", home / "old", vault)
+        figures, heaps = {}, {}
+        for name, install in installs.items():
+            heaps[name] = Heap(home / f"heap-{name}") if trace else None
+            figures[name] = http_memory(install.environ, install.ours, requests, install.cli, heaps[name])
+    print(f"vault: {vault}; {requests} calls of every tool, one client then 20 at once, round after round")
+    for name, memory in figures.items():
+        print_memory(f"{name}:", memory, heaps[name])
+    if "old" in figures:
+        new, old = figures["new"], figures["old"]
+        print("ratios new / old")
+        print(f"  RSS right after the last round             {new['end'] / old['end']:7.2f}")
+        print(f"  RSS at rest after the last round           {new['rested'][-1] / old['rested'][-1]:7.2f}")
+        print(f"  search p50 while 20 clients call           {new['concurrent_p50'] / old['concurrent_p50']:7.2f}")
     return 0
 
 

@@ -142,6 +142,31 @@ def test_twenty_concurrent_clients_are_all_answered(world):
         assert paths == (["Fresh.md"] if number % 2 else ["Recipes/Syrup.md", "Projects/Garden.md"]), number
 
 
+def test_a_server_that_rested_and_gave_its_memory_back_answers_as_before_and_stops_cleanly(world):
+    """Once no call has run for IDLE_TRIM_SECONDS the server hands freed memory back to the system
+    (malloc_trim, where the C library has it): calls after it are answered alike, and a stop while
+    that wait is pending (a call just ended) is as clean as any."""
+    from obsidian_memory.mcp_http import IDLE_TRIM_SECONDS
+
+    async def twenty(server):
+        answers = [None] * 20
+
+        async def one(number):
+            answers[number] = await search_paths(server, "maple")
+        async with anyio.create_task_group() as group:
+            for number in range(20):
+                group.start_soon(one, number)
+        return answers
+
+    server = HttpServer.of(world).start()
+    first = run(twenty, server)
+    time.sleep(IDLE_TRIM_SECONDS + 0.5)
+    assert run(twenty, server) == first == [["Recipes/Syrup.md", "Projects/Garden.md"]] * 20
+    run(search_paths, server, "maple")                   # ... and at once a stop, the trim still to come
+    code, _, err = server.stop(signal.SIGTERM)
+    assert code == 0 and "the MCP server stopped" in err and "Traceback" not in err and "Error" not in err, err
+
+
 # -- refused: no token, a wrong token, another site, another address ------------------------------
 
 def test_without_the_token_or_with_a_wrong_one_every_request_gets_401_and_nothing_else(world):
