@@ -159,10 +159,10 @@ class Endpoint:
     that a slow call holds up no other.
 
     Memory: what the calls allocate is freed when they end, but the C allocator keeps it, in one
-    arena per worker thread that ever ran beside another (glibc), so the process's RSS grew by
-    ~45 MB with 20 clients at once and stayed there (the Python heap did not grow: tracemalloc,
-    benchmarks/mcp_server.py). Once no call has run for IDLE_TRIM_SECONDS, `malloc_trim` hands the
-    free pages back: the resting server is back near its size after a few calls."""
+    arena per worker thread that ever ran beside another (glibc), so with 20 clients at once the
+    process's RSS went from 60 MB to ~110 MB and stayed there, levelling off (the Python heap did
+    not grow: tracemalloc, benchmarks/mcp_server.py --memory-only --trace). Once no call has run
+    for IDLE_TRIM_SECONDS, `malloc_trim` hands the free pages back: ~70 MB at rest."""
 
     def __init__(self, server):
         from concurrent.futures import ThreadPoolExecutor
