@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 
 import pytest
@@ -18,11 +19,12 @@ from hypothesis import given, settings as settings_of_hypothesis, strategies as 
 from obsidian_memory.search import store
 from obsidian_memory.search.store import VaultIndex, build
 from obsidian_memory.search.store.walk import Walk
+from obsidian_memory.search.store.watch import foreign_filesystem
 from obsidian_memory.search import fulltext
 from obsidian_memory.search.base import Query
 from testkit import write_note as write
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+on_local_linux = pytest.mark.skipif(not sys.platform.startswith("linux") or foreign_filesystem(tempfile.gettempdir()) is not None,
                                 reason="folders are checked instead of listed on Linux's local file systems only")
 
 
@@ -242,7 +244,7 @@ def listings(monkeypatch):
     return listed
 
 
-@linux_only
+@on_local_linux
 def test_a_check_lists_no_folder_while_none_changed_and_all_again_once_one_did(vault, settings, listings):
     write(vault, "a.md", "The zebra sleeps.")
     write(vault, "Projects/b.md", "A giraffe eats.")
@@ -263,7 +265,7 @@ def test_a_check_lists_no_folder_while_none_changed_and_all_again_once_one_did(v
         assert index.confirm()
 
 
-@linux_only
+@on_local_linux
 def test_a_folder_listed_too_soon_after_it_changed_is_listed_again_by_the_next_check(vault, settings, listings):
     """A folder's stamp ticks in steps, like a note's: one changed within the step before it was
     listed may change again without its stamp showing it (`build.unsettled`)."""
@@ -285,7 +287,7 @@ def test_a_folder_listed_too_soon_after_it_changed_is_listed_again_by_the_next_c
     assert listings == []
 
 
-@linux_only
+@on_local_linux
 def test_a_linked_note_keeps_the_checks_listing_the_folders(vault, settings, listings):
     """A note that is a symbolic link changes with its target, wherever that is: no state."""
     write(vault, "Real/target.md", "The zebra sleeps.")
@@ -299,7 +301,7 @@ def test_a_linked_note_keeps_the_checks_listing_the_folders(vault, settings, lis
     assert sorted(_fresh_paths(settings, "quoll")) == ["Real/target.md", "link.md"]
 
 
-@linux_only
+@on_local_linux
 def test_changed_ignore_patterns_or_private_folders_are_not_checked_against_the_old_walk(vault, tmp_path, listings):
     from obsidian_memory import settings as settings_module
 
@@ -317,7 +319,7 @@ def test_changed_ignore_patterns_or_private_folders_are_not_checked_against_the_
     assert _fresh_paths(private, "zebra") == ["a.md"]
 
 
-@linux_only
+@on_local_linux
 def test_search_processes_see_every_change_to_a_vault_whose_folders_are_checked_not_listed(env):
     """The CLI, one process per search, each change made after the folders aged (so that the
     check before it skipped the listing)."""
@@ -359,7 +361,7 @@ _OPERATIONS = st.lists(st.tuples(st.sampled_from(["add", "edit", "delete", "rena
                                  st.integers(0, 7), st.integers(0, 3)), min_size=1, max_size=12)
 
 
-@linux_only
+@on_local_linux
 @settings_of_hypothesis(max_examples=40, deadline=None)
 @given(operations=_OPERATIONS)
 def test_a_walk_that_checks_the_folders_finds_what_a_walk_that_lists_them_finds(tmp_path_factory, operations):

@@ -16,8 +16,9 @@ Any folder changed, or anything else it cannot vouch for, and it walks the whole
 before. The state is kept only when nothing but the folders' stamps decided what the walk
 found (no folder that could not be read, no note that is a link, a local file system), and
 only for folders whose stamp was old enough when listed to show a later change (`state`).
-At 20,000 notes: ~50 ms of CPU for a whole walk here, ~35 for one that lists no folder (the
-kernel's 20,000 stats are half of either).
+At 20,000 notes (16 folders), best of 15 on this machine: 42 ms of CPU for a walk that lists
+every folder, 32 for one that lists none (20,000 stats by name in a loop alone: 24 ms, half of
+it the kernel's), fingerprints included.
 
 Import-light (no SQLite, no markdown): a search may start the walk before it imports the rest.
 """
