@@ -405,7 +405,7 @@ def _apply(vault, kind: str, number: int, folder: str) -> str | None:
         write(vault, f"{folder}D{number}/in{number}.md", "in a new folder")
     elif kind == "rmdir" and folder and target.is_dir():
         shutil.rmtree(target)
-    elif kind == "rename folder" and folder and target.is_dir():
+    elif kind == "rename folder" and folder and target.is_dir() and not target.with_name(target.name + f"{number}").exists():
         target.rename(target.with_name(target.name + f"{number}"))
     elif kind == "hidden" and target.is_dir():
         write(vault, f"{folder}.h{number}.md", "hidden")
