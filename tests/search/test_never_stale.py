@@ -414,3 +414,20 @@ def _apply(vault, kind: str, number: int, folder: str) -> str | None:
     else:
         return None
     return kind
+
+
+@on_local_linux
+def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, settings, monkeypatch):
+    write(vault, "Projects/b.md", "A giraffe eats.")
+    _age(vault)
+    store.update(settings)
+    with VaultIndex.open(settings) as index:           # no state kept: the next walk lists the folders
+        index.conn.execute("DELETE FROM meta WHERE key = ?", (build.WALK_STATE,))
+
+    def no_lock(path, wait=build.LOCK_WAIT_SECONDS):
+        raise PermissionError(13, "Permission denied", path + ".lock")
+    monkeypatch.setattr(build, "update_lock", no_lock)
+    with VaultIndex.open_checking(settings) as index:   # its walk lists the folders, finds nothing changed
+        assert _ranked(index, "giraffe") == ["Projects/b.md"]
+        assert index.confirm()
+    assert build.walk_vault(str(vault)).state(build._settled) is not None

@@ -103,7 +103,7 @@ def keep_walk_state(conn: sqlite3.Connection, lock_path: str, found: Walk) -> No
     try:
         with update_lock(lock_path, wait=0):
             _set_walk_state(conn, found)
-    except (LockBusy, *errors("OperationalError")):
+    except (OSError, *errors("OperationalError")):     # (LockBusy among them; a lock file that cannot be made)
         pass
 
 
