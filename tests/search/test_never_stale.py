@@ -431,3 +431,15 @@ def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, se
         assert _ranked(index, "giraffe") == ["Projects/b.md"]
         assert index.confirm()
     assert build.walk_vault(str(vault)).state(build._settled) is not None
+
+
+@on_local_linux
+def test_a_state_of_another_format_or_cut_short_is_not_used(vault):
+    write(vault, "a.md", "The zebra sleeps.")
+    write(vault, "Projects/b.md", "A giraffe eats.")
+    _age(vault)
+    listed = build.walk_vault(str(vault))
+    state = listed.state(build._settled)
+    for known in ('{"basis": []}', state[:len(state) // 2], state.replace("walk state", "walk stat", 1), ""):
+        found = build.walk_vault(str(vault), known=known)
+        assert found.listed and found.by_path() == listed.by_path()
