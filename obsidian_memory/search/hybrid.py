@@ -61,12 +61,8 @@ class Hybrid:
         depth = max(query.limit, FUSION_DEPTH)
         vector = _query_vector_soon(query.text)          # embedded while BM25 ranks
         lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
-
-        def shown_first() -> None:        # BM25's first hits, most often shown: their excerpts while it embeds
-            lexical[:query.limit] = fulltext.add_excerpts(request.index(), lexical[:query.limit], query.text)
-
         try:
-            (heads, sections), covered = _semantic(request, query, depth, vector, hybrid=True, meanwhile=shown_first)
+            (heads, sections), covered = _semantic(request, query, depth, vector, hybrid=True)
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             words = fulltext.Fulltext().search(query, request)
             return Result(words.hits, words.total, words.mode,
@@ -130,13 +126,13 @@ def status(settings) -> dict:
 
 # -- the semantic lists -----------------------------------------------------------------------------
 
-def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool = False, meanwhile=None):
+def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool = False):
     """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
     `vector`: the query's, under way (`_query_vector_soon`); the store is read and its rows made
-    ready meanwhile, and `meanwhile()` is called then too."""
+    ready meanwhile."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
@@ -145,8 +141,6 @@ def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool =
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
     rows = rows_of(matrix) if embedded else None         # while the query's vector is on its way
-    if meanwhile is not None:
-        meanwhile()
     query_vector = vector.result() if embedded else None
     if query_vector is None:
         return ([], []) if hybrid else [], covered
