@@ -294,8 +294,8 @@ def rows_of(matrix):
 
 class _PythonRows:
     """Each float16 row as floats, with its squared norm. A cosine (the vectors are normalised:
-    a dot product) is then r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` and
-    `math.hypot` doing the loops in C: exact to ~1e-15, where numpy's float32 product is exact to
+    a dot product) is then r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` doing the
+    loops in C: exact to ~1e-15, where numpy's float32 product is exact to
     ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking)."""
 
     def __init__(self, blobs: list[bytes]):
@@ -310,7 +310,8 @@ class _PythonRows:
         finally:
             if collecting:
                 gc.enable()
-        self.squares = [math.hypot(*r) ** 2 for r in self.rows]
+        origin, dist = (0.0,) * (len(self.rows[0]) if self.rows else 0), math.dist
+        self.squares = [dist(r, origin) ** 2 for r in self.rows]        # (math.hypot(*r): 1.5x the time)
 
     def cosines(self, query) -> list[float]:
         query = [float(x) for x in query]
