@@ -730,13 +730,21 @@ def cannot_write(exc: BaseException) -> str:
 
 def _index_for_recall(settings, archive, deadline: float | None) -> None:
     """Put the sessions archived before the recall index existed into it, newest first, in
-    batches (each its own transaction), until `deadline` (time.monotonic(); None: all)."""
+    batches (each its own transaction), until `deadline` (time.monotonic(); None: all). A session
+    still missing after it was indexed in this run ends it: an index that does not take its rows
+    (damaged) would otherwise have the loop write the same batch forever."""
+    indexed: set[str] = set()
     try:
         while deadline is None or time.monotonic() < deadline:
             batch = archive.sessions_without_recall_doc(RECALL_BATCH)
             if not batch:
                 return
+            if indexed.intersection(batch):
+                logs.log_for(settings, "archive: recall index not completed: sessions indexed a moment ago are "
+                                       "still missing from it (is the archive damaged? `obsidian_memory.py doctor`)")
+                return
             archive.index_for_recall(batch)
+            indexed.update(batch)
     except Exception as exc:
         from obsidian_memory.archive import is_damage
         if is_damage(exc):

@@ -145,3 +145,21 @@ def test_damage_anywhere_is_refused_untouched_or_harmless(user, monkeypatch, off
         assert "move it aside" in str(exc) and digest(user) == before
     except ArchiveError as exc:
         assert "upgrade it" in str(exc) and digest(user) == before
+
+
+def test_a_recall_index_that_does_not_take_its_rows_ends_the_run_instead_of_writing_forever(user):
+    """A damaged recall index (here: one that silently drops the rows written to it) must not keep an import writing the same batch again and again:
+    an import of the hypothesis test above once wrote 118 GB of WAL that way. The run ends, the
+    sessions are archived and the log says the recall index was not completed."""
+    with contextlib.closing(sqlite3.connect(user.archive_db)) as db:
+        db.execute("CREATE TRIGGER recall_docs_vanish BEFORE INSERT ON recall_docs "
+                   "BEGIN SELECT RAISE(IGNORE); END")
+        db.commit()
+    write_transcript(user.projects / f"{LATER}.jsonl", LATER, ["after"])
+    result = user.run("import", timeout=60)
+    assert result.returncode == 0, result.stderr.decode()
+    with contextlib.closing(sqlite3.connect(user.archive_db)) as db:
+        assert {r[0] for r in db.execute("SELECT session_id FROM sessions")} == {FIRST, LATER}
+    assert "recall index not completed" in log(user)
+    wal = user.archive_db.with_name(user.archive_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size < 8 * 1024 * 1024
