@@ -74,7 +74,9 @@ def test_a_learnings_note_bigger_than_the_hook_reads_is_private_by_a_tag_outside
 def test_a_session_whose_note_is_private_is_left_out_of_the_recent_sessions(env, repo):
     add_sessions(env.archive_db, str(repo), [1, 2, 3], title=lambda n: f"session about topic{n}")
     write_note(env, f"Meta/claude-sessions/2026-01/2026-01-01_{session_id(2)[:8]}.md",
-               "---\nsession_id: x\ntags: [claude-session, private]\n---\n# topic2\n")
+               f"---\nsession_id: {session_id(2)}\ntags: [claude-session, private]\n---\n# topic2\n")
+    # (the note's own session_id: one naming another session leaves session 2 without a note, and
+    # the sweep the first start spawns writes it one, public, which the second start then shows)
     shown = context(env, repo)
     assert "topic1" in shown and "topic3" in shown
     assert "topic2" not in shown and session_id(2) not in shown
