@@ -125,7 +125,7 @@ def test_search_is_scoped_and_filtered_like_the_cli(world):
     everywhere = structured(everywhere)
     # the three batter notes lead; Syrup, which Pancakes links to from its batter line, may follow
     assert set(paths(everywhere)[:3]) == {"Recipes/Pancakes.md", "Recipes/Crepes.md", "Old/Batter notes.md"}
-    assert everywhere["engine"] == "index" and everywhere["vault"] == str(world.vault)
+    assert everywhere["engine"] == "index" and everywhere["vault"] == str(world.vault), everywhere
     in_recipes = paths(structured(in_recipes))
     assert set(in_recipes[:2]) == {"Recipes/Pancakes.md", "Recipes/Crepes.md"}
     assert all(path.startswith("Recipes/") for path in in_recipes)
