@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 
+from obsidian_memory import fsutil
 from obsidian_memory.notes import memory
 from obsidian_memory.privacy import Privacy, note_is_private
 from obsidian_memory.textclean import fence_for, quoted
@@ -383,20 +384,9 @@ def _session_note_is_private(settings, privacy: Privacy, root: str, relative: st
     if privacy.path_is_private(relative):
         return True
     known = judged.get(relative)
-    if known is not None and _stamp(root, relative) == known[0]:
+    if known is not None and fsutil.note_stamps(root, [relative]).get(relative) == known[0]:
         return known[1]
     return note_is_private(settings, relative)
-
-
-def _stamp(root: str, relative: str) -> tuple[int, int, int] | None:
-    """A vault note's stamp as vault_sessions.list_notes takes it (None: not a regular file)."""
-    import stat
-
-    try:
-        found = os.stat(os.path.join(root, *relative.split("/")), follow_symlinks=False)
-    except (OSError, ValueError):
-        return None
-    return (found.st_size, found.st_mtime_ns, found.st_ctime_ns) if stat.S_ISREG(found.st_mode) else None
 
 
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:

@@ -138,6 +138,23 @@ def open_regular(path: str):
         raise
 
 
+def note_stamps(root: str, paths) -> dict[str, tuple[int, int, int]]:
+    """{path: (size, mtime_ns, ctime_ns)} of those vault-relative `paths` under `root` that are
+    regular files (a link is not followed; the others are left out): a note's stamp, by which the
+    archive's record of the vault says whether a note changed."""
+    import stat as stat_module
+
+    found = {}
+    for path in paths:
+        try:
+            info = os.stat(os.path.join(root, *path.split("/")), follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if stat_module.S_ISREG(info.st_mode):
+            found[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return found
+
+
 def undecodable(name: str) -> bool:
     """Whether a file name the system gave us holds bytes that are not UTF-8 (Python keeps them as
     lone surrogates): such a name cannot be stored, printed or sent as text."""

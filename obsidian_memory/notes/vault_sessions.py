@@ -282,7 +282,7 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     privacy = Privacy.of(settings)
     started = time.perf_counter()      # (not monotonic(): that clock is the deadline's)
     only = list(written or ()) if started - _walked.get(root, float("-inf")) < walked_within else None
-    on_disk = _on_disk(settings, root) if only is None else _stamps_of(root, only)
+    on_disk = _on_disk(settings, root) if only is None else fsutil.note_stamps(root, only)
     known = archive.vault_note_stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
     gone = [path for path in known if path not in on_disk]
     months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
@@ -309,21 +309,6 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     if only is None:
         _walked[root] = started
     return Folder(archive, root, bool(months), months)
-
-
-def _stamps_of(root: str, paths) -> dict[str, tuple[int, int, int]]:
-    """list_notes' answer for these vault-relative paths only (those not there left out)."""
-    import stat as stat_module
-
-    found = {}
-    for path in paths:
-        try:
-            stat = os.stat(os.path.join(root, *path.split("/")), follow_symlinks=False)
-        except OSError:
-            continue
-        if stat_module.S_ISREG(stat.st_mode):
-            found[path] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    return found
 
 
 def month_of(started: str | None) -> str:
