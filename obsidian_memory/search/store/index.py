@@ -627,7 +627,7 @@ def _compared_with_previous(stats: UpdateStats, settings, paths: set[str]) -> No
 
 def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
     """(an open index with the current schema, whether it was created); a file of another schema
-    version is replaced. A damaged file raises (the caller decides: `discard`)."""
+    version is emptied and made again. A damaged file raises (the caller decides: `discard`)."""
     conn = _open_current(path)
     if conn is not None:
         return conn, False
@@ -635,14 +635,16 @@ def _connect(path: str) -> tuple[sqlite3.Connection, bool]:
         conn = _open_current(path)        # another process may have made it meanwhile
         if conn is not None:
             return conn, False
-        sqlitedb.remove_files(path)
-        conn = _open(path)
+        conn = _emptied(path)
         schema.create(conn, sqlitedb.index_library()[1])
         return conn, True
 
 
 def _open_current(path: str) -> sqlite3.Connection | None:
-    """The file opened when it holds the current schema, else None."""
+    """The file opened when it holds the current schema, else None. A missing file is not made
+    here: only `_emptied`, under the update lock, makes one."""
+    if not os.path.exists(path):
+        return None
     conn = _open(path)
     try:
         if _current(conn):
@@ -652,6 +654,42 @@ def _open_current(path: str) -> sqlite3.Connection | None:
         raise
     conn.close()
     return None
+
+
+def _emptied(path: str) -> sqlite3.Connection:
+    """The file at `path` opened with nothing in it: a new file, or the old one with its tables
+    dropped. The old file is not deleted while it can be: a process that found it outdated a
+    moment ago may still have it open, and closing the last connection to a deleted file deletes
+    the WAL file by its name, which by then is the new file's, with the tables just made in it.
+    Deleted only when its tables cannot be dropped (damaged, or made by a newer SQLite) or its
+    pages are not of the index's size (an upgrade from before 32 KiB pages)."""
+    if os.path.exists(path):
+        conn = _open(path)
+        try:
+            if conn.execute("PRAGMA page_size").fetchone()[0] == schema.PAGE_SIZE:
+                with sqlitedb.transaction(conn):
+                    _drop_everything(conn)
+                return conn
+        except sqlitedb.errors("DatabaseError"):
+            pass
+        conn.close()
+    sqlitedb.remove_files(path)
+    return _open(path)
+
+
+def _drop_everything(conn: sqlite3.Connection) -> None:
+    """Every view, trigger and table of the file dropped; virtual tables first, which drop their
+    own shadow tables."""
+    def names(where: str) -> list[str]:
+        rows = conn.execute(f"SELECT name FROM sqlite_master WHERE {where} AND name NOT LIKE 'sqlite_%'")
+        return ['"' + name.replace('"', '""') + '"' for (name,) in rows]
+
+    for kind in ("VIEW", "TRIGGER"):
+        for name in names(f"type = '{kind.lower()}'"):
+            conn.execute(f"DROP {kind} IF EXISTS {name}")
+    for name in names("type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'") + names("type = 'table'"):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+    conn.execute("PRAGMA user_version = 0")
 
 
 def _open(path: str, readonly: bool = False) -> sqlite3.Connection:
