@@ -27,6 +27,11 @@ vault, `--mode hybrid` against `--mode fulltext`, whole processes, alternated, a
 each run (no cache can answer), medians and their ratio; with `--baseline` the old package's too,
 in the same rounds.
 
+Timeline (`--timeline`): one fulltext and one hybrid search process at a time, alternated, each
+step stamped where it starts and ends (ms from the process's start, the thread that ran it and
+that thread's CPU time so far): medians over `--rounds` runs. The stamps cost a little time
+themselves; `--process` gives the clean figures.
+
 Scoring crossover (`--crossover`): a fresh process scoring N stored vectors against a query in
 plain Python (`hybrid._PythonRows`: what a search does up to SMALL_STORE_ROWS rows) against one
 importing numpy and scoring them with it (`hybrid._NumpyRows`), alternated, medians: the number
@@ -35,6 +40,7 @@ of rows where numpy starts to pay for its import.
     .venv/bin/python benchmarks/semantic.py [--eval] [--speed] [--sizes 1000,10000] [--sample 60]
     .venv/bin/python benchmarks/semantic.py --embed --process [--baseline DIR] [--embed-notes 30]
     .venv/bin/python benchmarks/semantic.py --crossover [--rounds 7]
+    .venv/bin/python benchmarks/semantic.py --timeline [--rounds 12]
 
 The machine is shared: compare ratios from one run.
 """
@@ -451,6 +457,147 @@ def print_process(figures: dict, rounds: int) -> None:
               f"fulltext {figures['new fulltext'] / figures['old fulltext']:.2f}x")
 
 
+# -- a timeline of one search process: when each step starts and ends, in which thread, at what CPU ----------
+
+# (module, attribute) wrapped in the child: a stamp where each call starts and where it returns
+TIMELINE_STEPS = [
+    ("obsidian_memory.search.cli", "run_search", "arguments parsed, search runs"),
+    ("obsidian_memory.search.dispatch", "search", "dispatch.search"),
+    ("obsidian_memory.search.semantic", "embed_ahead", "query embedding started (embed_ahead)"),
+    ("obsidian_memory.search.hybrid", "semantic_ready", "semantic_ready"),
+    ("obsidian_memory.search.store.index", "VaultIndex.open_checking", "index opened, freshness walk started"),
+    ("obsidian_memory.search.store.freshness", "Beside._walk", "freshness walk"),
+    ("obsidian_memory.search.fulltext", "search", "BM25 query"),
+    ("obsidian_memory.search.store.vectors", "load_matrix", "vector store read"),
+    ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
+    ("obsidian_memory.search.semantic", "_Engine.query", "query embed (C)"),
+    ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),
+    ("obsidian_memory.search.hybrid", "score_notes", "vectors scored"),
+    ("obsidian_memory.search.hybrid", "reciprocal_rank_fusion", "fusion"),
+    ("obsidian_memory.search.fulltext", "add_excerpts", "excerpts of the hits shown"),
+    ("obsidian_memory.search.store.freshness", "Beside.unchanged", "waiting for the freshness walk"),
+    ("obsidian_memory.search.output", "response_text", "output"),
+]
+TIMELINE = """
+import json, os, sys, threading, time
+started = float(os.environ["TIMELINE_START"])
+zero = time.perf_counter() - (time.time() - started)     # the moment the parent started the process
+stamps = []
+def stamp(label):
+    stamps.append((time.perf_counter() - zero, threading.current_thread().name, time.thread_time(), label))
+stamp("python started")
+steps = {steps!r}
+def wrapped(real, label, bound):
+    def call(*args, **kwargs):
+        stamp(label + " >")
+        try:
+            return real(*args, **kwargs)
+        finally:
+            stamp(label + " <")
+    return classmethod(lambda cls, *a, **k: call(*a, **k)) if bound else call
+def patch(module):
+    for name, attribute, label in steps:
+        if name != module.__name__:
+            continue
+        owner, _, attr = attribute.rpartition(".")
+        holder = getattr(module, owner) if owner else module
+        raw = (holder.__dict__ if owner else vars(module))[attr]
+        bound = isinstance(raw, classmethod)
+        setattr(holder, attr, wrapped(getattr(holder, attr), label, bound))
+    if module.__name__ == "obsidian_memory.search.cli":
+        stamp("imports done")
+class Finder:
+    def find_spec(self, name, path, target=None):
+        if name not in {{n for n, _, _ in steps}}:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            import importlib.util
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        real = spec.loader.exec_module
+        def exec_module(module):
+            real(module)
+            patch(module)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Finder())
+def report():
+    stamp("exit")
+    with open(os.environ["TIMELINE_OUT"], "w") as handle:
+        json.dump(stamps, handle)
+import atexit
+atexit.register(report)
+script = sys.argv[1]
+sys.argv = sys.argv[1:]
+sys.path[0] = os.path.dirname(script)
+exec(compile(open(script).read(), script, "exec"), {{"__name__": "__main__", "__file__": script}})
+"""
+
+
+THREADS = {"MainThread": "main", "vault walk": "walk"}      # (the model's thread has no name of its own)
+
+
+def bench_timeline(cache: str, rounds: int) -> dict:
+    """Stamps of `rounds` search processes per mode (alternated, a different query each), in ms from
+    the process's start: {mode: {label: (median ms, thread, median thread CPU ms)}} plus each run's
+    wall and CPU."""
+    import resource
+
+    settings = settings_for(HELP_VAULT, cache)
+    store.update(settings, progress=False)
+    vectors.embed_vault(settings, progress=False, threads=semantic.default_threads())
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out_file = os.path.join(cache, "timeline.json")
+    code = TIMELINE.format(steps=TIMELINE_STEPS)
+    runs: dict = {}
+    for n in range(rounds + 1):
+        query = PROCESS_QUERIES[n % len(PROCESS_QUERIES)] + f" t{n}"
+        for mode in ("fulltext", "hybrid"):
+            argv = [sys.executable, "-c", code, os.path.join(REPO, "scripts", "search_vault.py"), query, "--source",
+                    "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            env = dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=cache, TIMELINE_OUT=out_file, TIMELINE_START=repr(time.time()))
+            started = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True, env=env)
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if n == 0:
+                continue            # (modules compiled, files in the page cache)
+            with open(out_file, encoding="utf-8") as handle:
+                stamps = json.load(handle)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            runs.setdefault(mode, []).append((stamps, wall * 1000, cpu * 1000))
+    figures = {}
+    for mode, items in runs.items():
+        labels: dict = {}
+        for stamps, _, _ in items:
+            seen = set()
+            for at, thread, cpu, label in stamps:
+                if label in seen:
+                    continue          # (a step run twice: its first run)
+                seen.add(label)
+                labels.setdefault(label, []).append((at, cpu, thread))
+        order = sorted(labels, key=lambda label: statistics.median(at for at, _, _ in labels[label]))
+        figures[mode] = {"steps": [(label, statistics.median(at for at, _, _ in labels[label]) * 1000,
+                                    THREADS.get(labels[label][0][2], "model"),
+                                    statistics.median(cpu for _, cpu, _ in labels[label]) * 1000) for label in order],
+                         "wall": statistics.median(wall for _, wall, _ in items),
+                         "cpu": statistics.median(cpu for _, _, cpu in items)}
+    return figures
+
+
+def print_timeline(figures: dict, rounds: int) -> None:
+    print(f"\ntimeline of a search process on the embedded Help vault (median of {rounds} runs per mode, alternated; "
+          f"ms from the process's start; the thread and its CPU time so far at each stamp):")
+    for mode in ("fulltext", "hybrid"):
+        data = figures[mode]
+        print(f"  {mode}: wall {data['wall']:.1f} ms (with the stamps), CPU {data['cpu']:.1f} ms")
+        for label, at, thread, cpu in data["steps"]:
+            print(f"    {at:7.1f}  {thread:<12}{cpu:7.1f}  {label}")
+
+
 CROSSOVER_ROWS = (500, 1000, 2000, 3000, 4000, 8000)
 SCORING = """
 import random, struct, sys, time
@@ -544,6 +691,8 @@ def main() -> int:
     parser.add_argument("--embed-notes", type=int, default=30, help="notes of the Help vault --embed embeds")
     parser.add_argument("--process", action="store_true", help="whole hybrid search processes against fulltext ones")
     parser.add_argument("--rounds", type=int, default=12, help="--process, --crossover: runs of each (alternated)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="when each step of a fulltext and a hybrid search process runs, in which thread")
     parser.add_argument("--crossover", action="store_true",
                         help="where scoring with numpy (its import included) beats plain Python")
     parser.add_argument("--baseline", default=None, metavar="DIR",
@@ -559,6 +708,9 @@ def main() -> int:
     if args.crossover:
         out["crossover"] = bench_crossover(args.rounds)
         print_crossover(out["crossover"], args.rounds)
+    if args.timeline:
+        out["timeline"] = bench_timeline(args.cache, args.rounds)
+        print_timeline(out["timeline"], args.rounds)
     if args.embed or args.process:
         if not os.path.isdir(HELP_VAULT):
             print(f"the Help vault is not at {HELP_VAULT}: --embed and --process need it")
@@ -570,7 +722,7 @@ def main() -> int:
         if args.process:
             out["process"] = bench_process(args.cache, args.rounds, baseline)
             print_process(out["process"], args.rounds)
-    elif args.eval or not (args.speed or args.crossover):
+    elif args.eval or not (args.speed or args.crossover or args.timeline):
         if not os.path.isdir(HELP_VAULT):
             print(f"the Help vault is not at {HELP_VAULT}: quality skipped")
         else:

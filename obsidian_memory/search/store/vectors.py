@@ -465,6 +465,26 @@ def _read_matrix(conn, model: str) -> Matrix:
     return Matrix(model, paths, owner, seqs, blobs)
 
 
+def embedded_by(settings, model: str) -> str:
+    """Whether some notes are embedded by `model`: "this model", "another model", "none", or
+    what makes the store unreadable. (What a search must know, without `coverage`'s counts.)"""
+    path = store_path(settings)
+    if not os.path.exists(path):
+        return "none"
+    try:
+        conn = connect(path, readonly=True)
+    except sqlite3.DatabaseError as exc:
+        return f"unreadable vector store ({exc}); `embed` rebuilds it"
+    try:
+        if conn.execute("SELECT 1 FROM notes WHERE model = ? LIMIT 1", (model,)).fetchone():
+            return "this model"
+        return "another model" if conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() else "none"
+    except sqlite3.DatabaseError as exc:
+        return f"unreadable vector store ({exc}); `embed` rebuilds it"
+    finally:
+        conn.close()
+
+
 def coverage(settings, model: str | None = None) -> dict:
     """How much of the vault the store covers: {"path", "exists", "embedded", "vectors", "size_bytes",
     "model", "models", "last_embed"} (and "error" for a file that cannot be read)."""
