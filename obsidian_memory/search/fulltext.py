@@ -198,8 +198,8 @@ class _Matches:
     def ranked(self, expr: str, limit: int = POOL) -> dict[int, float]:
         return self.index.ranked(self._match(expr), self.scope, limit)
 
-    def scores_of(self, expr: str, rowids) -> dict[int, float]:
-        return self.index.scores(self._match(expr), rowids, self.scope)
+    def every_score(self, expr: str) -> dict[int, float]:
+        return self.index.every_score(self._match(expr), self.scope)
 
     def members(self, expr: str, rowids) -> set[int]:
         """Which of `rowids` match `expr` (no scope: the pool is scoped already)."""
@@ -221,7 +221,8 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     exact_expr = " OR ".join(t.exact_expr() for t in terms)
     fuzzy_expr = " OR ".join(e for t in terms if (e := t.fuzzy_expr()))
     title_exprs = [None if t.whole else "{title aliases} : " + t.any_expr() for t in terms]
-    exact = run.ranked(exact_expr)
+    matched = run.every_score(exact_expr)        # (BM25 of every match once: the best, and the others' for `_fill`)
+    exact = best(matched, POOL)
     fuzzy = run.ranked(fuzzy_expr, POOL // 2) if fuzzy_expr else {}
     pool = set(exact) | set(fuzzy)
     if len(terms) > 1:
@@ -237,7 +238,7 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
         return [], 0
     # typo and prefix scores outside their list count as 0, and so do the BM25 scores of notes
     # found only by the words others link to them with (they were not among the best by BM25)
-    _fill(run, exact, exact_expr, by_words)
+    _fill(exact, matched, by_words)
     in_note = [run.members(t.any_expr(), pool) for t in terms] if len(terms) > 1 else [pool]
     in_title = [run.members(e, pool) if e else set() for e in title_exprs]
     info = index.names(pool)
@@ -254,7 +255,7 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
     ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
-    total = run.count(" OR ".join(e for e in (exact_expr, fuzzy_expr) if e))
+    total = run.count(f"{exact_expr} OR {fuzzy_expr}") if fuzzy_expr else len(matched)
     hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
@@ -360,11 +361,20 @@ def _proximity(run: _Matches, signals: dict, parsed: ParsedQuery, terms: list[Te
             signals[rowid].near = 1.0
 
 
-def _fill(run: _Matches, scores: dict, expr: str, pool: set) -> None:
-    """Scores for the pool's notes that were not in that ranked list's top."""
-    missing = [r for r in pool if r not in scores]
-    if expr and missing:
-        scores.update(run.scores_of(expr, missing))
+def best(scores: dict[int, float], limit: int) -> dict[int, float]:
+    """The `limit` best of `scores`, best first; of equal scores, the one met first (in id order,
+    as SQLite's `ORDER BY score DESC LIMIT n` keeps them)."""
+    return dict(sorted(scores.items(), key=_worst_first)[:limit])
+
+
+def _worst_first(item: tuple[int, float]) -> float:
+    return -item[1]
+
+
+def _fill(scores: dict, matched: dict, pool: set) -> None:
+    """Scores for the pool's notes that were not in that ranked list's top (`matched`: every
+    note's score)."""
+    scores.update({r: matched[r] for r in pool if r not in scores and r in matched})
 
 
 def _near_expr(terms: list[Term]) -> str:

@@ -20,7 +20,6 @@ from obsidian_memory.search.store.build import UpdateStats, update_lock
 
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
 CHUNK = 500                  # ids or paths per `IN (...)` list
-SCORES_BY_ID = 32            # `scores` of more ids than this: one pass over the matches (see there)
 
 
 def index_path(settings) -> str:
@@ -398,16 +397,11 @@ class VaultIndex:
             sql, params = sql + " AND f.rowid != ?", [*params, exclude]
         return dict(self.conn.execute(f"{sql} ORDER BY s DESC LIMIT {int(limit)}", params).fetchall())
 
-    def scores(self, match: str, ids, scope: Scope) -> dict[int, float]:
-        """{id: BM25 score} of those of `ids` that match in scope. FTS5 runs the whole MATCH again
-        for each id of an `IN` list (~0.1 ms each at 20,000 notes), so past a few dozen ids one
-        pass over every match (~1 µs each) is cheaper: the same scores."""
-        ids = list(ids)
+    def every_score(self, match: str, scope: Scope) -> dict[int, float]:
+        """{id: BM25 score} of every note matching in scope, in the order FTS5 finds them (by id):
+        one pass, for a caller that needs both the best (`best`) and the scores of others."""
         sql, params = self._fts(f"f.rowid, -{_bm25(schema.COLUMN_WEIGHTS)}", match, scope)
-        if len(ids) > SCORES_BY_ID:
-            wanted = set(ids)
-            return {rowid: score for rowid, score in self.conn.execute(sql, params) if rowid in wanted}
-        return dict(self.conn.execute(f"{sql} AND f.rowid IN ({_ids(ids)})", params).fetchall())
+        return dict(self.conn.execute(sql, params).fetchall())
 
     def matching(self, match: str, among=None) -> set[int]:
         """Every note matching, whatever the scope (or those of `among`). FTS5 evaluates a whole
