@@ -174,7 +174,19 @@ def _ranked(index, text: str) -> list[str]:
     return [hit.path for hit in fulltext.search(index, Query(text))[0]]
 
 
-def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchanged(vault, settings):
+@pytest.fixture(params=["child", "thread"])
+def walk_beside(request, monkeypatch):
+    """The walk beside the reads in a child process (Linux) or in a thread (elsewhere, or where
+    the process has other threads): both give the same answers."""
+    from obsidian_memory.search.store import freshness
+
+    if request.param == "child" and not freshness._CAN_FORK:
+        pytest.skip("this system cannot fork: its searches walk in a thread")
+    monkeypatch.setattr(freshness, "_CAN_FORK", request.param == "child")
+    return request.param
+
+
+def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchanged(vault, settings, walk_beside):
     write(vault, "a.md", "The zebra sleeps.")
     write(vault, "b.md", "A giraffe eats.")
     _settled(vault, "a.md", "b.md")
@@ -188,6 +200,26 @@ def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchange
         assert _ranked(index, "zebra") == ["a.md"]        # the snapshot as it was: not an answer yet
         assert not index.confirm()                        # the vault changed: read again
         assert _ranked(index, "zebra") == ["c.md"]
+        assert _ranked(index, "quoll") == ["a.md"]
+        assert index.confirm()
+
+
+def test_a_walk_that_fails_in_its_child_process_is_made_by_the_search_itself(vault, settings, monkeypatch):
+    from obsidian_memory.search.store import freshness
+
+    if not freshness._CAN_FORK:
+        pytest.skip("this system cannot fork: its searches walk in a thread")
+    write(vault, "a.md", "The zebra sleeps.")
+    _settled(vault, "a.md")
+    store.update(settings)
+
+    def broken(write_end, found, expected):     # (runs in the child: the parent's copy is untouched)
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(freshness, "_answer", broken)
+    (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
+    with VaultIndex.open_checking(settings) as index:
+        assert _ranked(index, "zebra") == ["a.md"]
+        assert not index.confirm()                        # the search's own walk found the change
         assert _ranked(index, "quoll") == ["a.md"]
         assert index.confirm()
 
@@ -417,7 +449,24 @@ def _apply(vault, kind: str, number: int, folder: str) -> str | None:
 
 
 @on_local_linux
-def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, settings, monkeypatch):
+def test_a_search_that_listed_the_folders_keeps_its_walk_state_for_the_next(vault, settings, walk_beside):
+    write(vault, "Projects/b.md", "A giraffe eats.")
+    _age(vault)
+    store.update(settings)
+    with VaultIndex.open(settings) as index:           # no state kept: the next walk lists the folders
+        index.conn.execute("DELETE FROM meta WHERE key = ?", (build.WALK_STATE,))
+    with VaultIndex.open_checking(settings) as index:
+        assert _ranked(index, "giraffe") == ["Projects/b.md"]
+        assert index.confirm()
+    with VaultIndex.open(settings) as index:
+        state = build.walk_state(index.conn)
+    from obsidian_memory.privacy import Privacy
+
+    assert state is not None and not build.walk_vault(str(vault), (), None, Privacy.of(settings), known=state).listed
+
+
+@on_local_linux
+def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, settings, monkeypatch, walk_beside):
     write(vault, "Projects/b.md", "A giraffe eats.")
     _age(vault)
     store.update(settings)
