@@ -16,8 +16,8 @@ finds nothing changed since the last complete check, on the same index file and 
 the walk altogether (`watch.VaultWatch` says why that is safe, and where there is no watch).
 
 A one-shot search (the CLI) runs its check `Beside` its reads instead of before them
-(`VaultIndex.open_checking`): the walk is mostly waiting on the kernel's stats, which leaves the
-interpreter to the query, and the query is mostly SQLite's, which leaves it to the walk.
+(`VaultIndex.open_checking`): in a child process where it can fork, so that the walk and the
+query each have a core and neither waits for the interpreter's lock.
 """
 from __future__ import annotations
 
