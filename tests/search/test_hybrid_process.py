@@ -211,3 +211,51 @@ print(json.dumps(out))
     (first, numpy_after_first), (second, numpy_after_second) = json.loads(done.stdout)
     assert (numpy_after_first, numpy_after_second) == (False, True)     # (a long-lived process: the MCP server)
     assert first == second == in_process(embedded, "keep my phone up to date")
+
+
+def test_searches_one_after_another_in_one_process_each_rank_by_their_own_query(embedded):
+    """The query's vector is started before the index is opened (`semantic.embed_ahead`) and
+    taken once: a process that searches A, B, A again, and several phrasings at once (the MCP
+    server does), gets each query's own ranking, as a search of it alone does."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
+    env.update(OBSIDIAN_MEMORY_CACHE_DIR=os.environ["OBSIDIAN_MEMORY_CACHE_DIR"], OMNISEARCH_PORT="9")
+    asked = [QUERIES[0], QUERIES[3], QUERIES[0], [QUERIES[1], QUERIES[2]]]
+    code = f"""
+import json, sys
+sys.path.insert(0, {str(REPO)!r})
+from obsidian_memory import settings
+from obsidian_memory.search import search
+s = settings.Settings({embedded.config_dir!r}, vault={embedded.vault!r})
+out = []
+for query in {asked!r}:
+    for mode in ("hybrid", None, "semantic"):
+        out.append([h.path for h in search(query, s, source="index", limit=5, mode=mode).hits])
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    expected = [[h.path for h in search(query, embedded, source="index", limit=5, mode=mode).hits]
+                for query in asked for mode in ("hybrid", None, "semantic")]
+    assert found == expected
+    assert found[0] != found[3]          # (two different queries: two different rankings)
+
+
+def test_vectors_of_another_model_turn_hybrid_into_fulltext_with_the_reason(embedded, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    shutil.copy(vectors.store_path(embedded), cache / os.path.basename(vectors.store_path(embedded)))
+    import sqlite3
+
+    conn = sqlite3.connect(cache / os.path.basename(vectors.store_path(embedded)))
+    conn.execute("UPDATE notes SET model = 'another-model'")
+    conn.commit()
+    conn.close()
+    old = os.environ["OBSIDIAN_MEMORY_CACHE_DIR"]
+    os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = str(cache)
+    try:
+        answer = search_process(embedded, "Pancakes")
+    finally:
+        os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = old
+    assert answer["mode"] == "fulltext" and answer["hits"][0] == "Recipes/Pancakes.md"
+    assert any("made by another model" in note for note in answer["notes"]), answer["notes"]
