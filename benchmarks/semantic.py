@@ -29,8 +29,8 @@ in the same rounds.
 
 Timeline (`--timeline`): one fulltext and one hybrid search process at a time, alternated, each
 step stamped where it starts and ends (ms from the process's start, the thread that ran it and
-that thread's CPU time so far): medians over `--rounds` runs. The stamps cost a little time
-themselves; `--process` gives the clean figures.
+that thread's CPU time so far): medians over `--rounds` runs, with `--baseline` the old package's
+too. The stamps cost a little time themselves; `--process` gives the clean figures.
 
 Scoring crossover (`--crossover`): a fresh process scoring N stored vectors against a query in
 plain Python (`hybrid._PythonRows`: what a search does up to SMALL_STORE_ROWS rows) against one
@@ -40,7 +40,7 @@ of rows where numpy starts to pay for its import.
     .venv/bin/python benchmarks/semantic.py [--eval] [--speed] [--sizes 1000,10000] [--sample 60]
     .venv/bin/python benchmarks/semantic.py --embed --process [--baseline DIR] [--embed-notes 30]
     .venv/bin/python benchmarks/semantic.py --crossover [--rounds 7]
-    .venv/bin/python benchmarks/semantic.py --timeline [--rounds 12]
+    .venv/bin/python benchmarks/semantic.py --timeline [--rounds 12] [--baseline DIR]
 
 The machine is shared: compare ratios from one run.
 """
@@ -407,7 +407,9 @@ PROCESS_QUERIES = ["how to sync settings between devices", "embed a pdf in a not
                    "recover a deleted file", "link to a heading", "custom css snippets"]
 
 
-def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
+def process_packages(cache: str, baseline: str | None) -> dict:
+    """{"new": (package, cache)[, "old": ...]}: the Help vault embedded (in `cache`), each package's
+    index built and fresh and its modules compiled (as installed: pip compiles them once)."""
     settings = settings_for(HELP_VAULT, cache)
     store.update(settings, progress=False)
     stats = vectors.embed_vault(settings, progress=False, threads=semantic.default_threads())
@@ -419,17 +421,20 @@ def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
         os.makedirs(old_cache, exist_ok=True)
         shutil.copy(vectors.store_path(settings), os.path.join(old_cache, os.path.basename(vectors.store_path(settings))))
         packages["old"] = (baseline, old_cache)
-    times: dict = {}
-    # as installed: modules compiled once (pip does it), not again in every process
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    for package, where in packages.values():        # each index built and fresh before the timing
-        subprocess.run([sys.executable, os.path.join(package, "scripts", "search_vault.py"), "warm", "--source",
-                        "index", "--mode", "fulltext", "--vault", HELP_VAULT], capture_output=True,
-                       env=dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where))
-        for mode in ("hybrid", "semantic"):        # their modules compiled too
+    for package, where in packages.values():
+        for mode in ("fulltext", "hybrid", "semantic"):
             subprocess.run([sys.executable, os.path.join(package, "scripts", "search_vault.py"), "warm", "--source",
                             "index", "--mode", mode, "--vault", HELP_VAULT], capture_output=True,
                            env=dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where))
+    return packages
+
+
+def bench_process(cache: str, rounds: int, baseline: str | None) -> dict:
+    packages = process_packages(cache, baseline)
+    times: dict = {}
+    # as installed: modules compiled once (pip does it), not again in every process
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for n in range(rounds):
         query = PROCESS_QUERIES[n % len(PROCESS_QUERIES)] + (f" {n}" if n >= len(PROCESS_QUERIES) else "")
         for name, (package, where) in packages.items():
@@ -472,6 +477,8 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
     ("obsidian_memory.search.semantic", "_Engine.query", "query embed (C)"),
     ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),
+    ("obsidian_memory.search.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
+    ("obsidian_memory.search.semantic", "start_loading", "model load started (start_loading)"),
     ("obsidian_memory.search.hybrid", "score_notes", "vectors scored"),
     ("obsidian_memory.search.hybrid", "reciprocal_rank_fusion", "fusion"),
     ("obsidian_memory.search.fulltext", "add_excerpts", "excerpts of the hits shown"),
@@ -500,8 +507,10 @@ def patch(module):
         if name != module.__name__:
             continue
         owner, _, attr = attribute.rpartition(".")
-        holder = getattr(module, owner) if owner else module
-        raw = (holder.__dict__ if owner else vars(module))[attr]
+        holder = getattr(module, owner, None) if owner else module
+        raw = vars(holder).get(attr) if holder is not None else None
+        if raw is None:
+            continue                 # (a step another version of the package does not have)
         bound = isinstance(raw, classmethod)
         setattr(holder, attr, wrapped(getattr(holder, attr), label, bound))
     if module.__name__ == "obsidian_memory.search.cli":
@@ -539,36 +548,36 @@ exec(compile(open(script).read(), script, "exec"), {{"__name__": "__main__", "__
 THREADS = {"MainThread": "main", "vault walk": "walk"}      # (the model's thread has no name of its own)
 
 
-def bench_timeline(cache: str, rounds: int) -> dict:
-    """Stamps of `rounds` search processes per mode (alternated, a different query each), in ms from
-    the process's start: {mode: {label: (median ms, thread, median thread CPU ms)}} plus each run's
-    wall and CPU."""
+def bench_timeline(cache: str, rounds: int, baseline: str | None) -> dict:
+    """Stamps of `rounds` search processes per package and mode (alternated, a different query
+    each): {"new fulltext": {"steps": [(label, median ms from the start, thread, median CPU ms of
+    that thread so far)], "wall": median ms, "cpu": median ms}, ...}."""
     import resource
 
-    settings = settings_for(HELP_VAULT, cache)
-    store.update(settings, progress=False)
-    vectors.embed_vault(settings, progress=False, threads=semantic.default_threads())
+    packages = process_packages(cache, baseline)
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out_file = os.path.join(cache, "timeline.json")
     code = TIMELINE.format(steps=TIMELINE_STEPS)
     runs: dict = {}
     for n in range(rounds + 1):
         query = PROCESS_QUERIES[n % len(PROCESS_QUERIES)] + f" t{n}"
-        for mode in ("fulltext", "hybrid"):
-            argv = [sys.executable, "-c", code, os.path.join(REPO, "scripts", "search_vault.py"), query, "--source",
-                    "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            env = dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=cache, TIMELINE_OUT=out_file, TIMELINE_START=repr(time.time()))
-            started = time.perf_counter()
-            subprocess.run(argv, capture_output=True, check=True, env=env)
-            wall = time.perf_counter() - started
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            if n == 0:
-                continue            # (modules compiled, files in the page cache)
-            with open(out_file, encoding="utf-8") as handle:
-                stamps = json.load(handle)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            runs.setdefault(mode, []).append((stamps, wall * 1000, cpu * 1000))
+        for name, (package, where) in packages.items():
+            for mode in ("fulltext", "hybrid"):
+                argv = [sys.executable, "-c", code, os.path.join(package, "scripts", "search_vault.py"), query,
+                        "--source", "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                env = dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where, TIMELINE_OUT=out_file,
+                           TIMELINE_START=repr(time.time()))
+                started = time.perf_counter()
+                subprocess.run(argv, capture_output=True, check=True, env=env)
+                wall = time.perf_counter() - started
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if n == 0:
+                    continue            # (modules compiled, files in the page cache)
+                with open(out_file, encoding="utf-8") as handle:
+                    stamps = json.load(handle)
+                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                runs.setdefault(f"{name} {mode}", []).append((stamps, wall * 1000, cpu * 1000))
     figures = {}
     for mode, items in runs.items():
         labels: dict = {}
@@ -591,8 +600,7 @@ def bench_timeline(cache: str, rounds: int) -> dict:
 def print_timeline(figures: dict, rounds: int) -> None:
     print(f"\ntimeline of a search process on the embedded Help vault (median of {rounds} runs per mode, alternated; "
           f"ms from the process's start; the thread and its CPU time so far at each stamp):")
-    for mode in ("fulltext", "hybrid"):
-        data = figures[mode]
+    for mode, data in figures.items():
         print(f"  {mode}: wall {data['wall']:.1f} ms (with the stamps), CPU {data['cpu']:.1f} ms")
         for label, at, thread, cpu in data["steps"]:
             print(f"    {at:7.1f}  {thread:<12}{cpu:7.1f}  {label}")
@@ -709,7 +717,7 @@ def main() -> int:
         out["crossover"] = bench_crossover(args.rounds)
         print_crossover(out["crossover"], args.rounds)
     if args.timeline:
-        out["timeline"] = bench_timeline(args.cache, args.rounds)
+        out["timeline"] = bench_timeline(args.cache, args.rounds, os.path.abspath(args.baseline) if args.baseline else None)
         print_timeline(out["timeline"], args.rounds)
     if args.embed or args.process:
         if not os.path.isdir(HELP_VAULT):

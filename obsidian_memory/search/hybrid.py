@@ -139,13 +139,15 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    rows = rows_of(matrix) if embedded else None
-    if rows is not None:
-        rows.prepare(until=vector.done)         # while the query's vector is on its way
-    query_vector = vector.result() if embedded else None
-    if query_vector is None:
+    with _collector_paused():
+        rows = rows_of(matrix) if embedded else None
+        if rows is not None:
+            rows.prepare(until=vector.done)         # while the query's vector is on its way
+        query_vector = vector.result() if embedded else None
+        scores = score_notes(matrix, query_vector, rows) if query_vector is not None else None
+        del rows                # (its decoded rows freed while the collector is paused)
+    if scores is None:
         return ([], []) if hybrid else [], covered
-    scores = score_notes(matrix, query_vector, rows)
 
     def hits(values, seq_of) -> list[Hit]:
         return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
@@ -168,6 +170,25 @@ def embed_ahead(settings, text: str) -> None:
 
     if os.path.exists(vectors.store_path(settings)):
         semantic.embed_ahead(text)
+
+
+class _collector_paused:
+    """`with _collector_paused():` Python's cyclic garbage collector off, then as it was. The rows
+    decoded to score (`_PythonRows`) are thousands of tuples of 384 floats: each allocation would
+    count towards the next collection, and the first collection after them would walk every float
+    of every row (~3 ms of a search process) for tuples that are freed right after scoring."""
+
+    def __enter__(self):
+        import gc
+
+        self.collecting = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc) -> None:
+        import gc
+
+        if self.collecting:
+            gc.enable()
 
 
 def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
@@ -267,21 +288,14 @@ class _PythonRows:
         self.squares: list[float] = []
 
     def prepare(self, until) -> None:
-        """Decode rows until `until()` is True (or all are)."""
-        import gc
-
+        """Decode rows until `until()` is True (or all are). (Best with the collector paused:
+        `_collector_paused`.)"""
         unpack, dist, origin, rows, squares = self.unpack, math.dist, self.origin, self.rows, self.squares
-        collecting = gc.isenabled()
-        gc.disable()          # thousands of new tuples would set off the collector over and over: half the time
-        try:
-            while len(rows) < len(self.blobs) and not until():
-                for blob in self.blobs[len(rows):len(rows) + self.STEP]:
-                    row = unpack(blob)
-                    rows.append(row)
-                    squares.append(dist(row, origin) ** 2)        # (math.hypot(*r): 1.5x the time)
-        finally:
-            if collecting:
-                gc.enable()
+        while len(rows) < len(self.blobs) and not until():
+            for blob in self.blobs[len(rows):len(rows) + self.STEP]:
+                row = unpack(blob)
+                rows.append(row)
+                squares.append(dist(row, origin) ** 2)        # (math.hypot(*r): 1.5x the time)
 
     def cosines(self, query) -> list[float]:
         query = [float(x) for x in query]
