@@ -130,8 +130,7 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
-    `vector`: the query's, under way (`semantic.query_vector_soon`); the store is read and its rows made
-    ready meanwhile."""
+    `vector`: the query's, under way (`semantic.query_vector_soon`); the store is read meanwhile."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
@@ -139,15 +138,10 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    with _collector_paused():
-        rows = rows_of(matrix) if embedded else None
-        if rows is not None:
-            rows.prepare(until=vector.done)         # while the query's vector is on its way
-        query_vector = vector.result() if embedded else None
-        scores = score_notes(matrix, query_vector, rows) if query_vector is not None else None
-        del rows                # (its decoded rows freed while the collector is paused)
-    if scores is None:
+    query_vector = vector.result() if embedded else None
+    if query_vector is None:
         return ([], []) if hybrid else [], covered
+    scores = score_notes(matrix, query_vector)
 
     def hits(values, seq_of) -> list[Hit]:
         return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
@@ -170,25 +164,6 @@ def embed_ahead(settings, text: str) -> None:
 
     if os.path.exists(vectors.store_path(settings)):
         semantic.embed_ahead(text)
-
-
-class _collector_paused:
-    """`with _collector_paused():` Python's cyclic garbage collector off, then as it was. The rows
-    decoded to score (`_PythonRows`) are thousands of tuples of 384 floats: each allocation would
-    count towards the next collection, and the first collection after them would walk every float
-    of every row (~3 ms of a search process) for tuples that are freed right after scoring."""
-
-    def __enter__(self):
-        import gc
-
-        self.collecting = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc) -> None:
-        import gc
-
-        if self.collecting:
-            gc.enable()
 
 
 def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
@@ -255,9 +230,8 @@ class NoteScores:
 
 
 def rows_of(matrix):
-    """The rows of `matrix` (`store.vectors.Matrix`) made ready to score, which a search does
-    while the query's vector is on its way: a small store in plain Python (`_PythonRows`), as
-    importing numpy costs a search process more than scoring up to SMALL_STORE_ROWS rows so
+    """What scores the rows of `matrix` (`store.vectors.Matrix`): for a small store plain Python
+    (`_PythonRows`), as importing numpy costs a search process more than scoring up to SMALL_STORE_ROWS rows so
     (benchmarks/semantic.py --crossover measures both); a larger one by numpy (`_NumpyRows`), and
     so any once numpy is loaded anyway, or when this process scores the same matrix again (the MCP
     server, which keeps it: numpy's import then pays for itself over its searches)."""
@@ -268,43 +242,31 @@ def rows_of(matrix):
 
 
 class _PythonRows:
-    """Each float16 row as floats, with its squared norm. A cosine (the vectors are normalised:
-    a dot product) is then r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` doing the
-    loops in C: exact to ~1e-15, where numpy's float32 product is exact to
-    ~1e-7 (so a score may differ from numpy's in its 7th digit, never a judged ranking).
-    `prepare` decodes rows while the query's vector is on its way (time the search would
-    otherwise wait); `cosines` decodes the rest one at a time as it scores them, without keeping
-    them: a third faster than keeping every row (no new memory to fault in, the row in cache)."""
-
-    STEP = 32                    # rows decoded between two looks at whether the vector is here
+    """The float16 rows scored in plain Python, each decoded to floats as it is scored and not
+    kept: a third faster than decoding every row first (no new memory to fault in, the row still
+    in cache), and nothing for the garbage collector to walk. A cosine (the vectors are
+    normalised: a dot product) is r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` doing
+    the loops in C: exact to ~1e-15, where numpy's float32 product is exact to ~1e-7 (so a score
+    may differ from numpy's in its 7th digit, never a judged ranking). (Rows decoded while the
+    query's vector is on its way made a search slower, not faster: the vector comes first where
+    a core is free, and where none is, decoding ahead takes the model's turn on the core.)"""
 
     def __init__(self, blobs: list[bytes]):
-        import struct
-
         self.blobs = blobs
-        self.unpack = struct.Struct(f"={len(blobs[0]) // 2}e").unpack if blobs else None
-        self.origin = (0.0,) * (len(blobs[0]) // 2 if blobs else 0)
-        self.rows: list[tuple] = []          # the rows decoded so far (the first ones)
-        self.squares: list[float] = []
-
-    def prepare(self, until) -> None:
-        """Decode rows until `until()` is True (or all are). (Best with the collector paused:
-        `_collector_paused`.)"""
-        unpack, dist, origin, rows, squares = self.unpack, math.dist, self.origin, self.rows, self.squares
-        while len(rows) < len(self.blobs) and not until():
-            for blob in self.blobs[len(rows):len(rows) + self.STEP]:
-                row = unpack(blob)
-                rows.append(row)
-                squares.append(dist(row, origin) ** 2)        # (math.hypot(*r): 1.5x the time)
 
     def cosines(self, query) -> list[float]:
+        import struct
+
+        if not self.blobs:
+            return []
+        unpack, dist = struct.Struct(f"={len(self.blobs[0]) // 2}e").unpack, math.dist
         query = [float(x) for x in query]
+        origin = (0.0,) * len(query)
         query_square = math.fsum(x * x for x in query)
-        unpack, dist, origin = self.unpack, math.dist, self.origin
-        scores = [(square + query_square - dist(r, query) ** 2) / 2 for r, square in zip(self.rows, self.squares)]
-        for blob in self.blobs[len(self.rows):]:
+        scores = []
+        for blob in self.blobs:
             row = unpack(blob)
-            scores.append((dist(row, origin) ** 2 + query_square - dist(row, query) ** 2) / 2)
+            scores.append((dist(row, origin) ** 2 + query_square - dist(row, query) ** 2) / 2)   # (math.hypot(*r): 1.5x)
         return scores
 
 
@@ -314,9 +276,6 @@ class _NumpyRows:
 
     def __init__(self, vectors):
         self.vectors = vectors
-
-    def prepare(self, until) -> None:
-        """(Nothing to make ready: `cosines` converts a block at a time.)"""
 
     def cosines(self, query) -> list[float]:
         import numpy as np

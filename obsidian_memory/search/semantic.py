@@ -191,9 +191,6 @@ class Soon:
                     sys.setswitchinterval(Soon._switch)
             self._done.set()
 
-    def done(self) -> bool:
-        return self._done.is_set()
-
     def result(self):
         self._done.wait()
         if self._error is not None:
