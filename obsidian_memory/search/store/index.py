@@ -317,9 +317,10 @@ class VaultIndex:
         return row[0] if row else None
 
     def names(self, ids) -> dict[int, tuple[str, str, str]]:
-        """{id: (path, title, aliases)}."""
+        """{id: (path, title, aliases)}: from the covering index (a query's few hundred candidates
+        would otherwise read as many pages of the notes' rows: ~11 MB at 20,000 notes)."""
         return {r: (p, t, a) for r, p, t, a in self.conn.execute(
-            f"SELECT id, path, title, aliases FROM notes WHERE id IN ({_ids(ids)})")}
+            f"SELECT id, path, title, aliases FROM notes INDEXED BY notes_names WHERE id IN ({_ids(ids)})")}
 
     def titles(self, ids) -> dict[int, tuple[str, str]]:
         """{id: (path, title)}."""

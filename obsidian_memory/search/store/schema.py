@@ -17,7 +17,7 @@ from obsidian_memory import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 
 # Pages of 32 KiB rather than 4: a note's row (its compressed text, about 3 KB) no longer
 # leaves much of a page empty (a fifth of the file at 4 KiB, a twentieth at 32).
@@ -53,6 +53,8 @@ STATEMENTS = (
         indexed_at REAL NOT NULL
     )""",
     "CREATE INDEX notes_freshness ON notes(path, mtime_ns, size, ctime_ns, id)",
+    # the names of a query's candidates (VaultIndex.names), read without the rows' pages of content
+    "CREATE INDEX notes_names ON notes(id, path, title, aliases)",
     # notes read so soon after they changed that their stamp may not show the next edit (build)
     """CREATE TABLE unsettled (
         note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
