@@ -206,19 +206,24 @@ def run_once(command: list[str], env: dict) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+LOAD = "load average"         # whole_processes: the machine's 1-minute load average before and after them
+
+
 def whole_processes(commands: dict, runs: int) -> dict:
     """{name: (median wall seconds, median CPU seconds)} of whole search processes, given as
-    {name: (command, env)}. They take turns, so that load on the shared machine hits them alike;
+    {name: (command, env)}, and {LOAD: (the load average before, after)}. They take turns, so that load on the shared machine hits them alike;
     CPU time (user + system) is the steadier figure when other work shares the cores. Byte code is
     written and used, as in an install (pip compiles it): one run of each first, not counted."""
     times: dict = {name: [] for name in commands}
+    load_before = os.getloadavg()[0]
     for run in range(runs + 1):
         for name, (command, env) in commands.items():
             measured = run_once(command, {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"})
             if run:
                 times[name].append(measured)
-    return {name: (statistics.median(w for w, _ in found), statistics.median(c for _, c in found))
-            for name, found in times.items()}
+    medians = {name: (statistics.median(w for w, _ in found), statistics.median(c for _, c in found))
+               for name, found in times.items()}
+    return {**medians, LOAD: (load_before, os.getloadavg()[0])}
 
 
 def process_commands(package_root: str, workdir: str, vault: str, cache: str, query: str, label: str) -> dict:
@@ -445,8 +450,10 @@ def print_processes(row: dict) -> None:
     """The whole search processes of one size, measured in turns in one run: each one's median
     wall and CPU time, the scanner over the index (wall and CPU), and with a baseline the new
     package's index process over the old one's."""
-    found = row["processes"]
-    print(f"  whole processes at {row['notes']} notes, as installed ({len(found)} taking turns):")
+    found = dict(row["processes"])
+    before, after = found.pop(LOAD, (None, None))
+    load = f", load average {before:.2f} before, {after:.2f} after" if before is not None else ""
+    print(f"  whole processes at {row['notes']} notes, as installed ({len(found)} taking turns{load}):")
     for label in ("new", "old"):
         if f"{label} index" not in found:
             continue
