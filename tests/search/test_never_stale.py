@@ -224,6 +224,22 @@ def test_a_walk_that_fails_in_its_child_process_is_made_by_the_search_itself(vau
         assert index.confirm()
 
 
+def test_a_search_whose_reads_fail_leaves_no_walk_running_behind(vault, settings):
+    from obsidian_memory.search.store import freshness
+
+    if not freshness._CAN_FORK:
+        pytest.skip("this system cannot fork: its searches walk in a thread")
+    write(vault, "a.md", "The zebra sleeps.")
+    _settled(vault, "a.md")
+    store.update(settings)
+    with pytest.raises(ZeroDivisionError):
+        with VaultIndex.open_checking(settings) as index:
+            pid = index._check._child[0]
+            1 / 0                                           # (the reads fail: `confirm` never comes)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)                                     # stopped and reaped, not left walking
+
+
 def test_notes_too_recent_for_their_stamp_are_checked_before_the_reads(vault, settings, monkeypatch):
     write(vault, "a.md", "The zebra sleeps.")
     _stamps_frozen_for(monkeypatch, vault, ["a.md"])

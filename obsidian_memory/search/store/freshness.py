@@ -138,6 +138,20 @@ class Beside:
             return None
         return self._found
 
+    def cancel(self) -> None:
+        """The walk is not wanted after all: a child process walking is stopped and reaped (a
+        thread is left to finish: it holds nothing)."""
+        if self._child is not None:
+            import signal
+
+            (pid, read_end), self._child = self._child, None
+            os.close(read_end)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
     def unchanged(self) -> bool:
         """Whether the walk found the vault as the fingerprint `expected` says, once it is done."""
         self.walk()

@@ -284,6 +284,9 @@ class VaultIndex:
         except sqlitedb.errors("DatabaseError"):
             pass                                 # (a damaged file: what matters is closing it)
         finally:
+            if self._check is not None:          # (closed before `confirm`: the reads failed)
+                self._check, check = None, self._check
+                check.cancel()
             self.conn.close()
 
     def __enter__(self) -> "VaultIndex":
