@@ -490,8 +490,9 @@ import json, os, sys, threading, time
 started = float(os.environ["TIMELINE_START"])
 zero = time.perf_counter() - (time.time() - started)     # the moment the parent started the process
 stamps = []
-def stamp(label):
-    stamps.append((time.perf_counter() - zero, threading.current_thread().name, time.thread_time(), label))
+def stamp(label):      # (threading.current_thread() would register a thread the search started with _thread)
+    known = threading._active.get(threading.get_ident())
+    stamps.append((time.perf_counter() - zero, known.name if known else "", time.thread_time(), label))
 stamp("python started")
 steps = {steps!r}
 def wrapped(real, label, bound):
@@ -545,7 +546,7 @@ exec(compile(open(script).read(), script, "exec"), {{"__name__": "__main__", "__
 """
 
 
-THREADS = {"MainThread": "main", "vault walk": "walk"}      # (the model's thread has no name of its own)
+THREADS = {"MainThread": "main", "vault walk": "walk"}      # (the model's thread has no name: _thread started it)
 
 
 def bench_timeline(cache: str, rounds: int, baseline: str | None) -> dict:
