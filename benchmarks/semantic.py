@@ -605,6 +605,9 @@ def print_timeline(figures: dict, rounds: int) -> None:
         print(f"  {mode}: wall {data['wall']:.1f} ms (with the stamps), CPU {data['cpu']:.1f} ms")
         for label, at, thread, cpu in data["steps"]:
             print(f"    {at:7.1f}  {thread:<12}{cpu:7.1f}  {label}")
+        last = {thread: cpu for _, _, thread, cpu in data["steps"]}       # (each thread's CPU at its last stamp)
+        print("    CPU by thread: " + ", ".join(f"{thread} {cpu:.1f} ms" for thread, cpu in last.items())
+              + " (the walk's child process, where it forks, is in the process's CPU only)")
 
 
 CROSSOVER_ROWS = (500, 1000, 2000, 3000, 4000, 8000)
