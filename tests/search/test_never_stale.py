@@ -224,6 +224,32 @@ def test_a_walk_that_fails_in_its_child_process_is_made_by_the_search_itself(vau
         assert index.confirm()
 
 
+def test_a_walk_whose_child_process_never_answers_is_made_by_the_search_itself(vault, settings, monkeypatch):
+    from obsidian_memory.search.store import freshness
+
+    if not freshness._CAN_FORK:
+        pytest.skip("this system cannot fork: its searches walk in a thread")
+    write(vault, "a.md", "The zebra sleeps.")
+    _settled(vault, "a.md")
+    store.update(settings)
+
+    def stuck(write_end, found, expected):      # (runs in the child: as if it waited on a lock forever)
+        time.sleep(3600)
+    monkeypatch.setattr(freshness, "_answer", stuck)
+    monkeypatch.setattr(freshness, "CHILD_WAIT", 0.5, raising=False)
+    (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
+    started = time.monotonic()
+    with VaultIndex.open_checking(settings) as index:
+        pid = index._check._child[0]
+        assert _ranked(index, "zebra") == ["a.md"]
+        assert not index.confirm()                        # the search's own walk found the change
+        assert _ranked(index, "quoll") == ["a.md"]
+        assert index.confirm()
+    assert time.monotonic() - started < 60
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)                                     # killed and reaped
+
+
 def test_a_search_whose_reads_fail_leaves_no_walk_running_behind(vault, settings):
     from obsidian_memory.search.store import freshness
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
 
 class Gate:
@@ -90,13 +91,14 @@ class Beside:
     meanwhile to count (`expected`); `known`: the state of an earlier walk (`walk`), so that the
     folders need no listing while none changed.
 
-    Where the process can fork (Linux) and has no other thread, the walk runs in a child
+    Where the process can fork (Linux) and has no other `threading` thread, the walk runs in a child
     process: a thread would take turns with the reads for the interpreter's lock at each of its
     stats and each row they fetch, and on two free cores that hand-over cost more CPU than the
     walk itself saved a search's time (at 20,000 notes ~20 ms, 1,200 context switches). The
     child answers with one byte when it found the vault as expected without listing a folder,
-    else with its whole walk (`marshal`). Elsewhere a thread walks; when the child fails, the
-    caller walks itself."""
+    else with its whole walk (`marshal`). Elsewhere a thread walks; when the child fails, or
+    gives no answer within CHILD_WAIT (a search's semantic model embeds the query in a `_thread`
+    of C code, which the fork does not wait for), the caller walks itself."""
 
     def __init__(self, settings, expected: str, known: str | None = None):
         from obsidian_memory.privacy import Privacy
@@ -142,14 +144,12 @@ class Beside:
         """The walk is not wanted after all: a child process walking is stopped and reaped (a
         thread is left to finish: it holds nothing)."""
         if self._child is not None:
-            import signal
-
             (pid, read_end), self._child = self._child, None
             os.close(read_end)
+            _kill(pid)
             try:
-                os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
+            except ChildProcessError:
                 pass
 
     def unchanged(self) -> bool:
@@ -165,6 +165,7 @@ def _walk(vault: str, ignore: tuple, privacy, known: str | None):
 
 
 _CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
+CHILD_WAIT = 10.0        # seconds a search waits for its walking child before walking itself
 _AS_EXPECTED = b"="
 _WALK = b"W"
 
@@ -194,6 +195,15 @@ def _start_child(args: tuple, expected: str) -> tuple[int, int] | None:
     return pid, read_end
 
 
+def _kill(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _answer(write_end: int, found, expected: str) -> None:
     if not found.listed and found.fingerprint() == expected:
         data = _AS_EXPECTED
@@ -208,11 +218,22 @@ def _answer(write_end: int, found, expected: str) -> None:
 
 
 def _child_answer(pid: int, read_end: int):
-    """_AS_EXPECTED, the child's walk (a `walk.Walk`), or None when the child failed."""
-    chunks = []
+    """_AS_EXPECTED, the child's walk (a `walk.Walk`), or None when the child failed or did not
+    answer within CHILD_WAIT seconds (then it is killed: a child forked beside a thread running
+    C code, such as the semantic model's, could in principle inherit a lock that thread held)."""
+    import select
+
+    chunks, deadline = [], time.monotonic() + CHILD_WAIT
+    poller = select.poll()
+    poller.register(read_end, select.POLLIN)
     try:
-        while chunk := os.read(read_end, 1 << 20):
+        while (left := deadline - time.monotonic()) > 0 and poller.poll(left * 1000):
+            if not (chunk := os.read(read_end, 1 << 20)):
+                break
             chunks.append(chunk)
+        else:
+            chunks = []
+            _kill(pid)
     except OSError:
         chunks = []
     finally:
