@@ -364,10 +364,10 @@ def _proximity(run: _Matches, signals: dict, parsed: ParsedQuery, terms: list[Te
 def best(scores: dict[int, float], limit: int) -> dict[int, float]:
     """The `limit` best of `scores`, best first; of equal scores, the one met first (in id order,
     as SQLite's `ORDER BY score DESC LIMIT n` keeps them)."""
-    return dict(sorted(scores.items(), key=_worst_first)[:limit])
+    return dict(sorted(scores.items(), key=_best_first)[:limit])
 
 
-def _worst_first(item: tuple[int, float]) -> float:
+def _best_first(item: tuple[int, float]) -> float:
     return -item[1]
 
 
