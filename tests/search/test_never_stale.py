@@ -182,8 +182,20 @@ def walk_beside(request, monkeypatch):
 
     if request.param == "child" and not freshness._CAN_FORK:
         pytest.skip("this system cannot fork: its searches walk in a thread")
-    monkeypatch.setattr(freshness, "_CAN_FORK", request.param == "child")
+    # (forced either way: threads that other tests left in this process would rule the child out)
+    monkeypatch.setattr(freshness, "_may_fork", lambda: request.param == "child")
     return request.param
+
+
+@pytest.fixture
+def child_walks(monkeypatch):
+    """The walk beside the reads in a child process, whatever threads other tests left running."""
+    from obsidian_memory.search.store import freshness
+
+    if not freshness._CAN_FORK:
+        pytest.skip("this system cannot fork: its searches walk in a thread")
+    monkeypatch.setattr(freshness, "_may_fork", lambda: True)
+    return freshness
 
 
 def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchanged(vault, settings, walk_beside):
@@ -214,11 +226,8 @@ def _stuck(write_end, found, expected):          # (runs in the child: as if it 
 
 @pytest.mark.parametrize("child", [_broken, _stuck], ids=["fails", "never answers"])
 def test_a_walk_whose_child_process_fails_or_never_answers_is_made_by_the_search_itself(
-        vault, settings, monkeypatch, child):
-    from obsidian_memory.search.store import freshness
-
-    if not freshness._CAN_FORK:
-        pytest.skip("this system cannot fork: its searches walk in a thread")
+        vault, settings, monkeypatch, child_walks, child):
+    freshness = child_walks
     write(vault, "a.md", "The zebra sleeps.")
     _settled(vault, "a.md")
     store.update(settings)
@@ -235,11 +244,7 @@ def test_a_walk_whose_child_process_fails_or_never_answers_is_made_by_the_search
         os.kill(pid, 0)                                   # reaped (killed, when it never answered)
 
 
-def test_a_search_whose_reads_fail_leaves_no_walk_running_behind(vault, settings):
-    from obsidian_memory.search.store import freshness
-
-    if not freshness._CAN_FORK:
-        pytest.skip("this system cannot fork: its searches walk in a thread")
+def test_a_search_whose_reads_fail_leaves_no_walk_running_behind(vault, settings, child_walks):
     write(vault, "a.md", "The zebra sleeps.")
     _settled(vault, "a.md")
     store.update(settings)

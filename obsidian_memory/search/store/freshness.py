@@ -107,7 +107,7 @@ class Beside:
         self._found = self._fingerprint = self._error = None
         self._args = (settings.vault, tuple(settings.index_ignore or ()), Privacy.of(settings), known)
         self._child = self._thread = None
-        if _CAN_FORK and threading.active_count() == 1:
+        if _may_fork():
             self._child = _start_child(self._args, expected)
         if self._child is None:
             self._thread = threading.Thread(target=self._walk, daemon=True, name="vault walk")
@@ -165,6 +165,13 @@ def _walk(vault: str, ignore: tuple, privacy, known: str | None):
 
 
 _CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def _may_fork() -> bool:
+    """Linux, and no other `threading` thread in the process (a fork copies only the caller's)."""
+    return _CAN_FORK and threading.active_count() == 1
+
+
 CHILD_WAIT = 10.0        # seconds a search waits for its walking child before walking itself
 _AS_EXPECTED = b"="
 _WALK = b"W"
