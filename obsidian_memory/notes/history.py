@@ -36,7 +36,7 @@ import re
 
 from obsidian_memory import fsutil
 from obsidian_memory.notes.sessions import VaultUnavailable, note_name
-from obsidian_memory.privacy import Privacy
+from obsidian_memory.privacy import Privacy, read_note
 from obsidian_memory.textclean import markdown_inline
 
 BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edit outside these markers) -->"
@@ -273,7 +273,7 @@ _MONTH_NAME = re.compile(r"\d{4}-\d{2}|undated")
 
 def _retire_month(settings, month: str, *, every_session_shown: bool) -> None:
     target = _month_path(settings, month)
-    existing = _regular_file_text(target)
+    existing = read_note(settings.vault, month_note(settings, month))     # (never a link's target, a folder or a FIFO)
     if existing is None or _marker_start(BEGIN) not in existing or END not in existing:
         return
     if _ours_unedited(settings, month, existing):
@@ -293,15 +293,6 @@ def _ours_unedited(settings, month: str, text: str) -> bool:
         return False
     block = text[len(head):len(text) - len(tail)]
     return all(line in _HEADER_LINES or _OUR_LINE.fullmatch(line) for line in block.splitlines())
-
-
-def _regular_file_text(path: str) -> str | None:
-    """The text of a regular file (never a link's target, a folder or a FIFO), or None."""
-    try:
-        with fsutil.open_regular(path) as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _remove_if_empty(folder: str) -> None:
