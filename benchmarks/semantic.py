@@ -553,8 +553,6 @@ def bench_timeline(cache: str, rounds: int, baseline: str | None) -> dict:
     """Stamps of `rounds` search processes per package and mode (alternated, a different query
     each): {"new fulltext": {"steps": [(label, median ms from the start, thread, median CPU ms of
     that thread so far)], "wall": median ms, "cpu": median ms}, ...}."""
-    import resource
-
     packages = process_packages(cache, baseline)
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out_file = os.path.join(cache, "timeline.json")
@@ -566,18 +564,13 @@ def bench_timeline(cache: str, rounds: int, baseline: str | None) -> dict:
             for mode in ("fulltext", "hybrid"):
                 argv = [sys.executable, "-c", code, os.path.join(package, "scripts", "search_vault.py"), query,
                         "--source", "index", "--mode", mode, "--vault", HELP_VAULT, "-n", "10"]
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 env = dict(base_env, OBSIDIAN_MEMORY_CACHE_DIR=where, TIMELINE_OUT=out_file,
                            TIMELINE_START=repr(time.time()))
-                started = time.perf_counter()
-                subprocess.run(argv, capture_output=True, check=True, env=env)
-                wall = time.perf_counter() - started
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall, cpu, _ = timed_child(argv, env)
                 if n == 0:
                     continue            # (modules compiled, files in the page cache)
                 with open(out_file, encoding="utf-8") as handle:
                     stamps = json.load(handle)
-                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                 runs.setdefault(f"{name} {mode}", []).append((stamps, wall * 1000, cpu * 1000))
     figures = {}
     for mode, items in runs.items():
