@@ -7,7 +7,7 @@ get one. `python3 install.py --help` lists the options (install.sh takes the sam
 
 This file checks the options (the vault first), makes the virtual environment in
 $CLAUDE_CONFIG_DIR/obsidian-memory/venv and installs the package into it; everything that touches
-Claude Code's files is planned, done and undone by obsidian_memory/install.py (run from this
+Claude Code's files is planned, done and undone by obsidian_memory/setup/install.py (run from this
 checkout for the checks, the dry run and the uninstall, and from the venv for the install itself).
 It must parse and run on any Python from 3.6, far enough to find a newer one.
 """
@@ -27,7 +27,7 @@ def main(argv):
         return use_a_newer_python(argv)
     sys.dont_write_bytecode = True   # the checkout stays as it was
     sys.path.insert(0, REPO)
-    from obsidian_memory.cliutil import guarded
+    from obsidian_memory.cli.cliutil import guarded
 
     return guarded("install.py", lambda: install(argv))
 
@@ -109,8 +109,8 @@ def linux_family():
 # -- the install ---------------------------------------------------------------------------------
 
 def install(argv):
-    from obsidian_memory.cliutil import OneLineParser
-    from obsidian_memory.commands import install as command
+    from obsidian_memory.cli.cliutil import OneLineParser
+    from obsidian_memory.cli.commands import install as command
 
     parser = OneLineParser(prog="install.py", allow_abbrev=False, description=__doc__.split("\n\n")[0])
     command.add_arguments(parser)
@@ -148,7 +148,8 @@ class Venv:
     """$CLAUDE_CONFIG_DIR/obsidian-memory/venv, made with this Python, holding this checkout's package."""
 
     def __init__(self, args):
-        from obsidian_memory import install, settings
+        from obsidian_memory.setup import install
+        from obsidian_memory.core import settings
 
         self.layout = install.Layout(settings.claude_config_dir())
         self.path, self.python = self.layout.venv, self.layout.python
@@ -171,7 +172,7 @@ class Venv:
         return _launcher.venv_version(self.path)
 
     def current(self) -> bool:
-        from obsidian_memory import fsutil
+        from obsidian_memory.core import fsutil
 
         return self.works() and (fsutil.read_text(self.stamp) or "").strip() == source_digest(REPO, self.extras)
 
@@ -187,7 +188,7 @@ class Venv:
     def make(self) -> None:
         import shutil
 
-        from obsidian_memory.errors import UserError
+        from obsidian_memory.core.errors import UserError
 
         if self.current():
             return   # nothing changed since the last install: no pip (fast, and works offline)

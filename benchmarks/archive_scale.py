@@ -82,7 +82,8 @@ def median_of(runs: int, function) -> float:
 
 
 def in_process(env: dict, root: Path, runs: int) -> dict[str, float]:
-    from obsidian_memory import context, settings as settings_module
+    from obsidian_memory.context import session_start as context
+    from obsidian_memory.core import settings as settings_module
     from obsidian_memory.archive import open_archive
 
     os.environ.update(env)
@@ -127,10 +128,10 @@ def whole_process(env: dict, root: Path, runs: int) -> dict[str, float]:
 def write_session_notes(env: dict, count: int) -> None:
     """The session notes of the `count` sessions fill_archive made (the real renderer's note of one
     session, its id, title, project and start changed for each), recorded in the archive as written."""
-    from obsidian_memory import fsutil, settings as settings_module
+    from obsidian_memory.core import fsutil, settings as settings_module
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.model import Prompt, Session
-    from obsidian_memory.notes import sessions as session_notes
+    from obsidian_memory.capture.model import Prompt, Session
+    from obsidian_memory.vault.notes import sessions as session_notes
 
     settings = settings_module.Settings(env["CLAUDE_CONFIG_DIR"], vault=env["OBSIDIAN_VAULT"])
     model_id, model_start = "ffffffff-0000-4000-8000-ffffffffffff", "2025-01-01T00:00:00.000Z"
@@ -232,7 +233,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="om-archive-scale-") as tmp:
         root = Path(tmp)
         env = make_user(root)
-        from obsidian_memory import settings as settings_module
+        from obsidian_memory.core import settings as settings_module
 
         os.environ.update(env)
         archive = settings_module.load().archive

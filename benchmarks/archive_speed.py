@@ -76,7 +76,8 @@ def timed(function) -> float:
 
 
 def in_process(root: Path, transcript: Path, runs: int) -> dict[str, float]:
-    from obsidian_memory import capture, redact, settings, transcript as parser
+    from obsidian_memory.capture import archiving as capture, redact, transcript as parser
+    from obsidian_memory.core import settings
 
     totals, parses, redactions = [], [], []
     for _ in range(runs):
@@ -142,7 +143,8 @@ def _hook(root: Path, transcript: Path, cli: Path) -> None:
 
 def note_sizes(root: Path) -> dict[str, int]:
     """Bytes of the note of each transcript under ../shared (and of our own recorded fixtures)."""
-    from obsidian_memory import capture, settings
+    from obsidian_memory.capture import archiving as capture
+    from obsidian_memory.core import settings
 
     paths = sorted(SHARED.glob("projects/*/*.jsonl")) + sorted(SHARED.glob("small/*.jsonl"))
     paths += sorted((REPO / "tests" / "fixtures" / "transcripts").glob("*/*.jsonl"))
@@ -175,7 +177,7 @@ def fill_archive(path: str, count: int, repo_of) -> None:
     """`count` synthetic sessions of 20 prompts in the archive at `path`, in one transaction;
     session n in the repository folder `repo_of(n)` (project: its base name)."""
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.model import CompactSummary, Prompt, Session
+    from obsidian_memory.capture.model import CompactSummary, Prompt, Session
 
     with open_archive(path) as archive:
         archive.db.execute("BEGIN")
@@ -197,9 +199,9 @@ def grep_engines(path: str, count: int) -> dict[str, float]:
     catastrophic pattern over one 50,000-character run of `a` (RE2; Python's engine is stopped)."""
     import re
 
-    from obsidian_memory import session_search
+    from obsidian_memory.search import session_search
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.model import Prompt, Session
+    from obsidian_memory.capture.model import Prompt, Session
 
     pattern = r"module 3[01]"
     figures = {}

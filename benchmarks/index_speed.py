@@ -47,11 +47,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv else REPO
 sys.path.insert(0, PACKAGE)
 
-from obsidian_memory import settings as settings_module  # noqa: E402
+from obsidian_memory.core import settings as settings_module  # noqa: E402
 from obsidian_memory.search.base import Query  # noqa: E402
 
 try:        # the package measured: a vault index object
-    from obsidian_memory.search import fulltext, store  # noqa: E402
+    from obsidian_memory.search.engines import fulltext  # noqa: E402
+    from obsidian_memory.search import store  # noqa: E402
 
     def update_index(settings, **options):
         return store.update(settings, **options)

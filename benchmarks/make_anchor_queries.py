@@ -27,7 +27,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from obsidian_memory.evaluation import SPLIT_SEED, assign_splits, dump_golden  # noqa: E402
+from obsidian_memory.search.evaluation import SPLIT_SEED, assign_splits, dump_golden  # noqa: E402
 
 PER_TARGET = 2
 WINDOW = 12

@@ -522,7 +522,7 @@ def generated_vault(root: Path, count: int) -> Path:
 def freshness_figures(vault: Path, config_dir: Path) -> dict:
     """p50 of `VaultIndex.open_fresh` with nothing changed: walking the vault, then watched."""
     sys.path.insert(0, str(REPO))
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
     from obsidian_memory.search.store import VaultIndex
 
     settings = settings_module.Settings(str(config_dir), vault=str(vault))

@@ -21,7 +21,7 @@ sys.path.insert(0, ROOT)
 LARGEST = os.path.join(os.path.dirname(ROOT), "shared", "fixtures", "transcripts", "projects", "*",
                        "4d5611e5-*.jsonl")
 
-from obsidian_memory.transcript import parse  # noqa: E402
+from obsidian_memory.capture.transcript import parse  # noqa: E402
 
 
 def timed(function, runs: int) -> list[float]:

@@ -35,8 +35,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from obsidian_memory.fsutil import read_text  # noqa: E402
-from obsidian_memory.privacy import Privacy  # noqa: E402
+from obsidian_memory.core.fsutil import read_text  # noqa: E402
+from obsidian_memory.vault.privacy import Privacy  # noqa: E402
 
 RULES = ["People", "**/secret*"]
 QUERY = "canvas file"
@@ -107,7 +107,7 @@ HISTORY_SCRIPT = """
 import statistics, sys, time
 from obsidian_memory import capture, settings as settings_module
 from obsidian_memory.archive import open_archive
-from obsidian_memory.notes import history
+from obsidian_memory.vault.notes import history
 settings = settings_module.load()
 capture.sweep(settings, quiet_seconds=0)
 with open_archive(settings.archive) as archive:

@@ -44,9 +44,9 @@ SET = REPO / "benchmarks" / "recall_set"
 sys.path[:0] = [str(REPO), str(SET)]
 
 import recall_world as world_module  # noqa: E402
-from obsidian_memory import gitinfo  # noqa: E402
+from obsidian_memory.core import gitinfo  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
-from obsidian_memory.recall import decide as decide_module  # noqa: E402
+from obsidian_memory.context.recall import decide as decide_module  # noqa: E402
 
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.json"
 
@@ -112,7 +112,7 @@ def grow(world, total: int) -> int:
     """Add everyday sessions of 1-8 prompts until the archive holds `total` (parsed from real
     transcripts and upserted through the archive API: the same recall index; no notes, which the
     hook never reads). Half are in the judged repositories, half in 200 others."""
-    from obsidian_memory import transcript
+    from obsidian_memory.capture import transcript
     from recall_transcripts import write_transcript
 
     with open_archive(str(world.config_dir / "session-archive.db")) as archive:

@@ -21,7 +21,7 @@ CORPUS = os.path.join(ROOT, "tests", "fixtures", "redaction")
 LARGEST = os.path.join(os.path.dirname(ROOT), "shared", "fixtures", "transcripts", "projects", "*",
                        "4d5611e5-*.jsonl")
 
-from obsidian_memory.redact import redact_session, redact_text  # noqa: E402
+from obsidian_memory.capture.redact import redact_session, redact_text  # noqa: E402
 
 
 def load_secrets(path: str = os.path.join(CORPUS, "secrets.txt")) -> list[tuple[str, str, str]]:
@@ -70,7 +70,7 @@ def speed() -> None:
     if not paths:
         print("speed: skipped (the 3 MB fixture transcript in ../shared is absent)")
         return
-    from obsidian_memory.transcript import parse
+    from obsidian_memory.capture.transcript import parse
 
     path = paths[0]
     with open(path, "rb") as handle:

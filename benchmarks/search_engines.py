@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from obsidian_memory.search import omnisearch, scan  # noqa: E402
+from obsidian_memory.search.engines import omnisearch, scan  # noqa: E402
 from obsidian_memory.search.base import Query  # noqa: E402
 
 QUERIES = ["canvas file", "embed pdf", "sync vault", "keyboard shortcut", "graph view filter",

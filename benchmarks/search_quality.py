@@ -36,7 +36,8 @@ import unicodedata
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from obsidian_memory import evaluation, settings as settings_module  # noqa: E402
+from obsidian_memory.search import evaluation  # noqa: E402
+from obsidian_memory.core import settings as settings_module  # noqa: E402
 from obsidian_memory.search import search  # noqa: E402
 
 GOLDEN = os.path.join(REPO, "benchmarks", "golden")

@@ -3,7 +3,7 @@
 
 Quality (`--eval`, the default part): every query of the judged sets (D's
 `obsidian-help-en.json` and `obsidian-help-semantic.json`) in each mode on the Help vault,
-with the metrics of `obsidian_memory.evaluation`, overall and per category. The Help vault is
+with the metrics of `obsidian_memory.search.evaluation`, overall and per category. The Help vault is
 embedded first (once: the store is kept in --cache, so later runs reuse it).
 
 Speed (`--speed`): on synthetic vaults of 1k and 10k notes of ~5 KB (D's generator): embedding
@@ -61,8 +61,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 
-from obsidian_memory import evaluation  # noqa: E402
-from obsidian_memory import settings as settings_module  # noqa: E402
+from obsidian_memory.search import evaluation  # noqa: E402
+from obsidian_memory.core import settings as settings_module  # noqa: E402
 from obsidian_memory.search import search, semantic, store  # noqa: E402
 from obsidian_memory.search.store import vectors  # noqa: E402
 
@@ -110,7 +110,7 @@ def print_scoring_agreement(settings, golden: list[dict], report: dict, k: int) 
     """The semantic modes again with the stored vectors scored the other way (plain Python where
     numpy scored above, or the reverse): a search process scores a small store in plain Python,
     an in-process one with numpy loaded by numpy. Rankings and metrics must be the same."""
-    from obsidian_memory.search import hybrid
+    from obsidian_memory.search.engines import hybrid
 
     numpy_above = "numpy" in sys.modules
     other = "plain Python" if numpy_above else "numpy"
@@ -469,19 +469,19 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.cli", "run_search", "arguments parsed, search runs"),
     ("obsidian_memory.search.dispatch", "search", "dispatch.search"),
     ("obsidian_memory.search.semantic", "embed_ahead", "query embedding started (embed_ahead)"),
-    ("obsidian_memory.search.hybrid", "semantic_ready", "semantic_ready"),
+    ("obsidian_memory.search.engines.hybrid", "semantic_ready", "semantic_ready"),
     ("obsidian_memory.search.store.index", "VaultIndex.open_checking", "index opened, freshness walk started"),
     ("obsidian_memory.search.store.freshness", "Beside._walk", "freshness walk"),
-    ("obsidian_memory.search.fulltext", "search", "BM25 query"),
+    ("obsidian_memory.search.engines.fulltext", "search", "BM25 query"),
     ("obsidian_memory.search.store.vectors", "load_matrix", "vector store read"),
     ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
     ("obsidian_memory.search.semantic", "_Engine.query", "query embed (C)"),
     ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),
-    ("obsidian_memory.search.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
+    ("obsidian_memory.search.engines.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
     ("obsidian_memory.search.semantic", "start_loading", "model load started (start_loading)"),
-    ("obsidian_memory.search.hybrid", "score_notes", "vectors scored"),
-    ("obsidian_memory.search.hybrid", "reciprocal_rank_fusion", "fusion"),
-    ("obsidian_memory.search.fulltext", "add_excerpts", "excerpts of the hits shown"),
+    ("obsidian_memory.search.engines.hybrid", "score_notes", "vectors scored"),
+    ("obsidian_memory.search.engines.hybrid", "reciprocal_rank_fusion", "fusion"),
+    ("obsidian_memory.search.engines.fulltext", "add_excerpts", "excerpts of the hits shown"),
     ("obsidian_memory.search.store.freshness", "Beside.unchanged", "waiting for the freshness walk"),
     ("obsidian_memory.search.output", "response_text", "output"),
 ]
@@ -639,7 +639,7 @@ def bench_crossover(rounds: int) -> dict:
 
 
 def print_crossover(figures: dict, rounds: int) -> None:
-    from obsidian_memory.search.hybrid import SMALL_STORE_ROWS
+    from obsidian_memory.search.engines.hybrid import SMALL_STORE_ROWS
 
     print(f"\nscoring N stored vectors in a fresh process (median of {rounds}, alternated; "
           f"a search scores in plain Python up to {SMALL_STORE_ROWS} rows):")

@@ -43,12 +43,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from obsidian_memory import context as context_module  # noqa: E402
-from obsidian_memory import settings as settings_module  # noqa: E402
+from obsidian_memory.context import session_start as context_module  # noqa: E402
+from obsidian_memory.core import settings as settings_module  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
-from obsidian_memory.commands import sweep as sweep_command  # noqa: E402
-from obsidian_memory.model import CompactSummary, Prompt, Session, Todo  # noqa: E402
-from obsidian_memory.notes import vault_sessions  # noqa: E402
+from obsidian_memory.cli.commands import sweep as sweep_command  # noqa: E402
+from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Todo  # noqa: E402
+from obsidian_memory.vault.notes import vault_sessions  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
@@ -204,7 +204,7 @@ def folder_listing(archive_path: str, runs: int = 200) -> None:
 def privacy_check(settings, cwd: str, runs: int = 200) -> None:
     """The recent sessions' privacy, checked as SessionStart does (the archive's verdict for each
     note whose stamp is unchanged: a stat) against a read of each note (as before issue 20's last round)."""
-    from obsidian_memory.privacy import note_is_private
+    from obsidian_memory.vault.privacy import note_is_private
 
     def by_record(archive, rows):
         return context_module._without_private_notes(settings, archive, rows, context_module.SESSION_LIMIT)

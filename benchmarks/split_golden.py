@@ -16,7 +16,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from obsidian_memory.evaluation import assign_splits, dump_golden  # noqa: E402
+from obsidian_memory.search.evaluation import assign_splits, dump_golden  # noqa: E402
 
 GOLDEN = os.path.join(REPO, "benchmarks", "golden")
 SOURCES = ("obsidian-help-en.json", "obsidian-help-semantic.json", "obsidian-help-asked.json", "dev-notes.json")

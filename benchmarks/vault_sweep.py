@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 
 def make_session(n: int):
-    from obsidian_memory.model import Command, Commit, Prompt, Session, Todo
+    from obsidian_memory.capture.model import Command, Commit, Prompt, Session, Todo
 
     month, day = 1 + n % 12, 1 + n % 28
     start = f"2026-{month:02d}-{day:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z"
@@ -58,8 +58,8 @@ def make_session(n: int):
 
 
 def build_world(root: Path, notes: int) -> tuple[dict, Path]:
-    from obsidian_memory import settings as settings_module
-    from obsidian_memory.notes import sessions as session_notes
+    from obsidian_memory.core import settings as settings_module
+    from obsidian_memory.vault.notes import sessions as session_notes
 
     home, vault = root / "home", root / "vault"
     (home / ".claude" / "obsidian-memory").mkdir(parents=True)
@@ -68,7 +68,7 @@ def build_world(root: Path, notes: int) -> tuple[dict, Path]:
     if SHARED_VAULT.is_dir():
         shutil.copytree(SHARED_VAULT, vault, dirs_exist_ok=True)
     settings = settings_module.Settings(str(home / ".claude"), vault=str(vault))
-    from obsidian_memory import fsutil
+    from obsidian_memory.core import fsutil
     for n in range(notes):   # as the other machine wrote them (rendered, written atomically)
         session = make_session(n)
         fsutil.atomic_write_text(settings.vault_path(session_notes.note_relative_path(session, settings)),
@@ -80,7 +80,8 @@ def build_world(root: Path, notes: int) -> tuple[dict, Path]:
 
 
 def in_process_sweep(env: dict) -> tuple[float, str]:
-    from obsidian_memory import capture, settings as settings_module
+    from obsidian_memory.capture import archiving as capture
+    from obsidian_memory.core import settings as settings_module
 
     saved = dict(os.environ)
     os.environ.clear()
@@ -98,7 +99,7 @@ def in_process_sweep(env: dict) -> tuple[float, str]:
 def parts(env: dict, runs: int) -> tuple[float, float]:
     """Medians (ms) of two parts of an unchanged sweep: listing the vault, the archive's quick_check."""
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.notes import vault_sessions
+    from obsidian_memory.vault.notes import vault_sessions
 
     root = os.path.realpath(env["OBSIDIAN_VAULT"])
     archive_path = os.path.join(env["CLAUDE_CONFIG_DIR"], "session-archive.db")

@@ -135,11 +135,11 @@ def _event_name(payload):
 # -- detached work -------------------------------------------------------------------------------
 
 def detach(command, data, stdin_bytes=None):
-    """Start `command` in the background (obsidian_memory.spawn, standard library only, from this
+    """Start `command` in the background (obsidian_memory.core.spawn, standard library only, from this
     plugin's own copy of the package), its errors to plugin.log, and do not wait."""
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    from obsidian_memory import spawn
+    from obsidian_memory.core import spawn
 
     os.makedirs(data, exist_ok=True)
     spawn.start(command, stdin_bytes=stdin_bytes, log_path=os.path.join(data, "plugin.log"))

@@ -11,33 +11,23 @@ from testkit import REPO
 
 PACKAGE = REPO / "obsidian_memory"
 
-# Lowest first. A module matches the first pattern that names it.
+# Lowest first. A module belongs to the layer of the most specific (longest) pattern that names it:
+# a package's pattern gives its modules their layer, and a module named on its own sits elsewhere.
 LAYERS = [
-    ("foundation", ["obsidian_memory", "obsidian_memory.errors", "obsidian_memory.clock", "obsidian_memory.textclean",
-                    "obsidian_memory.record", "obsidian_memory.frontmatter", "obsidian_memory.fsutil", "obsidian_memory.sqlitedb",
-                    "obsidian_memory.locks", "obsidian_memory.spawn", "obsidian_memory.logs",
-                    "obsidian_memory.settings", "obsidian_memory.model", "obsidian_memory.progress",
-                    "obsidian_memory.templating", "obsidian_memory.gitinfo", "obsidian_memory.machine", "obsidian_memory.sync_conflicts", "obsidian_memory.markdown",
-                    "obsidian_memory.omnisearch_plugin", "obsidian_memory.privacy"]),
-    ("data", ["obsidian_memory.transcript", "obsidian_memory.outcomes", "obsidian_memory.redact", "obsidian_memory.archive",
-              "obsidian_memory.session_merge", "obsidian_memory.recall.terms",
-              "obsidian_memory.session_search", "obsidian_memory.evaluation", "obsidian_memory.search.links",
-              "obsidian_memory.search.tokens",
-              "obsidian_memory.search.semantic"]),
-    ("vault notes", ["obsidian_memory.notes", "obsidian_memory.notes.*"]),
-    ("search stores", ["obsidian_memory.search.store", "obsidian_memory.search.store.*"]),
+    ("foundations", ["obsidian_memory", "obsidian_memory.core*", "obsidian_memory.vault*"]),
+    ("records", ["obsidian_memory.capture*", "obsidian_memory.archive*"]),
+    ("vault notes", ["obsidian_memory.vault.notes*"]),
+    ("search parts", ["obsidian_memory.search.*"]),
+    ("search store", ["obsidian_memory.search.store*"]),
     ("search shapes", ["obsidian_memory.search.base", "obsidian_memory.search.fusion", "obsidian_memory.search.output"]),
-    ("search engines", ["obsidian_memory.search.fulltext", "obsidian_memory.search.title", "obsidian_memory.search.hybrid",
-                        "obsidian_memory.search.scan", "obsidian_memory.search.omnisearch"]),
+    ("search engines", ["obsidian_memory.search.engines*"]),
     ("search", ["obsidian_memory.search", "obsidian_memory.search.dispatch", "obsidian_memory.search.graph",
                 "obsidian_memory.search.reading"]),
-    ("services", ["obsidian_memory.capture", "obsidian_memory.context", "obsidian_memory.status",
-                  "obsidian_memory.install", "obsidian_memory.recall", "obsidian_memory.recall.*",
-                  "obsidian_memory.mcp_endpoint"]),
-    ("checks", ["obsidian_memory.doctor"]),
-    ("entry points", ["obsidian_memory.cliutil", "obsidian_memory.cli", "obsidian_memory.__main__",
-                      "obsidian_memory.commands", "obsidian_memory.commands.*", "obsidian_memory.search.cli",
-                      "obsidian_memory.mcp_server", "obsidian_memory.mcp_http"]),
+    ("services", ["obsidian_memory.capture.archiving", "obsidian_memory.context*", "obsidian_memory.setup*",
+                  "obsidian_memory.mcp.endpoint"]),
+    ("checks", ["obsidian_memory.setup.doctor"]),
+    ("entry points", ["obsidian_memory.__main__", "obsidian_memory.cli*", "obsidian_memory.search.cli",
+                      "obsidian_memory.mcp*"]),
 ]
 
 
@@ -53,10 +43,11 @@ def modules() -> dict[str, object]:
 
 
 def layer(name: str) -> int:
-    for number, (_, patterns) in enumerate(LAYERS):
-        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
-            return number
-    raise AssertionError(f"{name} is in no layer of tests/test_layers.py: add it where it belongs")
+    matches = [(len(pattern), number) for number, (_, patterns) in enumerate(LAYERS) for pattern in patterns
+               if fnmatch.fnmatchcase(name, pattern)]
+    if not matches:
+        raise AssertionError(f"{name} is in no layer of tests/test_layers.py: add it where it belongs")
+    return max(matches)[1]
 
 
 def imports(path, known: set[str]) -> set[str]:

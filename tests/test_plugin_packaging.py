@@ -14,7 +14,8 @@ import yaml
 
 from archive_fixtures import write_transcript
 from testkit import REPO
-from obsidian_memory import __version__, install
+from obsidian_memory import __version__
+from obsidian_memory.setup import install
 
 PLUGIN_JSON = REPO / ".claude-plugin" / "plugin.json"
 MARKETPLACE_JSON = REPO / ".claude-plugin" / "marketplace.json"

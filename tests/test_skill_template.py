@@ -12,7 +12,7 @@ import jinja2
 import pytest
 import yaml
 
-from obsidian_memory import install
+from obsidian_memory.setup import install
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "templates" / "vault-search.SKILL.md.j2"

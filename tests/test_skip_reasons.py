@@ -34,7 +34,7 @@ def skip_reasons(clone, *args, env=None) -> list[str]:
 
 
 def test_tests_that_need_the_shared_data_say_a_plain_clone_lacks_it(clone):
-    reasons = skip_reasons(clone, "tests/test_import_shared.py", "tests/search/test_quality_shared.py")
+    reasons = skip_reasons(clone, "tests/capture/test_import_shared.py", "tests/search/test_quality_shared.py")
     for reason in reasons:
         assert "shared evaluation data" in reason and "../shared next to the repository" in reason, reason
         assert "a plain clone does not have it" in reason, reason

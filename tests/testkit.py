@@ -104,7 +104,7 @@ _PR_CAPBSET_DROP = 24
 def index_file(path: str, **options):
     """A connection to a vault index file through the SQLite library the index uses
     (`sqlitedb.index_library`: its FTS5 table may need a newer SQLite than Python's own)."""
-    from obsidian_memory import sqlitedb
+    from obsidian_memory.core import sqlitedb
 
     return sqlitedb.index_library()[0].connect(path, **options)
 

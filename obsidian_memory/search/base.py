@@ -9,7 +9,7 @@ Engines: `omnisearch.Omnisearch`, `scan.Scanner`, `fulltext.Fulltext`, `title.Ti
 """
 from __future__ import annotations
 
-from obsidian_memory.record import Record
+from obsidian_memory.core.record import Record
 
 
 class Query(Record):
@@ -68,7 +68,7 @@ class Request:
     counts once `confirm_index()` says so."""
 
     def __init__(self, settings, port: int | None = None, check_beside: bool = False):
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault.privacy import Privacy
 
         self.settings = settings
         self.port = port

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.cliutil import OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent
+from obsidian_memory.cli.cliutil import OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent
 from obsidian_memory.search.dispatch import MODES, SOURCES
 
 PROG = "search_vault.py"
@@ -73,7 +73,7 @@ def split_exclusions(values: list[str]) -> tuple[list[str], list[str]]:
 
 
 def run_search(args) -> int:
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
     from obsidian_memory.search import output, search
 
     settings_module.warn_on(sys.stderr)

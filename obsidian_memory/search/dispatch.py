@@ -28,9 +28,9 @@ import os
 import re
 import time
 
-from obsidian_memory.errors import UserError
+from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.base import Hit, Query, Request, Response, Result
-from obsidian_memory.textclean import shorten
+from obsidian_memory.core.textclean import shorten
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 MODES = ("hybrid", "semantic", "fulltext", "title")
@@ -128,7 +128,7 @@ class _Dispatch:
                             "index (--source local or index)")
         if self.mode not in (None, "fulltext"):
             self._note(f"no query to rank by {self.mode}: the notes are listed newest first")
-        from obsidian_memory.search import fulltext
+        from obsidian_memory.search.engines import fulltext
 
         self._index_engine = fulltext.Fulltext()        # its empty query lists the notes in scope
         return self._index(query, strict=True)
@@ -147,7 +147,7 @@ class _Dispatch:
             self._note_mode_ignored("Omnisearch")
             answer = self._omnisearch(query)
             if answer is None:
-                from obsidian_memory.search.omnisearch import OFFLINE_ENGINE
+                from obsidian_memory.search.engines.omnisearch import OFFLINE_ENGINE
 
                 self._answered(OFFLINE_ENGINE, "fulltext")
                 return [], 0
@@ -166,7 +166,7 @@ class _Dispatch:
     def _omnisearch(self, query: Query):
         if self.omnisearch_down is not None:
             return None
-        from obsidian_memory.search import omnisearch
+        from obsidian_memory.search.engines import omnisearch
 
         try:
             result = omnisearch.Omnisearch().search(query, self.request)
@@ -186,7 +186,7 @@ class _Dispatch:
 
     def _index(self, query: Query, strict: bool):
         if self._index_engine is None and self.mode is None:
-            from obsidian_memory.search.hybrid import embed_ahead
+            from obsidian_memory.search.engines.hybrid import embed_ahead
 
             embed_ahead(self.request.settings, query.text)     # (the default mode may rank by meaning)
         try:
@@ -204,7 +204,7 @@ class _Dispatch:
     def _index_once(self, query: Query) -> Result:
         """The index engine's answer; a damaged index file is deleted, built again (a note says
         so) and asked again, once."""
-        from obsidian_memory import sqlitedb
+        from obsidian_memory.core import sqlitedb
 
         try:
             return self._fresh_answer(query)
@@ -227,7 +227,7 @@ class _Dispatch:
         """The engine of the mode asked for, else of the vault's default; a semantic mode that
         cannot answer here is an error (semantic) or fulltext with a note (hybrid)."""
         if self._index_engine is None:
-            from obsidian_memory.search import fulltext, hybrid, title
+            from obsidian_memory.search.engines import fulltext, hybrid, title
 
             mode = self.mode
             if mode is None:
@@ -244,7 +244,7 @@ class _Dispatch:
         return self._index_engine
 
     def _scan(self, query: Query):
-        from obsidian_memory.search import scan
+        from obsidian_memory.search.engines import scan
 
         return self._take(scan.ENGINE, scan.Scanner().search(query, self.request), query)
 
@@ -332,7 +332,7 @@ def _existing_vault(vault: str) -> str:
 def _scopes(vault: str, values, flag: str) -> tuple[str, ...]:
     """Vault-relative folders (`/` or `\\`, slashes at the ends dropped). An absolute path is
     accepted only inside the vault (as its relative form); `..` and anything outside are refused."""
-    from obsidian_memory.fsutil import OutsideVault, vault_relative
+    from obsidian_memory.core.fsutil import OutsideVault, vault_relative
 
     cleaned = []
     for value in values or ():

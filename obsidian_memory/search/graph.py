@@ -17,14 +17,14 @@ import difflib
 import math
 from collections import Counter
 
-from obsidian_memory import fsutil, sqlitedb
-from obsidian_memory.errors import UserError
-from obsidian_memory.privacy import refuse_if_private
-from obsidian_memory.search import fulltext
+from obsidian_memory.core import fsutil, sqlitedb
+from obsidian_memory.core.errors import UserError
+from obsidian_memory.vault.privacy import refuse_if_private
+from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search import links as link_resolution
-from obsidian_memory.search.fulltext import fts_quote
+from obsidian_memory.search.engines.fulltext import fts_quote
 from obsidian_memory.search.store import EVERYTHING, VaultIndex, using_fresh
-from obsidian_memory.textclean import strip_control
+from obsidian_memory.core.textclean import strip_control
 
 DIRECTIONS = ("outgoing", "backlinks", "both")
 MAX_DEPTH = 10

@@ -6,7 +6,7 @@ file name or an Omnisearch answer must never be able to drive the user's termina
 from __future__ import annotations
 
 from obsidian_memory.search.base import Response
-from obsidian_memory.textclean import one_line, strip_control
+from obsidian_memory.core.textclean import one_line, strip_control
 
 OFFLINE_SUFFIX = "(offline)"
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime
 import os
 
-from obsidian_memory import fsutil, markdown
-from obsidian_memory.errors import UserError
-from obsidian_memory.privacy import Privacy, refused
+from obsidian_memory.core import fsutil
+from obsidian_memory.vault import markdown
+from obsidian_memory.core.errors import UserError
+from obsidian_memory.vault.privacy import Privacy, refused
 from obsidian_memory.search import graph
 from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import VaultIndex, using_fresh

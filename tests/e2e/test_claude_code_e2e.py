@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from mock_messages_api import tool_use
-from obsidian_memory.install import HOOKS
-from obsidian_memory.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
+from obsidian_memory.setup.install import HOOKS
+from obsidian_memory.core.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
 from world import FIRST_PROMPT, FIRST_TITLE, OWN_MARK, skill_search_command
 
 pytestmark = pytest.mark.e2e

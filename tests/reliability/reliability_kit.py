@@ -121,7 +121,7 @@ def history_lines(vault: Path) -> list[str]:
 
 
 def temp_files(vault: Path) -> list[str]:
-    from obsidian_memory.fsutil import TEMP_PREFIX
+    from obsidian_memory.core.fsutil import TEMP_PREFIX
     return sorted(str(p.relative_to(vault)) for p in vault.rglob(f"{TEMP_PREFIX}*"))
 
 

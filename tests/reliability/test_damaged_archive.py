@@ -12,8 +12,8 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory import capture
-from obsidian_memory import settings as settings_module
+from obsidian_memory.capture import archiving as capture
+from obsidian_memory.core import settings as settings_module
 from obsidian_memory.archive import ArchiveError
 
 FIRST, LATER = session_id(31), session_id(32)

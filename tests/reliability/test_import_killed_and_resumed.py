@@ -12,8 +12,8 @@ from archive_fixtures import session_id, write_transcript
 from reliability_kit import archive_counts, history_lines, session_notes, temp_files
 from testkit import CLI
 
-from obsidian_memory.fsutil import TEMP_PREFIX
-from obsidian_memory.notes.sessions import MY_NOTES_HINT
+from obsidian_memory.core.fsutil import TEMP_PREFIX
+from obsidian_memory.vault.notes.sessions import MY_NOTES_HINT
 
 SESSIONS = 60
 

@@ -9,7 +9,7 @@ import time
 from archive_fixtures import hook_payload, session_id, write_transcript
 from reliability_kit import archive_counts, hook_archive, session_notes
 
-from obsidian_memory.capture import BUSY_TIMEOUT, VAULT_LOCK_SECONDS
+from obsidian_memory.capture.archiving import BUSY_TIMEOUT, VAULT_LOCK_SECONDS
 
 HOLD_SQLITE = """
 import sqlite3, sys, time

@@ -13,8 +13,8 @@ from archive_fixtures import session_id, write_transcript
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 from testkit import shared_path
 
-from obsidian_memory import capture, session_merge
-from obsidian_memory import settings as settings_module
+from obsidian_memory.capture import archiving as capture, session_merge
+from obsidian_memory.core import settings as settings_module
 
 SID = session_id(13)
 PROMPTS = [f"prompt number {i}" for i in range(6)]

@@ -24,7 +24,7 @@ def graph(tmp_path, monkeypatch):
 
 @pytest.fixture
 def settings(vault, tmp_path):
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
 
     return settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
 
@@ -34,7 +34,7 @@ def fts_delete(request, monkeypatch):
     """Each way the index can take a note's FTS row out: by its rowid (SQLite 3.43 or later:
     Python's own or sqlean.py's), and with the note's text, which the file then keeps (older
     SQLite; forced here with OBSIDIAN_MEMORY_INDEX_SQLITE=keep-text whatever the version)."""
-    from obsidian_memory import sqlitedb
+    from obsidian_memory.core import sqlitedb
 
     monkeypatch.setattr(sqlitedb, "_library", None)       # decided again, for this test
     if request.param == "text":

@@ -32,7 +32,7 @@ def damaged(env):
         (env.vault / f"Note {n}.md").write_text(f"# Note {n}\nzebra {n} grazes near [[Note {(n + 1) % 300}]]\n"
                                                  f"{words}\n", encoding="utf-8")
     assert env.run("reindex").returncode == 0
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
 
     env.index = store.index_path(settings_module.Settings(str(env.config_dir), vault=str(env.vault)))
     damage(env.index)

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from obsidian_memory import settings as settings_module
+from obsidian_memory.core import settings as settings_module
 from obsidian_memory.search import semantic
 from obsidian_memory.search.store import vectors
 from testkit import write_note

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from obsidian_memory import settings as settings_module
+from obsidian_memory.core import settings as settings_module
 from obsidian_memory.search import search
 from obsidian_memory.search.base import Hit
 from obsidian_memory.search.fusion import CONFIDENT_BONUS, reciprocal_rank_fusion

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory.errors import UserError
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.core.errors import UserError
 from obsidian_memory.search import graph, store
 from obsidian_memory.search.store import build, schema
 from obsidian_memory.search.links import Resolver

@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory.search import hybrid, search, semantic
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.search.engines import hybrid
+from obsidian_memory.search import search, semantic
 from obsidian_memory.search.store import vectors
 from testkit import REPO
 

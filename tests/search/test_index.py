@@ -6,9 +6,10 @@ import time
 
 import pytest
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory import sqlitedb
-from obsidian_memory.search import fulltext, store
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.core import sqlitedb
+from obsidian_memory.search.engines import fulltext
+from obsidian_memory.search import store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex, build, walk_vault
 from testkit import index_file, write_note as write

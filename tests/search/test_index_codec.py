@@ -6,7 +6,7 @@ import sqlite3
 
 from hypothesis import given, settings, strategies as st
 
-from obsidian_memory import sqlitedb
+from obsidian_memory.core import sqlitedb
 from obsidian_memory.search.store import schema
 from obsidian_memory.search.store.schema import Codec, Content, StoredLink
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 import random
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory.search import fulltext, graph, store
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.search.engines import fulltext
+from obsidian_memory.search import graph, store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex
 from testkit import index_file, write_note as write

@@ -8,9 +8,10 @@ from __future__ import annotations
 import shutil
 import threading
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory import sqlitedb
-from obsidian_memory.search import fulltext, store
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.core import sqlitedb
+from obsidian_memory.search.engines import fulltext
+from obsidian_memory.search import store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex
 from testkit import write_note as write

@@ -3,7 +3,7 @@ takes the leading ones from it exactly as SQLite's `ORDER BY score DESC LIMIT n`
 ranking once had both passes: the same notes, the same order, ties included), in scope."""
 from __future__ import annotations
 
-from obsidian_memory.search import fulltext
+from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import Scope, VaultIndex
 from testkit import write_note as write

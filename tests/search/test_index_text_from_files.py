@@ -10,8 +10,9 @@ import zlib
 
 import pytest
 
-from obsidian_memory import sqlitedb
-from obsidian_memory.search import fulltext, graph, store
+from obsidian_memory.core import sqlitedb
+from obsidian_memory.search.engines import fulltext
+from obsidian_memory.search import graph, store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex, schema
 from testkit import index_file, write_note as write

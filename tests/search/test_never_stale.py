@@ -20,7 +20,7 @@ from obsidian_memory.search import store
 from obsidian_memory.search.store import VaultIndex, build
 from obsidian_memory.search.store.walk import Walk
 from obsidian_memory.search.store.watch import foreign_filesystem
-from obsidian_memory.search import fulltext
+from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search.base import Query
 from testkit import write_note as write
 
@@ -367,7 +367,7 @@ def test_a_linked_note_keeps_the_checks_listing_the_folders(vault, settings, lis
 
 @on_local_linux
 def test_changed_ignore_patterns_or_private_folders_are_not_checked_against_the_old_walk(vault, tmp_path, listings):
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
 
     write(vault, "a.md", "The zebra sleeps.")
     write(vault, "Drafts/b.md", "A zebra draft.")
@@ -492,7 +492,7 @@ def test_a_search_that_listed_the_folders_keeps_its_walk_state_for_the_next(vaul
         assert index.confirm()
     with VaultIndex.open(settings) as index:
         state = build.walk_state(index.conn)
-    from obsidian_memory.privacy import Privacy
+    from obsidian_memory.vault.privacy import Privacy
 
     assert state is not None and not build.walk_vault(str(vault), (), None, Privacy.of(settings), known=state).listed
 

@@ -76,7 +76,7 @@ def test_any_byte_name_is_indexed_or_counted_never_fatal(tmp_path_factory, names
     for name in names:
         with open(os.path.join(os.fsencode(root), name + b".md"), "wb") as handle:
             handle.write(b"walrus " + name)
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
 
     os.environ["OBSIDIAN_MEMORY_CACHE_DIR"] = str(cache)
     try:

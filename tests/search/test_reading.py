@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from obsidian_memory import settings as settings_module
-from obsidian_memory.errors import UserError
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.reading import read_notes
 from testkit import shared_path
 

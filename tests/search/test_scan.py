@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from obsidian_memory.search import scan
+from obsidian_memory.search.engines import scan
 from obsidian_memory.search.base import Query
 
 

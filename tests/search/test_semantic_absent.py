@@ -20,7 +20,7 @@ import json
 from obsidian_memory import settings
 from obsidian_memory import status
 from obsidian_memory.search import search
-from obsidian_memory.errors import UserError
+from obsidian_memory.core.errors import UserError
 s = settings.load()
 result = search("pancakes", s, source="index")
 out = {"mode": result.mode, "hits": [h.path for h in result.hits], "notes": result.notes,
@@ -29,7 +29,7 @@ try:
     search("pancakes", s, source="index", mode="semantic")
 except UserError as exc:
     out["semantic_error"] = str(exc)
-from obsidian_memory.commands import embed
+from obsidian_memory.cli.commands import embed
 out["detached"] = embed.start_detached(s)
 print(json.dumps(out))
 """

@@ -8,8 +8,9 @@ import sqlite3
 
 import pytest
 
-from obsidian_memory import markdown
-from obsidian_memory.search import hybrid, semantic
+from obsidian_memory.vault import markdown
+from obsidian_memory.search.engines import hybrid
+from obsidian_memory.search import semantic
 from obsidian_memory.search.store import vectors
 from testkit import write_note as write
 

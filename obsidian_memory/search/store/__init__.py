@@ -15,7 +15,7 @@ __all__ = ["EVERYTHING", "SCHEMA_VERSION", "SEARCH_LOCK_WAIT", "Scope", "UpdateS
 def update(settings, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
     """Bring the vault's index up to date; with `force`, every note is read again into a new file
     (`rebuild`). A file found damaged is deleted and built again."""
-    from obsidian_memory import sqlitedb
+    from obsidian_memory.core import sqlitedb
 
     if force:
         return rebuild(settings, progress=progress)

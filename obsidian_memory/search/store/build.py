@@ -16,9 +16,9 @@ import sys
 import time
 import zlib
 
-from obsidian_memory.fsutil import read_text
-from obsidian_memory.locks import FileLock, LockBusy
-from obsidian_memory.privacy import Privacy
+from obsidian_memory.core.fsutil import read_text
+from obsidian_memory.core.locks import FileLock, LockBusy
+from obsidian_memory.vault.privacy import Privacy
 from obsidian_memory.search import links as link_resolution
 from obsidian_memory.search.store import walk
 from obsidian_memory.search.store.walk import Walk
@@ -26,7 +26,7 @@ from obsidian_memory.search.tokens import identifiers
 from obsidian_memory.search.store.schema import (FTS_COLUMNS, PACKED_COLUMNS, PLAIN_COLUMNS, Codec, Content,
                                                  StoredLink, drop_lookup_indexes, ensure_lookup_indexes,
                                                  ensure_scratch, keeps_text)
-from obsidian_memory.sqlitedb import errors, meta, set_meta, transaction
+from obsidian_memory.core.sqlitedb import errors, meta, set_meta, transaction
 
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
@@ -289,7 +289,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
             todo.append((path, stamp, True))
         else:
             stats.unchanged += 1
-    from obsidian_memory.progress import progress_bar
+    from obsidian_memory.core.progress import progress_bar
 
     bar = progress_bar(len(todo), progress, desc="indexing notes", unit="note", minimum=PROGRESS_THRESHOLD,
                        leave=False)
@@ -361,7 +361,7 @@ class _Row:
 
 
 def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -> _Row | None:
-    from obsidian_memory import markdown
+    from obsidian_memory.vault import markdown
 
     read_at = time.time_ns()
     text = read_text(os.path.join(vault, *path.split("/")))
@@ -474,7 +474,7 @@ def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple], tail: s
 
 def _fts_values(row: _Row) -> dict[str, str]:
     """{FTS column: the note's text for it}."""
-    from obsidian_memory import markdown
+    from obsidian_memory.vault import markdown
 
     note = row.note
     folder = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
@@ -615,7 +615,7 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
         for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id"),
                               ("unsettled", "note_id")):
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
-    from obsidian_memory import markdown
+    from obsidian_memory.vault import markdown
 
     if hasattr(resolve, "prepare"):
         resolve.prepare(link.target for row in rows for link in row.note.outlinks)
@@ -891,7 +891,7 @@ def _refresh_vocab(conn: sqlite3.Connection, changed: int, removed: int) -> None
 
 
 def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
-    from obsidian_memory import markdown
+    from obsidian_memory.vault import markdown
 
     scratch = ensure_scratch(conn)
     conn.execute(f"DELETE FROM {scratch}")

@@ -101,7 +101,7 @@ class Beside:
     of C code, which the fork does not wait for), the caller walks itself."""
 
     def __init__(self, settings, expected: str, known: str | None = None):
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault.privacy import Privacy
 
         self.expected = expected
         self._found = self._fingerprint = self._error = None

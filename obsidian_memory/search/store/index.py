@@ -13,9 +13,9 @@ import hashlib
 import os
 import sqlite3
 
-from obsidian_memory import sqlitedb
+from obsidian_memory.core import sqlitedb
 from obsidian_memory.search.store import build, freshness, schema
-from obsidian_memory.locks import FileLock, LockBusy
+from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
 
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
@@ -195,7 +195,7 @@ class VaultIndex:
         """The fingerprint of the walk the last complete update made, when a walk alone can tell
         whether the snapshot is fresh: no note in `unsettled`, no update cut off, the same private
         rules. Else None."""
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault.privacy import Privacy
 
         fingerprint = sqlitedb.meta(self.conn, "fingerprint")
         if not fingerprint or sqlitedb.meta(self.conn, build.LINKS_PENDING) == "1" \
@@ -232,7 +232,7 @@ class VaultIndex:
         """What a check depends on besides the vault: this very file (not one rebuilt meanwhile)
         and the settings of the walk, the private rules included (a rule added while nothing in
         the vault changed takes notes out at the next check)."""
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault.privacy import Privacy
 
         info = os.stat(self.path)
         return (info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), tuple(self.settings.index_ignore or ()),
@@ -261,7 +261,7 @@ class VaultIndex:
         """Re-index what changed in the vault since the last update (everything with `force`).
         Private notes (`privacy`) are left out; the notes that left the index leave the vector
         store too. `walked`: a walk made since the caller's request arrived (`build.update`)."""
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault.privacy import Privacy
 
         stats = build.update(self.conn, self.settings.vault, tuple(self.settings.index_ignore or ()),
                              lock_path=self.path, force=force, progress=progress,
@@ -351,9 +351,9 @@ class VaultIndex:
         headings only): the index keeps no copy of its text. The check
         that made the snapshot fresh found the file as indexed; one gone, unreadable or made
         private since is None."""
-        from obsidian_memory import markdown
-        from obsidian_memory.fsutil import read_text
-        from obsidian_memory.privacy import Privacy
+        from obsidian_memory.vault import markdown
+        from obsidian_memory.core.fsutil import read_text
+        from obsidian_memory.vault.privacy import Privacy
 
         text = read_text(os.path.join(self.settings.vault, *path.split("/")))
         if text is None or Privacy.of(self.settings).text_is_private(text):
@@ -558,7 +558,7 @@ def discard(settings, why: BaseException | None = None) -> None:
     """Delete the index file (found damaged: `why`); the next open builds it again."""
     path = index_path(settings)
     if why is not None:
-        from obsidian_memory import logs
+        from obsidian_memory.core import logs
 
         logs.log_for(settings, f"the local index {path} is damaged ({why}): deleted, it is built again")
     with update_lock(path):
@@ -709,7 +709,7 @@ def _current(conn: sqlite3.Connection) -> bool:
 
 def _check_vault(settings) -> None:
     if not os.path.isdir(settings.vault):
-        from obsidian_memory.errors import UserError
+        from obsidian_memory.core.errors import UserError
 
         raise UserError(f"vault not found: {settings.vault} (set OBSIDIAN_VAULT or pass --vault)")
 

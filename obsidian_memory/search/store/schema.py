@@ -13,7 +13,7 @@ import time
 import zlib
 from collections import Counter, namedtuple
 
-from obsidian_memory import sqlitedb
+from obsidian_memory.core import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.

@@ -18,14 +18,14 @@ import os
 import sqlite3
 import time
 
-from obsidian_memory import sqlitedb
-from obsidian_memory.fsutil import read_text
-from obsidian_memory.privacy import Privacy
+from obsidian_memory.core import sqlitedb
+from obsidian_memory.core.fsutil import read_text
+from obsidian_memory.vault.privacy import Privacy
 from obsidian_memory.search.links import note_title
-from obsidian_memory.locks import LockBusy
+from obsidian_memory.core.locks import LockBusy
 from obsidian_memory.search.store.build import update_lock
 from obsidian_memory.search.store.index import VaultIndex, index_path
-from obsidian_memory.sqlitedb import meta, set_meta, transaction
+from obsidian_memory.core.sqlitedb import meta, set_meta, transaction
 
 BATCH_NOTES = 8            # notes embedded per commit
 CALL_CHARS = 2000          # characters of text per model call (see model_calls)
@@ -150,7 +150,7 @@ def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=N
 
 def discard(settings, why: BaseException) -> None:
     """Delete the vector store (found damaged: `why`); `embed` fills a new one."""
-    from obsidian_memory import logs
+    from obsidian_memory.core import logs
 
     path = store_path(settings)
     logs.log_for(settings, f"the vector store {path} is damaged ({why}): deleted; `embed` fills it again")
@@ -308,7 +308,7 @@ class EmbedProgress:
     notes left, not from their count (a note may be 100 bytes or 100 KB)."""
 
     def __init__(self, todo, progress):
-        from obsidian_memory.progress import progress_bar
+        from obsidian_memory.core.progress import progress_bar
 
         self.notes, self.total = 0, len(todo)
         self.bar = progress_bar(sum(_weight(stat) for _, stat in todo), progress, desc=self._desc(), unit="B",
@@ -343,7 +343,7 @@ class _Read:
 
 
 def _read(settings, path: str, stat) -> _Read | None:
-    from obsidian_memory.markdown import chunks_of, text_hash
+    from obsidian_memory.vault.markdown import chunks_of, text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
     if text is None or Privacy.of(settings).text_is_private(text):

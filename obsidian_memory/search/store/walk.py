@@ -28,8 +28,8 @@ import os
 import time
 from array import array
 
-from obsidian_memory.fsutil import shown_name, undecodable
-from obsidian_memory.sync_conflicts import is_copy_of_ours
+from obsidian_memory.core.fsutil import shown_name, undecodable
+from obsidian_memory.vault.sync_conflicts import is_copy_of_ours
 
 # POSIX: a folder is listed through a descriptor and its entries are stat'ed relative to it
 _BY_DESCRIPTOR = os.scandir in os.supports_fd and os.stat in os.supports_dir_fd

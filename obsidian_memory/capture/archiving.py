@@ -1,0 +1,843 @@
+"""Capture, the archiving service: transcript → (redacted) Session → archive row → vault note + history.
+
+Used by the `hook archive` handler (SessionEnd, PreCompact, PostCompact, Stop), by `archive`,
+`import` and `sweep`. Order matters: the session is redacted before anything is persisted, the
+archive row is written before the vault is touched (a vault problem never costs the row), and
+the note is rendered from what the archive holds (so it includes PostCompact summaries and the
+last writer renders the newest state).
+"""
+from __future__ import annotations
+
+import errno
+import fnmatch
+import glob
+import os
+import re
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from obsidian_memory.core import logs
+from obsidian_memory.core.errors import UserError
+from obsidian_memory.core.locks import FileLock, LockBusy
+
+ARCHIVED, UNCHANGED, SKIPPED, EXCLUDED, MISSING, FAILED = (
+    "archived", "unchanged", "skipped", "excluded", "missing", "failed")
+VAULT_LOCK_SECONDS = 10.0
+BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
+SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
+RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
+NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read this long at most to place a new note
+RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
+HOOK_HISTORY_SECONDS = 1.0       # a hook reads changed notes for the history this long at most (the sweep does the rest)
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+@dataclass
+class ArchiveResult:
+    status: str
+    transcript_path: str | None = None
+    session_id: str | None = None
+    note_path: str | None = None       # vault-relative, when the note was written
+    reason: str = ""                   # why it was skipped or failed
+    note_error: str = ""               # the vault problem, when the row was kept but not the note
+    kept: str = ""                     # why the archived record was kept or merged (it holds more)
+
+
+@dataclass
+class ImportSummary:
+    archived: int = 0
+    unchanged: int = 0
+    skipped: int = 0                    # no prompt, excluded project, still being written (sweep)
+    failed: int = 0
+    stopped: int = 0                    # transcripts left for later at the deadline (sweep)
+    halted: str = ""                    # why the run stopped early: the archive cannot be written
+    learned: int = 0                    # other machines' sessions learned from their notes (sweep)
+    notes_left: int = 0                 # session notes left for later at the deadline (sweep)
+    would_archive: list[str] = field(default_factory=list)   # dry run
+    results: list[ArchiveResult] = field(default_factory=list)
+
+    def add(self, result: ArchiveResult) -> None:
+        self.results.append(result)
+        if result.status == ARCHIVED:
+            self.archived += 1
+        elif result.status == UNCHANGED:
+            self.unchanged += 1
+        elif result.status == FAILED:
+            self.failed += 1
+        else:
+            self.skipped += 1
+
+    def line(self) -> str:
+        text = f"archived {self.archived} / unchanged {self.unchanged} / failed {self.failed}"
+        if self.skipped:
+            text += f" (skipped {self.skipped}: no prompt, excluded or still active)"
+        if self.stopped:
+            text += f"; stopped at the deadline with {self.stopped} to go"
+        if self.halted:
+            text += f"; stopped: {self.halted}"
+        if self.learned:
+            text += f"; learned {self.learned} session(s) of other machines from their notes"
+        if self.notes_left:
+            text += "; more session notes to read at the next sweep"
+        return text
+
+
+# -- the archive, and when it cannot be used ----------------------------------------------------
+
+class ArchiveDamaged(UserError):
+    """The archive file is damaged, or was emptied while the vault holds its sessions' notes:
+    nothing is written to it (exit status 1, one line that says what to do)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code=1)
+
+
+@contextmanager
+def writable_archive(settings, *, refill: bool = False):
+    """The archive, opened (created, migrated) for writing, for a `with` block; any sign of a
+    damaged file, at the open or later, ends the block as ArchiveDamaged (the transaction in
+    progress is rolled back: nothing is written over the damage). `refill`: an archive emptied
+    to 0 bytes may be written (`import --from-vault` fills it from the notes)."""
+    from obsidian_memory.archive import is_damage, open_archive
+
+    problem = "" if refill else archive_problem(settings)
+    if problem:
+        raise ArchiveDamaged(problem)
+    try:
+        with open_archive(settings.archive, busy_timeout=BUSY_TIMEOUT) as archive:
+            yield archive
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise _damaged(settings, exc) from None
+        if cannot_write(exc):
+            raise UserError(f"{cannot_write(exc)}: {settings.archive}", code=1) from None
+        raise
+    except UnicodeDecodeError:   # SQLite's own message quotes a schema whose bytes were overwritten
+        raise _damaged(settings, "its schema is unreadable") from None
+
+
+@contextmanager
+def _readonly_archive(settings):
+    from obsidian_memory.archive import is_damage, open_archive
+
+    try:
+        with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_TIMEOUT) as archive:
+            yield archive
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise _damaged(settings, exc) from None
+        raise
+    except UnicodeDecodeError:   # SQLite's own message quotes a schema whose bytes were overwritten
+        raise _damaged(settings, "its schema is unreadable") from None
+
+
+def _damaged(settings, exc) -> ArchiveDamaged:
+    from obsidian_memory.archive import damage_advice
+
+    return ArchiveDamaged(f"the session archive {settings.archive} is damaged ({exc}): {damage_advice(settings.archive)}")
+
+
+def archive_problem(settings) -> str:
+    """Why the archive must not be written although SQLite would open it ("" when it may): an
+    archive emptied to 0 bytes would be created anew and the history table would drop every
+    session whose transcript is gone, while the vault still holds their notes."""
+    from obsidian_memory.archive import damage_advice
+
+    try:
+        if os.path.getsize(settings.archive) > 0:
+            return ""
+    except OSError:
+        return ""   # no archive yet: the first session creates it
+    from obsidian_memory.vault.notes.sessions import session_note_ids
+
+    if not session_note_ids(settings, limit=1):
+        return ""
+    return (f"the session archive {settings.archive} is empty (0 bytes) while the vault holds session notes: "
+            f"it was emptied or replaced; {damage_advice(settings.archive)}")
+
+
+# -- one transcript ------------------------------------------------------------------------------
+
+def archive_transcript(path: str, settings, *, compact_summary: str | None = None,
+                       trigger: str | None = None, force: bool = True,
+                       session_id: str | None = None) -> ArchiveResult:
+    """Archive one transcript into the archive and the vault. `force=False` skips a transcript
+    whose (size, mtime) is the one recorded at its last archive; `session_id` (a hook's payload)
+    is the session the file must hold."""
+    with writable_archive(settings) as archive:
+        _claim_own_sessions(settings, archive)
+        result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
+                              force=force, session_id=session_id)
+        if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
+            _rebuild_history(settings, archive, force=bool(result.note_path),
+                             deadline=time.monotonic() + HOOK_HISTORY_SECONDS, written=[result.note_path])
+    return result
+
+
+def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None, force=True,
+                 known_fingerprint=None, session_id=None) -> ArchiveResult:
+    import stat as stat_module
+
+    path = os.path.abspath(path)
+    try:
+        stat = os.stat(path)   # before parsing: a file that grows meanwhile stays "changed"
+    except OSError as exc:
+        return ArchiveResult(MISSING, path, reason=f"cannot read the transcript: {exc}")
+    if not stat_module.S_ISREG(stat.st_mode):
+        return ArchiveResult(FAILED, path, reason="not a regular file")
+    fingerprint = (stat.st_size, stat.st_mtime)
+    if not force and not compact_summary:
+        recorded = known_fingerprint if known_fingerprint is not None else archive.fingerprint(path)
+        if recorded == fingerprint:
+            return ArchiveResult(UNCHANGED, path)
+    from obsidian_memory.capture import transcript
+
+    session = transcript.parse(path)
+    session.transcript_size, session.transcript_mtime = fingerprint
+    if session.oversized_lines:
+        logs.log_for(settings, f"archive: {path}: {session.oversized_lines} line(s) over "
+                               f"{transcript.LINE_LIMIT // 2**20} MiB skipped unread (tool results)")
+    claimed = session_id or _uuid_stem(path)
+    if claimed and session.session_id != claimed:
+        archive.record_transcript(path, *fingerprint, status=SKIPPED)
+        reason = f"its entries belong to session {session.session_id}, not to {claimed}: not archived"
+        logs.log_for(settings, f"archive: skipped {path}: {reason}")
+        return ArchiveResult(SKIPPED, path, claimed, reason=reason)
+    if is_excluded(session, settings):
+        archive.record_transcript(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
+        return ArchiveResult(EXCLUDED, path, session.session_id, reason=f"project {session.project!r} is excluded")
+    if is_empty(session) and not compact_summary:
+        archive.record_transcript(path, *fingerprint, status=SKIPPED, session_id=session.session_id or None)
+        reason = "no prompt and nothing else to keep"
+        logs.log_for(settings, f"archive: skipped {path}: {reason}")
+        return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
+    if settings.redact:
+        from obsidian_memory.capture.redact import redact_session
+        session = redact_session(session)
+        session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
+    session.machine = this_machine(settings)
+    session.repo_id = repo_identity(session.cwd, archive)
+    kept = archive.upsert_session(session)
+    if kept:
+        logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
+    if compact_summary:
+        _store_compact_summary(archive, settings, session.session_id, compact_summary, trigger)
+    result = ArchiveResult(ARCHIVED, path, session.session_id, kept=kept)
+    _write_note(settings, archive, session.session_id, result)
+    return result
+
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _uuid_stem(path: str) -> str | None:
+    """The session id a transcript's name claims (Claude Code names it `<session-id>.jsonl`):
+    a file whose entries belong to another session never stands in for that one."""
+    stem = os.path.basename(path)[:-len(".jsonl")] if path.endswith(".jsonl") else ""
+    return stem if _UUID.match(stem) else None
+
+
+def is_empty(session) -> bool:
+    return not (session.prompts or session.compact_summaries or session.last_assistant_message)
+
+
+def is_excluded(session, settings) -> bool:
+    """An excluded entry is a project name (glob patterns allowed) or an absolute folder whose
+    sessions (cwd inside it) are not archived."""
+    for entry in settings.excluded_projects or ():
+        entry = str(entry).strip()
+        if not entry:
+            continue
+        if os.path.isabs(os.path.expanduser(entry)):
+            folder = os.path.normpath(os.path.expanduser(entry))
+            for cwd in [session.cwd, *(session.cwds or [])]:
+                if cwd and (os.path.normpath(cwd) == folder or os.path.normpath(cwd).startswith(folder + os.sep)):
+                    return True
+        elif session.project and fnmatch.fnmatchcase(session.project.lower(), entry.lower()):
+            return True
+    return False
+
+
+COMPACT_SUMMARY_LIMIT = 100_000   # characters of a PostCompact summary kept (real ones are ~5-20k)
+
+
+def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
+    archive.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
+
+
+def capped_summary(text: str, *, redact: bool = True) -> str:
+    """A PostCompact `compact_summary`, redacted and cut to COMPACT_SUMMARY_LIMIT characters under a
+    visible mark (it reaches the note) when it was longer. Redaction sees a margin beyond the cut,
+    so that a secret across the cut is recognised whole before it is cut away."""
+    from obsidian_memory.core.textclean import strip_control
+
+    length = len(text)
+    if length > COMPACT_SUMMARY_LIMIT:
+        text = text[:COMPACT_SUMMARY_LIMIT + 4096]
+    if redact:
+        from obsidian_memory.capture.redact import redact_text
+        text = redact_text(text)
+    text = strip_control(text)
+    if length > COMPACT_SUMMARY_LIMIT:   # the mark first: the note and the context show a summary's start
+        text = (f"[cut by obsidian-memory: this summary was {length:,} characters long; the first "
+                f"{COMPACT_SUMMARY_LIMIT:,} are kept]\n\n" + text[:COMPACT_SUMMARY_LIMIT].rstrip() + "\n…")
+    return text
+
+
+# -- the vault side ------------------------------------------------------------------------------
+
+def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
+    """Render the note from the archive (under the vault lock, so that the last writer writes the
+    newest state); on a vault problem keep the row, log, and touch nothing else."""
+    from obsidian_memory.vault.notes import sessions as notes
+
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            revision = archive.revision(session_id)   # first: a change landing meanwhile stays pending
+            session = archive.get_session(session_id)
+            if session is None or (not session.started_at and not session.prompts):
+                return  # only a PostCompact summary so far: the note waits for the transcript
+            if session.origin != "transcript":
+                return  # another machine's session: its note is that machine's to write
+            owners = {session.machine, *archive.former_machines()} - {None}
+            relative = notes.write_note(session, settings, note_path=archive.note_path(session_id),
+                                        indexed=lambda sid: _indexed_note_paths(settings, sid),
+                                        known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners)
+            archive.record_note(session_id, relative, revision)
+            result.note_path = relative
+    except (OSError, ValueError) as exc:
+        result.note_error = f"{type(exc).__name__}: {exc}"
+        logs.log_for(settings, f"archive: session {session_id} kept in the archive, note not written: "
+                               f"{result.note_error}")
+
+
+def _known_note_paths(settings, archive, session_id: str) -> list[str] | None:
+    """The notes holding `session_id` by the archive's record of the vault, brought up to date
+    now (vault_sessions.notes_of); None when that takes longer than NOTE_LOOKUP_SECONDS (many
+    notes changed since the last run): then the note is looked for by a walk."""
+    from obsidian_memory.vault.notes import vault_sessions
+
+    return vault_sessions.notes_of(settings, archive, session_id, reading_seconds=NOTE_LOOKUP_SECONDS)
+
+
+def _indexed_note_paths(settings, session_id: str) -> list[str]:
+    """The notes whose `session_id` property is this one, as the local index last saw the vault
+    (read-only, never brought up to date here: the caller checks each path). None known when
+    there is no usable index."""
+    from obsidian_memory.core import sqlitedb
+    from obsidian_memory.search.store import VaultIndex
+
+    try:
+        index = VaultIndex.open_readonly(settings)
+        if index is None:
+            return []
+        with index:
+            return index.paths_with_property("session_id", session_id.lower())
+    except (OSError, *sqlitedb.errors("Error")):      # (the index's library may be sqlean's)
+        return []
+
+
+def _rebuild_history(settings, archive, *, force: bool = False, deadline: float | None = None,
+                     written=None) -> None:
+    """Rewrite the history table from the session notes in the vault, and with it the activity
+    note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
+    since the table was last rendered (by any run, also one that was killed before it got
+    here), or the private rules changed. A missing vault was logged with the note. When this run
+    already brought the archive's record of the vault up to date (placing a new note: less than
+    RUN_WALK_SECONDS ago), only the notes it `written` are looked at again."""
+    from obsidian_memory.vault.privacy import Privacy
+
+    rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
+    if not (force or archive.history_outdated(rules)) or not os.path.isdir(settings.vault):
+        return
+    from obsidian_memory.core import clock
+    from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
+
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            changes = archive.history_changes()   # before the notes: a change landing meanwhile stays pending
+            try:
+                first_day = activity.week_starts(clock.now().date())[0].isoformat()
+                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
+                                                      written=[p for p in written or () if p],
+                                                      walked_within=RUN_WALK_SECONDS if written else 0)
+            except vault_sessions.Incomplete as exc:
+                logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
+                return
+            for what, build in (("activity note", lambda: activity.rebuild(settings, archive, notes)),
+                                ("Bases view", lambda: bases.ensure_base(settings, archive))):
+                try:
+                    build()
+                except (OSError, ValueError) as exc:
+                    logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
+            archive.record_history_rendered(changes, rules)
+    except (OSError, ValueError) as exc:
+        logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
+
+
+# -- many machines (issue 16) ----------------------------------------------------------------------
+
+def this_machine(settings) -> str | None:
+    """This installation's machine id (made on first use); None when machine.json is broken or
+    cannot be written (logged once: `doctor` says how to fix it), so that nothing is lost."""
+    from obsidian_memory.core import machine
+
+    try:
+        return machine.this_machine(settings)
+    except (machine.MachineIdError, OSError) as exc:
+        logs.log_once(settings.log_path, [f"machine id: {exc}; sessions are archived without one until it is fixed"])
+        return None
+
+
+def repo_identity(cwd: str | None, archive) -> str | None:
+    """The identity of the repository of `cwd` (gitinfo.repo_identity; git runs only for a
+    repository without a remote whose root commit this archive does not know yet)."""
+    from obsidian_memory.core import gitinfo
+
+    return gitinfo.repo_identity(cwd, known=archive.known_repo_id, run_git=True)
+
+
+def _claim_own_sessions(settings, archive) -> None:
+    machine_id = this_machine(settings)
+    if machine_id:
+        archive.claim_own_sessions(machine_id)
+
+
+def _backfill_repo_ids(settings, archive) -> None:
+    """This machine's sessions archived before repositories had an identity get one (from the
+    repository's folder as it is now: a folder that is gone gives its name)."""
+    from obsidian_memory.core import gitinfo
+
+    for repo_root in archive.repo_roots_without_id():
+        identity = gitinfo.repo_identity(repo_root, run_git=True) if os.path.isdir(repo_root) else None
+        name = os.path.basename(os.path.normpath(repo_root)).lower()
+        archive.set_repo_id(repo_root, identity or f"name:{name}")
+
+
+def learn_from_vault(settings, archive, *, deadline: float | None = None) -> tuple[bool, int, int]:
+    """Read the session notes that changed since last time and record the sessions this archive
+    does not hold as its own (another machine's). Returns (whether any session note changed,
+    sessions learned, notes left at the deadline). Raises OSError (no vault)."""
+    from obsidian_memory.vault.notes import vault_sessions
+
+    try:
+        folder = vault_sessions.refresh(settings, archive, deadline=deadline)
+    except vault_sessions.Incomplete:
+        return True, 0, 1
+    learned, left = vault_sessions.learn(settings, archive, folder, deadline=deadline)
+    return folder.sessions_changed, learned, left
+
+
+def _lock_path(settings, name: str) -> str:
+    return os.path.join(settings.home, "locks", name)
+
+
+# -- hooks ----------------------------------------------------------------------------------------
+
+def handle_hook(payload: dict, settings) -> None:
+    """Archive the session a SessionEnd / PreCompact / PostCompact / Stop payload is about.
+    Never raises: every problem goes to the log."""
+    try:
+        _handle_hook(payload if isinstance(payload, dict) else {}, settings)
+    except Exception as exc:
+        event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+        logs.log_for(settings, f"hook archive ({event or 'unknown event'}): {_describe(exc)}",
+                     None if _is_busy(exc) else exc)
+
+
+def _handle_hook(payload: dict, settings) -> None:
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    path = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
+    summary = payload.get("compact_summary") if isinstance(payload.get("compact_summary"), str) else None
+    trigger = payload.get("trigger") if isinstance(payload.get("trigger"), str) else None
+    if session_id is not None and not _SESSION_ID.match(session_id):
+        logs.log_for(settings, f"hook archive: refused the payload: {session_id!r} is not a session id")
+        return
+    if path:
+        path = os.path.abspath(os.path.expanduser(path))
+        refused = transcript_problem(settings, path, session_id)
+        if refused:
+            if os.path.lexists(path) or not session_id:   # (a transcript not written yet is no news)
+                logs.log_for(settings, f"hook archive: transcript_path {path!r} refused: {refused}")
+            path = None
+    if not path and session_id:
+        path = find_transcript(settings, session_id)
+    try:
+        if path and os.path.getsize(path) > 0:
+            # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
+            result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False,
+                                        session_id=session_id)
+            if result.status == FAILED:
+                logs.log_for(settings, f"hook archive: {path}: {result.reason}")
+            return
+        if summary and session_id:
+            _archive_summary_only(settings, session_id, summary, trigger)
+            return
+    except ArchiveDamaged as exc:
+        logs.log_for(settings, f"hook archive: {exc}")
+        if path:
+            note_without_archive(path, settings, session_id)
+        return
+    if path or session_id:
+        logs.log_for(settings, f"hook archive: no transcript to archive for session {session_id!r} ({path!r})")
+
+
+def note_without_archive(path: str, settings, session_id: str | None = None) -> str | None:
+    """While the archive cannot be written, the session's note is rendered from its transcript
+    alone (parsed, checked and redacted as for the archive) so that no session goes unrecorded.
+    What is safe without the archive: no PostCompact summary is kept, the history table (rebuilt
+    from the archive) is left alone, and a note showing more prompts than this transcript holds
+    is not replaced (the transcript may be a shorter copy). Returns the note's path, if written."""
+    from obsidian_memory.capture import transcript
+    from obsidian_memory.vault.notes import sessions as notes
+
+    session = transcript.parse(path)
+    claimed = session_id or _uuid_stem(path)
+    if (claimed and session.session_id != claimed) or is_excluded(session, settings) or not session.prompts:
+        return None
+    if settings.redact:
+        from obsidian_memory.capture.redact import redact_session
+        session = redact_session(session)
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            indexed = lambda sid: _indexed_note_paths(settings, sid)   # noqa: E731
+            found = notes.locate_note(settings, session.session_id, None, indexed)
+            shown = notes.prompts_shown(notes.read_note(settings, found)) if found else 0
+            if shown is None or shown > len(session.prompts):
+                logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "
+                                       f"transcript {path} holds, and the archive cannot say which is right")
+                return None
+            relative = notes.write_note(session, settings, note_path=found, indexed=indexed)
+    except (OSError, ValueError) as exc:
+        logs.log_for(settings, f"hook archive: no note for session {session.session_id} either: "
+                               f"{type(exc).__name__}: {exc}")
+        return None
+    logs.log_for(settings, f"hook archive: note {relative} written from the transcript alone (archive unusable)")
+    return relative
+
+
+def transcript_problem(settings, path: str, session_id: str | None = None) -> str:
+    """Why `path` may not be read as a transcript Claude Code keeps ("" when it may): it must be a
+    regular file (not a FIFO, a device, a folder) inside `$CLAUDE_CONFIG_DIR/projects/`, named
+    after `session_id` when that is known. Nothing is opened to find out."""
+    import stat
+
+    root = os.path.realpath(settings.projects_dir)
+    real = os.path.realpath(path)
+    if not real.startswith(root + os.sep):
+        return f"not inside {settings.projects_dir}"
+    if not path.endswith(".jsonl"):
+        return "not a .jsonl file"
+    if session_id is not None and os.path.basename(path)[:-len(".jsonl")] != session_id:
+        return f"not the transcript of session {session_id} (its name says otherwise)"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    return ""
+
+
+def _archive_summary_only(settings, session_id, summary, trigger) -> None:
+    """PostCompact without a readable transcript: keep the summary; the transcript comes later."""
+    with writable_archive(settings) as archive:
+        _claim_own_sessions(settings, archive)
+        _store_compact_summary(archive, settings, session_id, summary, trigger)
+        result = ArchiveResult(ARCHIVED, session_id=session_id)
+        _write_note(settings, archive, session_id, result)
+        _rebuild_history(settings, archive, force=bool(result.note_path),
+                         deadline=time.monotonic() + HOOK_HISTORY_SECONDS)
+
+
+def find_transcript(settings, session_id: str) -> str | None:
+    """`projects/*/<session_id>.jsonl`, for payloads that carry no usable transcript_path."""
+    if not _SESSION_ID.match(session_id or ""):
+        return None
+    pattern = os.path.join(glob.escape(settings.projects_dir), "*", glob.escape(session_id) + ".jsonl")
+    matches = [p for p in glob.glob(pattern) if not transcript_problem(settings, p, session_id)]
+    return max(matches, key=os.path.getmtime) if matches else None
+
+
+def _is_busy(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc).lower()
+
+
+def _describe(exc: BaseException) -> str:
+    if _is_busy(exc):
+        return "the archive is locked by another writer; gave up (the next sweep archives this session)"
+    return f"failed: {type(exc).__name__}: {exc}"
+
+
+# -- many transcripts ------------------------------------------------------------------------------
+
+def transcript_paths(settings) -> list[str]:
+    """Every main transcript Claude Code keeps: `projects/*/*.jsonl`. Subagent sidechains are not
+    sessions: newer versions keep them deeper (`<session>/subagents/agent-*.jsonl`, never
+    matched), older ones beside the sessions as `agent-*.jsonl` (left out by name). Each is
+    checked (transcript_problem) before it is read."""
+    paths = glob.glob(os.path.join(glob.escape(settings.projects_dir), "*", "*.jsonl"))
+    return sorted(p for p in paths if not is_subagent_transcript(p))
+
+
+def is_subagent_transcript(path: str) -> bool:
+    parent = os.path.basename(os.path.dirname(path))
+    return os.path.basename(path).startswith("agent-") or parent == "subagents"
+
+
+def import_transcripts(settings, *, since: str | None = None, project: str | None = None,
+                       dry_run: bool = False, progress: bool = True) -> ImportSummary:
+    """Backfill every transcript; unchanged ones (same size and mtime as at their last archive)
+    are not parsed again, so a second run archives nothing."""
+    from obsidian_memory.core import clock
+
+    since_epoch = clock.parse_since(since)
+    paths = [p for p in transcript_paths(settings) if _modified_since(p, since_epoch)]
+    return _archive_many(settings, paths, project=project, dry_run=dry_run, progress=progress)
+
+
+def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
+          deadline_seconds: float = SWEEP_DEADLINE_SECONDS) -> ImportSummary:
+    """Archive the transcripts that are new or changed since their last archive and have been
+    quiet for `quiet_seconds` (sessions whose end hooks never fired). One sweep at a time: a
+    second one returns at once with an empty summary. A sweep stops starting new transcripts
+    after `deadline_seconds` (the next one goes on): it runs unattended, holding its lock."""
+    summary = ImportSummary()
+    try:
+        with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
+            excluded = set(exclude_session_ids or ())
+            cutoff = time.time() - quiet_seconds
+            paths = []
+            for path in transcript_paths(settings):
+                session_id = os.path.basename(path)[:-len(".jsonl")]
+                try:
+                    quiet = os.path.getmtime(path) <= cutoff
+                except OSError:
+                    continue
+                if session_id not in excluded and quiet:
+                    paths.append(path)
+            summary = _archive_many(settings, paths, progress=False, learn=True,
+                                    deadline=time.monotonic() + deadline_seconds)
+            if summary.stopped:
+                logs.log_for(settings, f"sweep: stopped after {deadline_seconds:g} s with {summary.stopped} "
+                                       "transcript(s) to go; the next sweep goes on")
+            return summary
+    except LockBusy:
+        return summary
+
+
+def import_from_vault(settings, *, progress: bool = True) -> dict:
+    """Fill the archive from the session notes in the vault (`import --from-vault`): every
+    session a note holds that the archive lacks (an empty or lost archive, a new machine) is
+    recorded as the note holds it; this machine's own archived sessions are left as they are.
+    Returns {"notes": counted session notes, "learned": sessions recorded, "machines": {machine:
+    notes}, "conflicts": conflict copies, "duplicates": second notes}. Raises OSError (no vault)."""
+    from obsidian_memory.vault.notes import vault_sessions
+    from obsidian_memory.core.progress import track
+
+    if not os.path.isdir(settings.vault):
+        from obsidian_memory.vault.notes.sessions import VaultUnavailable
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    with writable_archive(settings, refill=True) as archive:
+        _claim_own_sessions(settings, archive)
+        folder = vault_sessions.refresh(settings, archive)
+        counted, duplicates, conflicts = vault_sessions.canonical(folder.rows)
+        def shown(items):
+            return track(items, None if progress else False, desc="import", unit="note", leave=False)
+        learned, _ = vault_sessions.learn(settings, archive, folder, missing=True, progress=shown)
+        _rebuild_history(settings, archive, force=True)
+    machines: dict = {}
+    for row in counted:
+        machines[row["machine"]] = machines.get(row["machine"], 0) + 1
+    return {"notes": len(counted), "learned": learned, "machines": machines, "conflicts": len(conflicts),
+            "duplicates": len(duplicates)}
+
+
+def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False, learn=False,
+                  deadline: float | None = None) -> ImportSummary:
+    from obsidian_memory.archive import is_damage
+
+    summary = ImportSummary()
+    if dry_run and not os.path.exists(settings.archive):
+        known = {}
+    else:
+        with (writable_archive(settings) if not dry_run else _readonly_archive(settings)) as archive:
+            if not dry_run:
+                archive.quick_check()   # (a batch: worth one read of the file before writing to it)
+            known = archive.fingerprints()
+    if dry_run:
+        for path in paths:
+            if known.get(os.path.abspath(path)) == _stat_fingerprint(path):
+                summary.add(ArchiveResult(UNCHANGED, path))
+            elif project is None or _in_project(path, project):
+                summary.would_archive.append(path)
+        return summary
+    with writable_archive(settings) as archive:
+        from obsidian_memory.core.progress import track
+
+        _claim_own_sessions(settings, archive)
+        for index, path in enumerate(track(paths, None if progress else False, desc="import", unit="transcript",
+                                           leave=False)):
+            if deadline is not None and time.monotonic() >= deadline:
+                summary.stopped = len(paths) - index
+                break
+            try:
+                result = _archive_path(path, settings, archive, known, project)
+            except Exception as exc:
+                if is_damage(exc):
+                    raise   # the whole archive, not this transcript: writable_archive says what to do
+                cause = cannot_write(exc)
+                if cause:   # every transcript after this one would fail the same way: say it once
+                    summary.halted = f"{cause}; {len(paths) - index} transcript(s) left for the next run"
+                    logs.log_for(settings, f"archive: stopped at {path}: {summary.halted}")
+                    return summary
+                result = ArchiveResult(FAILED, path, reason=_describe(exc))
+                logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
+            summary.add(result)
+        _backfill_repo_ids(settings, archive)
+        _write_pending_notes(settings, archive, summary)
+        notes_changed = False
+        if learn and not summary.stopped and os.path.isdir(settings.vault):
+            try:
+                notes_changed, summary.learned, summary.notes_left = learn_from_vault(settings, archive,
+                                                                                      deadline=deadline)
+            except OSError as exc:
+                logs.log_for(settings, f"sweep: session notes not read: {type(exc).__name__}: {exc}")
+        _rebuild_history(settings, archive, force=notes_changed)
+        _index_for_recall(settings, archive, deadline)
+    return summary
+
+
+_FULL = {errno.EFBIG: "a file size limit (ulimit -f) was reached", errno.ENOSPC: "the disk is full",
+         errno.EROFS: "the file system is read-only", getattr(errno, "EDQUOT", -1): "the disk quota is used up"}
+
+
+def cannot_write(exc: BaseException) -> str:
+    """The cause, in words, when `exc` says the archive (or the vault) cannot be written at all
+    (a full disk, a file size limit, a read-only file system) rather than that one transcript is
+    bad; "" otherwise."""
+    if isinstance(exc, OSError) and exc.errno in _FULL:
+        return f"cannot write: {_FULL[exc.errno]} ({exc.strerror})"
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            mark in text for mark in ("disk i/o error", "database or disk is full", "readonly database")):
+        return (f"cannot write the archive: {exc} (a full disk, a file size limit such as `ulimit -f`, or a "
+                "read-only folder)")
+    return ""
+
+
+def _index_for_recall(settings, archive, deadline: float | None) -> None:
+    """Put the sessions archived before the recall index existed into it, newest first, in
+    batches (each its own transaction), until `deadline` (time.monotonic(); None: all). A session
+    still missing after it was indexed in this run ends it: an index that does not take its rows
+    (damaged) would otherwise have the loop write the same batch forever."""
+    indexed: set[str] = set()
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            batch = archive.sessions_without_recall_doc(RECALL_BATCH)
+            if not batch:
+                return
+            if indexed.intersection(batch):
+                logs.log_for(settings, "archive: recall index not completed: sessions indexed a moment ago are "
+                                       "still missing from it (is the archive damaged? `obsidian_memory.py doctor`)")
+                return
+            archive.index_for_recall(batch)
+            indexed.update(batch)
+    except Exception as exc:
+        from obsidian_memory.archive import is_damage
+        if is_damage(exc):
+            raise   # the whole archive: writable_archive says what to do
+        logs.log_for(settings, f"archive: recall index not completed: {_describe(exc)}", None if _is_busy(exc) else exc)
+
+
+def _write_pending_notes(settings, archive, summary) -> None:
+    """Notes that are missing or behind the archive, because the vault was missing or unwritable
+    when their session was archived, or the writer was killed in between: written once the vault
+    is back. A note the user moved is found by its session_id and updated where it is; one the
+    user deleted is not brought back (until its session changes again)."""
+    from obsidian_memory.vault.notes import sessions as notes
+
+    if not os.path.isdir(settings.vault):
+        return
+    _remove_stale_temp_files(settings)
+    just_tried = {r.session_id for r in summary.results if r.status == ARCHIVED}
+    for session_id, recorded in archive.sessions_needing_note():
+        if session_id in just_tried:
+            continue   # its note failed a moment ago: logged already
+        if recorded and not notes.note_exists(settings, recorded):
+            moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid),
+                                      lambda sid: _known_note_paths(settings, archive, sid))
+            if moved is None:   # deleted: as good as written, until the session changes again
+                archive.record_note(session_id, recorded, archive.revision(session_id))
+                continue
+        _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
+
+
+def _remove_stale_temp_files(settings) -> None:
+    """Temp files that a killed writer of ours left in the folders we write (ours by prefix and
+    by a writer that is gone; nothing else is touched)."""
+    from obsidian_memory.core import fsutil
+
+    folders = set()
+    for relative in (settings.sessions_folder, os.path.dirname(settings.history_note.strip("/"))):
+        try:
+            folders.add(fsutil.resolve_inside(settings.vault, relative))
+        except ValueError:
+            continue
+    try:
+        with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
+            for folder in sorted(folders):
+                for path in fsutil.stale_temp_files(folder, recursive=folder != os.path.realpath(settings.vault)):
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+    except OSError as exc:
+        logs.log_for(settings, f"archive: stale temp files not checked: {type(exc).__name__}: {exc}")
+
+
+def _archive_path(path, settings, archive, known, project) -> ArchiveResult:
+    absolute = os.path.abspath(path)
+    problem = transcript_problem(settings, absolute)
+    if problem:   # a FIFO would block a reader forever, a link to /dev/zero feed it forever
+        fingerprint = _stat_fingerprint(absolute)
+        if fingerprint is not None and known.get(absolute) == fingerprint:
+            return ArchiveResult(UNCHANGED, absolute)
+        if fingerprint is not None:   # not tried again until it changes
+            archive.record_transcript(absolute, *fingerprint, status=FAILED)
+        logs.log_for(settings, f"archive: {absolute}: not read: {problem}")
+        return ArchiveResult(FAILED, absolute, reason=f"not read: {problem}")
+    if project is not None:
+        fingerprint = _stat_fingerprint(absolute)
+        if known.get(absolute) == fingerprint:
+            return ArchiveResult(UNCHANGED, absolute)
+        if not _in_project(absolute, project):
+            return ArchiveResult(SKIPPED, absolute, reason=f"not in project {project!r}")
+    return _archive_one(absolute, settings, archive, force=False, known_fingerprint=known.get(absolute))
+
+
+def _in_project(path: str, project: str) -> bool:
+    from obsidian_memory.capture import transcript
+    from obsidian_memory.archive import project_matches
+
+    parsed = transcript.parse(path, include_subagents=False)
+    return project_matches(project, parsed.project, parsed.repo_root)
+
+
+def _stat_fingerprint(path: str):
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime)
+
+
+def _modified_since(path: str, since_epoch: float | None) -> bool:
+    if since_epoch is None:
+        return True
+    try:
+        return os.path.getmtime(path) >= since_epoch
+    except OSError:
+        return False

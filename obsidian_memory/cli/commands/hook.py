@@ -1,0 +1,127 @@
+"""`obsidian_memory.py hook <event>`: the entry point Claude Code runs.
+
+The contract, whatever happens: stdin is read as UTF-8 bytes, stdout carries nothing but the
+documented output (the SessionStart or UserPromptSubmit JSON object, or nothing), errors go to
+the log file, and the exit status is 0 (exit 2 would block compaction on PreCompact, and erase the
+prompt on UserPromptSubmit). No argparse on this path. SessionStart's background work (the
+detached sweep, and noting which sessions the context listed) happens after its output is written.
+
+Events: `session-start` (SessionStart), `user-prompt` (UserPromptSubmit: prompt recall) and
+`archive` (SessionEnd, PreCompact, PostCompact, Stop).
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+EVENTS = ("session-start", "user-prompt", "archive")
+
+
+def main(argv: list[str]) -> int:
+    event = argv[0] if argv else ""
+    real_stdout = sys.stdout
+    sys.stdout = io.StringIO()  # nothing a handler prints by accident may reach Claude Code
+    output = None
+    settings = payload = None
+    try:
+        payload = _read_payload()
+        settings, problems = _settings()
+        if problems:
+            if event == "session-start":
+                from obsidian_memory.context.session_start import config_broken_output
+                output = config_broken_output(payload, problems)
+        elif event == "session-start":
+            from obsidian_memory.context.session_start import session_start_output
+            output = session_start_output(payload, settings)
+        elif event == "user-prompt":
+            from obsidian_memory.context.recall.hook import user_prompt_output
+            output = user_prompt_output(payload, settings)
+        elif event == "archive":
+            from obsidian_memory.capture.archiving import handle_hook
+            handle_hook(payload, settings)
+        else:
+            _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")
+    except BaseException as exc:  # the session must never be hurt, not even by Ctrl-C or SystemExit
+        _log(settings, f"hook {event}: failed", exc)
+        output = None
+    finally:
+        sys.stdout = real_stdout
+    if output:
+        try:
+            sys.stdout.buffer.write(output.encode("utf-8"))
+            sys.stdout.flush()
+        except Exception:
+            pass
+    if event == "session-start" and settings is not None:
+        _after_session_start(payload, settings, output)
+    return 0
+
+
+def _settings():
+    """(the settings, None), or (None, the problems) when they cannot be used: then nothing is
+    written anywhere but the log. Each problem is logged once, not on every hook run."""
+    from obsidian_memory.core import logs, settings as settings_module
+    try:
+        settings = settings_module.load()
+    except settings_module.ConfigError as exc:
+        logs.log_once(settings_module.log_path(exc.config_dir or None), [f"hook: {p}" for p in exc.problems])
+        return None, exc.problems
+    logs.log_once(settings.log_path, [f"hook: {p}" for p in settings.problems])
+    return settings, None
+
+
+def _after_session_start(payload, settings, output: str | None) -> None:
+    """Background work (the sweep of sessions whose end hooks never fired) starts once the output
+    is out (so that it does not compete with the context for the CPU), and prints nothing."""
+    if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
+        return
+    real_stdout, sys.stdout = sys.stdout, io.StringIO()
+    session_id = payload.get("session_id")
+    session_id = session_id.strip() if isinstance(session_id, str) else None
+    try:
+        _note_listed_sessions(payload, settings, session_id, output)
+    except BaseException as exc:
+        _log(settings, "hook session-start: could not note the sessions listed", exc)
+    try:
+        from obsidian_memory.cli.commands.sweep import start_in_background
+        start_in_background(settings, session_id)
+    except BaseException as exc:
+        _log(settings, "hook session-start: could not start the sweep", exc)
+    finally:
+        sys.stdout = real_stdout
+
+
+def _note_listed_sessions(payload, settings, session_id, output) -> None:
+    """For prompt recall: how the session started and which sessions the context listed (so that
+    the prompt hook knows the first prompt and does not show them again)."""
+    if not session_id or settings.prompt_recall == "off":
+        return
+    from obsidian_memory.context.session_start import listed_session_ids
+    from obsidian_memory.context.recall import seen
+
+    text = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
+    source = payload.get("source") if isinstance(payload.get("source"), str) else None
+    seen.session_started(settings, session_id, source, listed_session_ids(text))
+
+
+def _read_payload() -> dict:
+    try:
+        raw = sys.stdin.buffer.read()
+    except Exception:
+        return {}
+    if not raw.strip():
+        return {}
+    try:
+        payload = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _log(settings, message: str, exc: BaseException | None = None) -> None:
+    from obsidian_memory.core import logs, settings as settings_module
+    try:
+        logs.log(settings.log_path if settings is not None else settings_module.log_path(), message, exc)
+    except Exception:
+        pass

@@ -1,0 +1,65 @@
+"""`obsidian_memory.py recall "PROMPT" [--cwd DIR] [--session-id ID] [--json]`: what the prompt hook
+would inject for PROMPT typed in DIR, with the words it weighed, the candidate sessions and their
+scores, and the decision with its reason."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("prompt", nargs="+", help="the prompt, as typed (several words are joined by spaces)")
+    parser.add_argument("--cwd", metavar="DIR", help="the folder the session runs in (default: the current one)")
+    parser.add_argument("--session-id", metavar="ID",
+                        help="a running session: what it was shown already is left out, as the hook does")
+    parser.add_argument("--json", action="store_true", help="the decision and the injected text as JSON")
+
+
+def run(args) -> int:
+    from obsidian_memory.core import settings as settings_module
+    from obsidian_memory.core.errors import UserError
+    from obsidian_memory.context.recall import hook, seen
+    from obsidian_memory.context.recall.render import render
+
+    settings = settings_module.load()
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        raise UserError(f"--cwd {args.cwd}: no such folder")
+    prompt = " ".join(args.prompt)
+    state = seen.load(settings, args.session_id) if args.session_id else None
+    decision, evidence = hook.decide_here(settings, prompt, cwd, shown=state.shown if state else (),
+                                          deadline=30.0)
+    if decision is None:
+        raise UserError(f"no session archive to search at {settings.archive}" if not os.path.isfile(settings.archive)
+                        else f"the session archive {settings.archive} cannot be read (see the log)", code=1)
+    text = render(decision, evidence) if decision.chosen else ""
+    if args.json:
+        sys.stdout.write(json.dumps({**decision.as_dict(), "mode": settings.prompt_recall, "injected": text},
+                                    ensure_ascii=False, indent=2) + "\n")
+        return 0
+    sys.stdout.write(report(decision, text, settings.prompt_recall))
+    return 0
+
+
+def report(decision, text: str, mode: str) -> str:
+    lines = [f"decision: {'inject' if text else 'nothing'} ({decision.reason})"]
+    if mode == "off":
+        lines.append("prompt_recall is off in config.yaml: the hook injects nothing")
+    elif mode == "first":
+        lines.append("prompt_recall is `first`: the hook looks at the first prompt of a session only")
+    if decision.words:
+        lines.append("words (sessions holding them, weight):")
+        lines.append("  " + ", ".join(f"{w.text} {min(w.terms.values())} {w.weight:.2f}"
+                                      f"{'' if w.informative else ' (common)'}" for w in decision.words))
+    if decision.candidates:
+        from obsidian_memory.context.recall.decide import OTHER_PLACE
+        lines.append(f"best candidates (score = coverage, x{OTHER_PLACE} for another repository's session):")
+        for c in decision.candidates[:5]:
+            matched = ", ".join(f"{word} ({field})" for word, field in c.matched.items())
+            lines.append(f"  {c.score:.2f}  {c.coverage:.2f}  {'here ' if c.same_place else 'other'}  "
+                         f"{(c.started_at or '')[:10]}  {c.session_id[:8]}  {c.title[:60]}")
+            lines.append(f"        matched: {matched}")
+    if text:
+        lines.append(f"\nwould inject ({len(text)} characters):\n{text.rstrip()}")
+    return "\n".join(lines) + "\n"

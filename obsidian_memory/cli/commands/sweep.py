@@ -1,0 +1,55 @@
+"""`obsidian_memory.py sweep [--quiet-seconds N] [--exclude-session ID]`: archive transcripts that
+changed since their last archive and have been quiet for a while (missed end hooks). The
+SessionStart hook starts it in the background (`start_in_background`, import-light); one sweep
+runs at a time."""
+from __future__ import annotations
+
+import os
+
+INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
+STAMP = "sweep.stamp"
+
+
+def add_arguments(parser) -> None:
+    from obsidian_memory.cli.cliutil import bounded_number   # (not at the top: SessionStart imports this module)
+
+    parser.add_argument("--quiet-seconds", type=bounded_number(0, 10 * 365 * 86400, float), default=300, metavar="N",
+                        help="only transcripts unmodified for N seconds (default 300)")
+    parser.add_argument("--exclude-session", action="append", default=[], metavar="ID",
+                        help="a session to leave alone (the one running now); repeatable")
+    parser.add_argument("--deadline", type=bounded_number(0, 24 * 3600, float), default=None, metavar="SECONDS",
+                        help="start no new transcript after this long (default 300)")
+
+
+def run(args) -> int:
+    from obsidian_memory.capture import archiving as capture
+    from obsidian_memory.core import settings as settings_module
+
+    settings = settings_module.load()
+    deadline = capture.SWEEP_DEADLINE_SECONDS if args.deadline is None else args.deadline
+    summary = capture.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds,
+                             deadline_seconds=deadline)
+    print(summary.line())
+    return 0
+
+
+def start_in_background(settings, session_id: str | None, *, now: float | None = None) -> bool:
+    """Start `sweep --exclude-session <id>` detached, at most once per INTERVAL_SECONDS (the stamp
+    file's time says when the last one started). Returns whether a sweep was started."""
+    import time
+
+    stamp = os.path.join(settings.home, STAMP)
+    now = time.time() if now is None else now
+    try:
+        if now - os.stat(stamp).st_mtime < INTERVAL_SECONDS:
+            return False
+    except OSError:
+        pass
+    os.makedirs(settings.home, exist_ok=True)
+    with open(stamp, "w", encoding="utf-8") as handle:
+        handle.write(f"{int(now)}\n")
+    os.utime(stamp, (now, now))
+    from obsidian_memory.core import spawn   # (only when one starts: most session starts start none)
+
+    spawn.start(spawn.command("sweep", *(["--exclude-session", session_id] if session_id else [])))
+    return True

@@ -1,0 +1,309 @@
+"""Does a prompt revisit a past session? A calibrated yes or no, never "the top hit, always".
+
+Each distinct word of the prompt (archive.recall_terms: an identifier such as `billing-db-2` is one word,
+with its parts and its compound) weighs as much as it is rare in the archive (inverse document
+frequency: a word most sessions hold says little about which one is meant). A word held by more
+than COMMON_SHARE of the sessions is not informative. A session's `coverage` is the share of the
+informative words' weight it holds: a word counts fully where the session names it in its title or
+its outcome (errors met, commits, tasks), a little less in a prompt, less again in what was said
+(answers, compaction summaries, commands); an identifier's parts without the identifier itself
+count PARTS_ONLY (`billing-db-3` is not `billing-db-2`). Its `score` is the coverage, times
+OTHER_PLACE for a session of another repository (this repository's sessions first).
+
+The best session is shown only when all of these hold:
+  - the prompt is no slash command and has at least MIN_TERMS informative words (not a greeting,
+    thanks or a one-word nudge), and the archive knows some of them;
+  - the best score reaches MIN_COVERAGE, or MIN_COVERAGE_NEW_WORK for a prompt that asks for new
+    work ("add ...", "write ...") without a word of the past ("again", "is back"): a new task that
+    shares words with an old one is a near miss unless it shares nearly all of them;
+  - the best session holds at least MIN_MATCHED of the prompt's words;
+  - it is not one of a crowd: at most MAX_CROWD sessions come within CROWD_RATIO of its score (a
+    prompt that fits many sessions as well is generic).
+Then the sessions within KEEP_RATIO of the best (a problem met twice), up to MAX_ITEMS, minus those
+already shown in this session, are the answer.
+
+The thresholds were set on the dev half of benchmarks/recall_set/prompts.json and are reported on
+its test half by benchmarks/prompt_recall.py. Read-only and light to import: the prompt hook runs
+it before the model sees the prompt (no dataclasses: they import `inspect`).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from obsidian_memory.core import machine as machine_module
+from obsidian_memory.archive import recall_terms as terms_module
+
+PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read,
+MAX_WORDS = 60               # and its first distinct words: the work stays bounded
+MIN_TERMS = 2
+MIN_MATCHED = 2
+MIN_COVERAGE = 0.6
+MIN_COVERAGE_NEW_WORK = 0.8  # a prompt that asks for new work ("add ...") and says nothing of "again"
+COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative,
+COMMON_MIN = 3               # if they are more than this many (in a tiny archive every word is rare)
+MAX_CROWD = 3
+CROWD_RATIO = 0.85
+KEEP_RATIO = 0.85
+MAX_ITEMS = 3
+PARTS_ONLY = 0.5             # an identifier's parts without the identifier itself count this much
+OTHER_PLACE = 0.85           # a session of another repository (or folder) weighs this much
+MAX_SCORED = 150             # sessions read and scored at most (the best bounds)
+SHOWN = 8                    # candidates kept for `recall` to show
+FIELD_WEIGHTS = {"title": 1.0, "outcome": 1.0, "asked": 0.9, "said": 0.7}
+# A prompt that starts by asking for something new is about new work; one that speaks of the past
+# ("again", "is back") is about old work. Words a prompt may open with before its verb.
+NEW_WORK_VERBS = frozenset("""add create write implement build make generate scaffold introduce design draft set
+setup convert port translate rename refactor document upgrade bump configure support integrate extend remove
+delete replace update""".split())
+OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me".split())
+PAST_CUES = frozenset("again back still anymore recurring before previous previously last same another".split())
+
+
+class Word:
+    """A word of the prompt: its terms (a joined identifier has its parts and their compound),
+    how many archived sessions hold each, and the word's weight (its rarest term's)."""
+
+    def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
+                 informative: bool):
+        self.text = text
+        self.terms = terms              # term -> sessions holding it
+        self.weights = weights
+        self.compounds = compounds      # the identifier's compound terms (`billingdb2`)
+        self.informative = informative
+
+    @property
+    def weight(self) -> float:
+        return max(self.weights.values())
+
+    @property
+    def known(self) -> bool:
+        return any(self.terms.values())
+
+    def credit(self, field_of: dict[str, str]) -> float:
+        """How much of the word a session holds, 0..1: the compound, or the parts' share."""
+        compound = max((FIELD_WEIGHTS[field_of[t]] for t in self.compounds if t in field_of), default=0.0)
+        parts = [t for t in self.terms if t not in self.compounds]
+        total = sum(self.weights[t] for t in parts)
+        share = sum(self.weights[t] * FIELD_WEIGHTS[field_of[t]] for t in parts if t in field_of) / total if total else 0.0
+        if self.compounds:
+            share *= PARTS_ONLY   # `billing-db-3` is not `billing-db-2`, nor `fct_orders` `fct_payments`
+        return max(compound, share)
+
+    def credit_bound(self, postings: dict[str, list[int]]) -> dict[int, float]:
+        """document -> the most `credit` can be for it, knowing only which terms it holds."""
+        parts = [t for t in self.terms if t not in self.compounds]
+        total = sum(self.weights[t] for t in parts)
+        bound: dict[int, float] = {}
+        for term in parts:
+            for doc in postings.get(term, ()):
+                bound[doc] = bound.get(doc, 0.0) + self.weights[term] / total
+        if self.compounds:
+            bound = {doc: share * PARTS_ONLY for doc, share in bound.items()}
+        for term in self.compounds:
+            bound.update(dict.fromkeys(postings.get(term, ()), 1.0))
+        return bound
+
+    def as_dict(self) -> dict:
+        return {"word": self.text, "terms": dict(self.terms), "weight": round(self.weight, 3),
+                "informative": self.informative}
+
+
+class Candidate:
+    def __init__(self, session_id: str, title: str, project: str, started_at: str | None, note_path: str | None,
+                 same_place: bool, machine: str | None = None):
+        self.session_id, self.title, self.project = session_id, title, project
+        self.started_at, self.note_path, self.same_place = started_at, note_path, same_place
+        self.machine = machine                     # another machine's session: that machine; else None
+        self.coverage = self.score = 0.0
+        self.matched: dict[str, str] = {}          # prompt word -> the field where it counted most
+
+    def as_dict(self) -> dict:
+        return {"session_id": self.session_id, "title": self.title, "project": self.project,
+                "started_at": self.started_at, "note_path": self.note_path, "same_place": self.same_place,
+                "machine": self.machine, "coverage": round(self.coverage, 3), "score": round(self.score, 3),
+                "matched": dict(self.matched)}
+
+
+class Decision:
+    def __init__(self, prompt: str):
+        self.prompt = prompt
+        self.words: list[Word] = []
+        self.candidates: list[Candidate] = []      # best first (the first few)
+        self.chosen: list[Candidate] = []          # what to show
+        self.already_shown: list[str] = []         # confident, but shown in this session before
+        self.reason = ""                           # why this decision
+
+    @property
+    def confident(self) -> bool:
+        return bool(self.chosen or self.already_shown)
+
+    def as_dict(self) -> dict:
+        return {"prompt": self.prompt, "confident": self.confident, "reason": self.reason,
+                "words": [w.as_dict() for w in self.words],
+                "chosen": [c.session_id for c in self.chosen], "already_shown": list(self.already_shown),
+                "candidates": [c.as_dict() for c in self.candidates]}
+
+
+def is_chatter(prompt: str) -> str:
+    """Why a prompt is no question about past work ('' if it may be)."""
+    text = prompt.strip()
+    if not text:
+        return "an empty prompt"
+    if text.startswith("/"):
+        return "a slash command"
+    return ""
+
+
+def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
+           here: str | None = None, hidden=None) -> Decision:
+    """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
+    machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
+    this session has already seen; `here`: this machine's id (another machine's session is marked
+    with its machine); `hidden(note_path)`: whether a session is left out as if it were not
+    archived (its note is private)."""
+    decision = Decision(prompt)
+    decision.reason = is_chatter(prompt)
+    if decision.reason:
+        return decision
+    size = archive.recall_size()
+    if not size:
+        decision.reason = "no archived session is indexed for recall yet"
+        return decision
+    decision.words = weigh(archive, prompt[:PROMPT_CHARS], size)
+    informative = [w for w in decision.words if w.informative]
+    if len(informative) < MIN_TERMS:
+        decision.reason = f"too few informative words ({len(informative)})"
+        return decision
+    if not any(w.known for w in informative):
+        decision.reason = "no informative word of the prompt is in the archive"
+        return decision
+    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here,
+                       hidden=hidden)
+    decision.candidates = candidates[:SHOWN]
+    if not candidates:
+        decision.reason = "no archived session shares an informative word"
+        return decision
+    best = candidates[0]
+    crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
+    needed = MIN_COVERAGE_NEW_WORK if asks_for_new_work(prompt) else MIN_COVERAGE
+    if best.score < needed:
+        where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
+        decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
+                           f"{' for a request of new work' if needed != MIN_COVERAGE else ''}")
+    elif len(best.matched) < MIN_MATCHED:
+        decision.reason = f"the best session shares {len(best.matched)} informative word(s) (needs {MIN_MATCHED})"
+    elif crowd > MAX_CROWD:
+        decision.reason = f"{crowd} sessions match about as well: the prompt is too generic"
+    if decision.reason:
+        return decision
+    keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
+    shown = set(shown)
+    decision.chosen = [c for c in keep if c.session_id not in shown]
+    decision.already_shown = [c.session_id for c in keep if c.session_id in shown]
+    decision.reason = (f"covers {best.coverage:.0%} of the prompt's informative words" if decision.chosen
+                       else "the matching sessions were shown in this session already")
+    return decision
+
+
+def asks_for_new_work(prompt: str) -> bool:
+    """Whether the prompt opens with a request for something new ("Add a ...", "can you write
+    ...") and nowhere speaks of the past ("again", "is back", "same as before")."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
+    if any(w in PAST_CUES for w in words):
+        return False
+    for word in words[:6]:
+        if word in NEW_WORK_VERBS:
+            return True
+        if word not in OPENERS:
+            return False
+    return False
+
+
+def weigh(archive, prompt: str, size: int) -> list[Word]:
+    """The prompt's distinct words with their terms and weights."""
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for match in re.finditer(terms_module.WORD, prompt):
+        word = match.group(0)
+        if word.lower() not in found:
+            split = terms_module.split_word(word)
+            if split[0] or split[1]:
+                found[word.lower()] = split
+                if len(found) >= MAX_WORDS:
+                    break
+    counts = archive.recall_document_counts(t for parts, compounds in found.values() for t in parts + compounds)
+    words = []
+    for text, (parts, compounds) in found.items():
+        held = {t: counts.get(t, 0) for t in parts + compounds}
+        weights = {t: idf(max(n, 1), size) for t, n in held.items()}
+        words.append(Word(text, held, weights, tuple(compounds),
+                          informative=min(held.values()) <= common_above(size)))
+    return words
+
+
+def common_above(size: int) -> float:
+    """A term held by more sessions than this says too little to tell sessions apart."""
+    return max(COMMON_SHARE * size, COMMON_MIN)
+
+
+def idf(sessions: int, size: int) -> float:
+    return math.log(1 + (size - sessions + 0.5) / (sessions + 0.5))
+
+
+def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None,
+          hidden=None) -> list[Candidate]:
+    """The sessions that may decide, each with its coverage of the prompt's words.
+
+    Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
+    lists (which sessions hold which term) each session gets an upper bound of its coverage (every
+    term counted as if in the strongest field); only sessions whose bound reaches what a decision
+    can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the SHOWN best, are read and scored."""
+    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
+    postings = archive.recall_postings(query)
+    total = sum(w.weight for w in words)
+    bound: dict[int, float] = {}
+    for word in words:
+        for doc, credit in word.credit_bound(postings).items():
+            bound[doc] = bound.get(doc, 0.0) + word.weight * credit / total
+    ranked = sorted(bound, key=bound.get, reverse=True)
+    floor = CROWD_RATIO * MIN_COVERAGE
+    chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor] or ranked[:SHOWN]
+    out = []
+    for doc in archive.recall_documents(chosen):
+        if hidden is not None and hidden(doc["note_path"]):
+            continue
+        fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())
+                  for name in FIELD_WEIGHTS}
+        field_of = {}
+        for name in sorted(FIELD_WEIGHTS, key=FIELD_WEIGHTS.get):   # the strongest field last: it wins
+            field_of.update(dict.fromkeys(fields[name], name))
+        elsewhere = machine_module.elsewhere(doc["origin"], doc["machine"], here)
+        same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
+        candidate = Candidate(doc["session_id"], doc["title"] or "", doc["project"] or "", doc["started_at"],
+                              doc["note_path"], same, elsewhere)
+        gained = 0.0
+        for word in words:
+            credit = word.credit(field_of)
+            if credit > 0:
+                candidate.matched[word.text] = max((field_of[t] for t in word.terms if t in field_of),
+                                                   key=FIELD_WEIGHTS.get)
+                gained += word.weight * credit
+        candidate.coverage = gained / total if total else 0.0
+        candidate.score = candidate.coverage * (1.0 if same else OTHER_PLACE)
+        out.append(candidate)
+    out.sort(key=lambda c: c.started_at or "", reverse=True)   # on equal scores, the newer first
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def _same_place(doc: dict, repo_root, repo_id, cwd, elsewhere: bool) -> bool:
+    """Whether the session ran where the prompt is typed: the same repository (on another machine:
+    the same repository identity, its clone being elsewhere), or the same folder outside one."""
+    if repo_root:
+        return (not elsewhere and doc["repo_root"] == repo_root) or bool(repo_id and doc["repo_id"] == repo_id)
+    return not elsewhere and not doc["repo_root"] and _same_folder(doc["cwd"], cwd)
+
+
+def _same_folder(a: str | None, b: str | None) -> bool:
+    return bool(a and b) and os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))

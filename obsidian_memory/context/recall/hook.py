@@ -1,0 +1,85 @@
+"""The UserPromptSubmit hook: past sessions the prompt clearly revisits, or nothing.
+
+`prompt_recall` in config.yaml says when it looks: `first` (default: the first typed prompt of a
+session), `every` (every prompt; still only when confident, and never a session shown before in
+the session), or `off`. Whatever happens it fails open: a locked, damaged or missing archive, or a
+search that overruns DEADLINE_SECONDS, means no output (and a line in the log), never a delay
+past the deadline or an error the user sees. A session whose note in the vault is private
+(`privacy`) is never recalled, as the SessionStart context never lists it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+DEADLINE_SECONDS = 0.8       # of archive work; Claude Code waits for this hook before the model starts
+BUSY_SECONDS = 0.2           # a writer holding the archive longer than this costs the recall
+
+
+def user_prompt_output(payload: dict, settings) -> str | None:
+    """The hook's stdout: the documented JSON object, or None."""
+    if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
+        return None
+    mode = settings.prompt_recall
+    prompt, session_id = _string(payload.get("prompt")), _string(payload.get("session_id"))
+    if mode == "off" or not prompt:
+        return None
+    from obsidian_memory.context.recall import seen
+
+    state = (seen.load(settings, session_id) if session_id else None) or seen.SessionState()
+    looking = mode == "every" or state.first_prompt_next
+    text = ""
+    if looking:
+        cwd = _string(payload.get("cwd")) or os.getcwd()
+        decision, evidence = decide_here(settings, prompt, cwd, shown=state.shown)
+        if decision is not None and decision.chosen:
+            from obsidian_memory.context.recall.render import render
+            text = render(decision, evidence)
+            if text:
+                state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
+    if session_id and (state.prompts == 0 or text):   # later prompts change nothing worth a write
+        state.prompts += 1
+        try:
+            seen.save(settings, session_id, state)
+        except OSError as exc:
+            from obsidian_memory.core import logs
+            logs.log_for(settings, f"user-prompt: session state not saved: {exc}")
+    return hook_json(text) if text else None
+
+
+def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
+    """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
+    when the archive cannot answer in time (logged)."""
+    from obsidian_memory.core import gitinfo, machine
+    from obsidian_memory.vault.privacy import note_is_private
+    from obsidian_memory.context.recall.decide import decide
+
+    if not os.path.isfile(settings.archive):
+        return None, {}
+    _, repo_root = gitinfo.find_repo(cwd)
+    stop_at = time.monotonic() + deadline
+    try:
+        from obsidian_memory.archive import open_archive
+        with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
+            archive.db.set_progress_handler(lambda: time.monotonic() > stop_at, 2000)
+            repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id) if repo_root else None
+            decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
+                              repo_id=repo_id, here=machine.current(settings),
+                              hidden=lambda note_path: note_is_private(settings, note_path))
+            evidence = {c.session_id: archive.recall_evidence(c.session_id) for c in decision.chosen}
+            return decision, evidence
+    except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time
+        from obsidian_memory.core import logs
+        logs.log_for(settings, f"user-prompt: no recall ({type(exc).__name__}: {exc})")
+        return None, {}
+
+
+def hook_json(text: str) -> str:
+    """The documented UserPromptSubmit output: exactly this shape, nothing else on stdout."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}},
+                      ensure_ascii=False)
+
+
+def _string(value) -> str:
+    return value.strip() if isinstance(value, str) else ""

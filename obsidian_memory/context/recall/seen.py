@@ -1,0 +1,93 @@
+"""What a running session has already been shown, and how many prompts it has had: one small file
+per session in our cache folder (`<cache>/prompt-recall/<session id>.json`).
+
+The SessionStart hook records the sessions its context listed and how the session started; the
+prompt hook notes the first prompt (later ones are not counted: only "had one" matters) and adds the
+sessions it injected. The file is a cache: written without waiting for the disk (no fsync). So the prompt hook knows the
+first typed prompt of a session (`startup` or `clear`, no prompt yet; a resumed or forked session
+has had its first prompt long ago) and never shows a session twice. A session whose SessionStart
+left no file (a hook that failed, obsidian-memory installed mid-session) counts its first prompt
+from the prompt hook's first run.
+
+Files older than KEEP_DAYS are removed when a session starts. Import-light (the hooks run it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+FOLDER = "prompt-recall"
+KEEP_DAYS = 14
+FRESH_SOURCES = ("startup", "clear")   # a conversation that begins empty
+_SAFE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+class SessionState:
+    def __init__(self, source: str | None = None, prompts: int = 0, shown=()):
+        self.source, self.prompts, self.shown = source, int(prompts), list(dict.fromkeys(shown))
+
+    @property
+    def first_prompt_next(self) -> bool:
+        """Whether the next prompt is the session's first typed one."""
+        return self.prompts == 0 and (self.source is None or self.source in FRESH_SOURCES)
+
+    def to_json(self) -> str:
+        return json.dumps({"source": self.source, "prompts": self.prompts, "shown": self.shown})
+
+
+def state_path(settings, session_id: str) -> str | None:
+    """The session's file, or None for an id that is no safe file name."""
+    if not session_id or len(session_id) > 128 or session_id[0] == "." or not set(session_id) <= _SAFE_ID_CHARS:
+        return None
+    return os.path.join(settings.cache_dir, FOLDER, f"{session_id}.json")
+
+
+def load(settings, session_id: str) -> SessionState | None:
+    path = state_path(settings, session_id)
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        shown = [s for s in data.get("shown") or [] if isinstance(s, str)]
+        source = data.get("source") if isinstance(data.get("source"), str) else None
+        return SessionState(source, int(data.get("prompts") or 0), shown)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def save(settings, session_id: str, state: SessionState) -> None:
+    path = state_path(settings, session_id)
+    if path is None:
+        return
+    from obsidian_memory.core import fsutil
+    fsutil.atomic_write_bytes(path, state.to_json().encode("utf-8"), durable=False)   # a cache: no fsync wait
+
+
+def session_started(settings, session_id: str, source: str | None, listed_ids) -> None:
+    """SessionStart: how the session started and which sessions its context listed. After a
+    compaction or a resume the earlier prompts and what was shown stay counted."""
+    state = load(settings, session_id)
+    if state is None:
+        state = SessionState(source)
+        _remove_old_files(settings)
+    elif source in FRESH_SOURCES:
+        state = SessionState(source)      # /clear: a new conversation under a new or reused id
+    state.shown = list(dict.fromkeys([*state.shown, *listed_ids]))
+    save(settings, session_id, state)
+
+
+def _remove_old_files(settings) -> None:
+    folder = os.path.join(settings.cache_dir, FOLDER)
+    cutoff = time.time() - KEEP_DAYS * 86400
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            continue

@@ -1,0 +1,433 @@
+"""One Markdown note per archived session, rendered from the archive with `session.md.j2`.
+
+The note is a rendering of the archive plus the user's own section: everything from the
+`## My notes` heading to the end of the file is the user's and is kept verbatim when the note is
+rendered again. Transcript text cannot break the note: prompts and summaries go into code blocks
+whose fence is longer than any backtick run they contain, single-line values are escaped, and
+the user-section heading is only recognised outside code blocks. A file the session touched
+that is a private note of the vault (`privacy`), or lies in a private folder, is listed as
+PRIVATE_FILE: its path is not written into a note that search returns.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from obsidian_memory.core import clock, fsutil
+from obsidian_memory.vault.notes import session_view
+from obsidian_memory.core.textclean import code_span, fenced, markdown_inline, quoted_prose, strip_control, yaml_scalar
+
+TEMPLATE = "session.md.j2"
+PRIVATE_FILE = "(a private note of the vault)"
+MY_NOTES_HEADING = "## My notes"
+MY_NOTES_HINT = ("<!-- Write your own notes below this heading: obsidian-memory keeps everything from "
+                 "the heading to the end of the file when it archives this session again. -->")
+
+
+class VaultUnavailable(OSError):
+    """The vault folder does not exist: we never create the vault itself."""
+
+
+class NotOurNote(OSError):
+    """The file at the note's path holds another session, or is another machine's note: a
+    machine never rewrites another machine's note (issue 16)."""
+
+
+# -- paths ---------------------------------------------------------------------------------
+
+def note_relative_path(session, settings, id_length: int = 8) -> str:
+    """`<sessions_folder>/YYYY-MM/YYYY-MM-DD_<id8>.md`, dated by the session's local start (with
+    more of the id when `id_length` says so). Nothing else of the session (its project, folder or
+    title) goes into the path, and the id's part is made a valid name on every system the vault
+    syncs to."""
+    day = _local_start(session).strftime("%Y-%m-%d")
+    folder = settings.sessions_folder.strip("/")
+    return f"{folder}/{day[:7]}/{day}_{fsutil.safe_file_name(session.session_id[:id_length])}.md"
+
+
+def note_name(note_path: str) -> str:
+    """The wikilink name of a note: its file name without `.md`."""
+    name = note_path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _local_start(session):
+    start = clock.to_local(session.started_at)
+    if start is None and session.transcript_mtime:
+        import datetime as _dt
+        start = _dt.datetime.fromtimestamp(session.transcript_mtime).astimezone()
+    return start or clock.now()
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+def render_note(session, settings=None, *, user_section: str | None = None) -> str:
+    """The note text: our rendering, then the user's section (or an empty one with a hint)."""
+    from obsidian_memory.core import templating
+
+    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings))
+    body = body.rstrip("\n") + "\n\n"
+    return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
+
+
+def _context(session, settings=None) -> dict:
+    start, end = clock.to_local(session.started_at), clock.to_local(session.ended_at)
+    shown = session_view.view(session)
+    shown["files"] = _files_shown(shown["files"], settings)
+    prompts = shown.pop("prompt_views")
+    summary_texts = shown.pop("summary_texts")
+    return {
+        "session": session,
+        "title": session.title or session.session_id,
+        "started_iso": start.strftime("%Y-%m-%dT%H:%M:%S") if start else None,
+        "ended_iso": end.strftime("%Y-%m-%dT%H:%M:%S") if end else None,
+        "started_human": _human(start),
+        "ended_human": _human(end, same_day_as=start),
+        "duration": _duration(session.duration_seconds),
+        "resume_command": _resume_command(session),
+        "summaries": [{"text": text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp))}
+                      for s, text in zip(session.compact_summaries, summary_texts)],
+        "prompts": [{**part, "when": _human(clock.to_local(p.timestamp), time_only=True)}
+                    for p, part in zip(session.prompts, prompts)],
+        "tools": sorted(session.tools.items(), key=lambda item: (-item[1], item[0])),
+        **shown,
+    }
+
+
+def _files_shown(files: list[str], settings) -> list[str]:
+    """The files touched, a private one of the vault replaced by PRIVATE_FILE (listed once)."""
+    if settings is None or not files:
+        return files
+    from obsidian_memory.vault.privacy import Privacy
+
+    privacy = Privacy.of(settings)
+    roots = {os.path.abspath(settings.vault), os.path.realpath(settings.vault)}
+    shown: list[str] = []
+    for path in files:
+        relative = _inside_vault(path, roots)
+        if relative is not None and (privacy.path_is_private(relative) or (
+                relative.lower().endswith(".md") and privacy.note_is_private(settings.vault, relative,
+                                                                             unreadable=False))):
+            path = PRIVATE_FILE
+        if path != PRIVATE_FILE or path not in shown:
+            shown.append(path)
+    return shown
+
+
+def _inside_vault(path: str, roots: set[str]) -> str | None:
+    """The vault-relative form of an absolute path into the vault, else None."""
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return None
+    absolute = os.path.normpath(path)
+    for root in roots:
+        if absolute.startswith(root.rstrip(os.sep) + os.sep):
+            return os.path.relpath(absolute, root).replace(os.sep, "/")
+    return None
+
+
+def _human(moment, *, same_day_as=None, time_only=False) -> str | None:
+    if moment is None:
+        return None
+    if time_only or (same_day_as is not None and same_day_as.date() == moment.date()):
+        return moment.strftime("%H:%M")
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _duration(seconds) -> str | None:
+    if not seconds or seconds < 0:
+        return None
+    minutes = int(round(seconds / 60))
+    if minutes < 1:
+        return f"{int(seconds)} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+
+
+def _resume_command(session) -> str:
+    command = f"claude --resume {shlex.quote(session.session_id)}"
+    cwd = strip_control(session.cwd or "").replace("\n", " ")
+    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+
+
+# -- filters: how transcript text enters Markdown (textclean's helpers) ----------------------------
+
+_DATETIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+
+
+def yaml_datetime(value) -> str:
+    """A date & time property as Obsidian reads it (`2026-03-04T09:00:00`, unquoted), or null."""
+    return value if isinstance(value, str) and re.fullmatch(_DATETIME, value) else "null"
+
+
+FILTERS = {"yaml": yaml_scalar, "inline": markdown_inline, "code": code_span, "fenced": fenced,
+           "prose": quoted_prose, "datetime": yaml_datetime}
+
+
+# -- the user's section ----------------------------------------------------------------------
+
+def split_user_section(text: str) -> str | None:
+    """The user's section (from the first `## My notes` heading outside a code block to the end),
+    or None when the note has none."""
+    from obsidian_memory.vault.markdown import fence_closed_by, fence_opened
+
+    fence = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        content = line.rstrip("\r\n")
+        if fence is not None:
+            if fence_closed_by(content, fence):
+                fence = None
+        else:
+            fence = fence_opened(content)
+            if fence is None and content.rstrip() == MY_NOTES_HEADING:
+                return text[offset:]
+        offset += len(line)
+    return None
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+def write_note(session, settings, *, note_path: str | None = None, indexed=None, known=None,
+               owners: set | None = None) -> str:
+    """Render and write the session's note; returns its vault-relative path.
+
+    The note is found by its `session_id` property wherever the user moved it (locate_note: the
+    recorded `note_path` first, then `known(session_id)`'s and `indexed(session_id)`'s candidates,
+    then, unless `known` could tell, a bounded walk) and
+    updated in place, keeping the user's section and the properties and tags they added. A new
+    note goes to note_relative_path, with a longer name when a note of another session (the same
+    first 8 characters of its id) or a file of the user's is there. With `owners` (the machine
+    ids this machine has had), another machine's note of the session is never overwritten
+    (NotOurNote: a machine writes its own notes only). The vault itself is never created.
+    Raises OSError (the vault is missing or read-only, the path is a folder, ...).
+    """
+    if not os.path.isdir(settings.vault):
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    relative = locate_note(settings, session.session_id, note_path, indexed, known)
+    if relative is None:
+        relative = _free_note_path(session, settings, note_path)
+    target = fsutil.resolve_inside(settings.vault, relative)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"{target} is a folder, not a note")
+    existing = fsutil.read_text(target) if os.path.exists(target) else None
+    if existing and owners is not None:
+        _refuse_others_note(existing, session, owners, relative)
+    user_section = split_user_section(existing) if existing else None
+    text = render_note(session, settings, user_section=user_section)
+    if existing:
+        text = keep_user_properties(text, existing)
+    if text != existing:
+        fsutil.atomic_write_text(target, text)
+    return relative
+
+
+# -- finding a session's note ----------------------------------------------------------------------
+
+WALK_FILE_LIMIT = 50_000     # notes a fallback walk looks at, at most
+WALK_SECONDS = 3.0           # ... and for how long
+_HEAD_BYTES = 4096           # a note's frontmatter is read from its first bytes
+_SESSION_ID_LINE = re.compile(r"^session_id:[ \t]*(.*?)[ \t]*$", re.M)
+
+
+def note_session_id(text: str | None) -> str | None:
+    """The `session_id` property of a note's frontmatter, or None."""
+    if not text or not text.startswith("---"):
+        return None
+    end = text.find("\n---", 3)
+    match = _SESSION_ID_LINE.search(text[:end if end >= 0 else len(text)])
+    if not match:
+        return None
+    value = match.group(1)
+    if value[:1] in ('"', "'"):
+        try:
+            import yaml
+            value = yaml.safe_load(value)
+        except Exception:
+            value = value.strip("\"'")
+    return str(value) if value else None
+
+
+def is_note_of(settings, relative: str, session_id: str, *, unmarked: bool = False) -> bool:
+    """The note at `relative` says it is this session's (`unmarked`: or says nothing: a note at
+    the path the archive recorded, written before notes carried the property or stripped of it)."""
+    try:
+        target = fsutil.resolve_inside(settings.vault, relative)
+    except ValueError:
+        return False
+    if not os.path.isfile(target):
+        return False
+    found = note_session_id(_head(target))
+    return found == session_id or (unmarked and found is None)
+
+
+def locate_note(settings, session_id: str, recorded: str | None, indexed=None, known=None) -> str | None:
+    """Where the session's note is now (vault-relative), or None when no note in the vault says it
+    is this session's: the recorded path when it still is; else the candidates `known` gives (the
+    notes holding this session_id by a record of the vault brought up to date just now, complete:
+    a list, maybe empty; None when it cannot tell) and those `indexed` gives (the local index's
+    idea: it may lag); each is checked. Only when `known` could not tell, a walk of the vault
+    (sessions folder first) bounded in files and time: with thousands of notes (other machines'
+    too) a walk reads them all. Only when the recorded note is gone or not this session's is
+    anything but that one file read."""
+    if recorded and is_note_of(settings, recorded, session_id, unmarked=True):
+        return recorded
+    complete = known(session_id) if known else None
+    for candidate in [*(complete or []), *((indexed(session_id) or []) if indexed else [])]:
+        if is_note_of(settings, candidate, session_id):
+            return candidate
+    return None if complete is not None else _walk_for_note(settings, session_id)
+
+
+def session_note_ids(settings, *, limit: int | None = None) -> set[str]:
+    """The session ids of the notes in the sessions folder (by their `session_id` property);
+    stops after `limit` found."""
+    found: set[str] = set()
+    root = os.path.join(os.path.realpath(settings.vault), *settings.sessions_folder.strip("/").split("/"))
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if name.endswith(".md") and not name.startswith("."):
+                session_id = note_session_id(_head(os.path.join(folder, name)))
+                if session_id:
+                    found.add(session_id)
+                    if limit is not None and len(found) >= limit:
+                        return found
+    return found
+
+
+_PROMPTS_LINE = re.compile(r"^prompts:[ \t]*(\d+)[ \t]*$", re.M)
+
+
+def prompts_shown(text: str | None) -> int | None:
+    """The `prompts` property of a note of ours (how many prompts it shows), or None."""
+    match = _PROMPTS_LINE.search(text or "")
+    return int(match.group(1)) if match else None
+
+
+def _walk_for_note(settings, session_id: str) -> str | None:
+    import time
+
+    deadline = time.monotonic() + WALK_SECONDS
+    seen = 0
+    vault = os.path.realpath(settings.vault)
+    needle = session_id.encode("utf-8")
+    first = os.path.join(vault, *settings.sessions_folder.strip("/").split("/"))
+    for top in dict.fromkeys([first, vault]):
+        for folder, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                                 and os.path.join(folder, d) != first)   # (walked first)
+            for name in sorted(filenames):
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                seen += 1
+                if seen > WALK_FILE_LIMIT or time.monotonic() > deadline:
+                    return None
+                path = os.path.join(folder, name)
+                head = _head_bytes(path)
+                if needle in head and note_session_id(head.decode("utf-8", "replace")) == session_id:
+                    return os.path.relpath(path, vault).replace(os.sep, "/")
+    return None
+
+
+def _head_bytes(path: str) -> bytes:
+    try:
+        with fsutil.open_regular(path) as handle:   # (a FIFO named x.md never blocks the walk)
+            return handle.read(_HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def _head(path: str) -> str:
+    return _head_bytes(path).decode("utf-8", "replace")
+
+
+def _free_note_path(session, settings, recorded: str | None) -> str:
+    """The path for a new note: the recorded one (a note the user deleted comes back where it
+    was) or the dated default, named with more of the session id while a note of another
+    session or a file of the user's holds the name."""
+    if recorded and not note_exists(settings, recorded):
+        return recorded
+    for length in (8, 13, len(session.session_id)):
+        candidate = note_relative_path(session, settings, length)
+        if not note_exists(settings, candidate):
+            return candidate
+    return f"{candidate[:-len('.md')]}-{os.getpid()}.md"   # (its own file: never someone else's)
+
+
+# -- the user's properties -------------------------------------------------------------------------
+
+_FRONT = re.compile(r"\A---\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.S)
+_TOP_KEY = re.compile(r"^([^\s#:\-\[\]{}][^:\n]*?|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:(?:[ \t]|$)")
+
+
+def keep_user_properties(rendered: str, existing: str) -> str:
+    """`rendered` with the frontmatter properties the user added to `existing` (kept verbatim,
+    after ours) and their tags (added to ours). Our own properties are ours to rewrite."""
+    ours, theirs = _FRONT.match(rendered), _FRONT.match(existing)
+    if not ours or not theirs or not theirs.group(1):
+        return rendered
+    our_entries = _entries(ours.group(1) or "")
+    their_entries = _entries(theirs.group(1))
+    our_keys = {key for key, _ in our_entries}
+    extra = [raw for key, raw in their_entries if key not in our_keys and key is not None]
+    our_tags = _tag_list(our_entries)
+    tags = our_tags + [tag for tag in dict.fromkeys(_tag_list(their_entries)) if tag not in our_tags]
+    block = "".join(f"tags: [{', '.join(yaml_scalar(t) for t in tags)}]\n" if key == "tags" and tags != our_tags
+                    else raw for key, raw in our_entries)
+    block += "".join(raw if raw.endswith("\n") else raw + "\n" for raw in extra)
+    return f"---\n{block}---\n" + rendered[ours.end():]
+
+
+def _entries(block: str) -> list[tuple[str | None, str]]:
+    """Top-level YAML entries: (key, its lines including nested and list lines)."""
+    entries: list[list] = []
+    for line in block.splitlines(keepends=True):
+        match = _TOP_KEY.match(line)
+        if match:
+            entries.append([match.group(1).strip("\"'"), line])
+        elif entries:
+            entries[-1][1] += line
+        else:
+            entries.append([None, line])
+    return [(key, raw) for key, raw in entries]
+
+
+def _tag_list(entries) -> list[str]:
+    raw = next((raw for key, raw in entries if key == "tags"), None)
+    if raw is None:
+        return []
+    try:
+        import yaml
+        value = (yaml.safe_load(raw) or {}).get("tags")
+    except Exception:
+        return []
+    values = value if isinstance(value, list) else [value] if value is not None else []
+    return [str(v).strip() for v in values if v is not None and str(v).strip()]
+def _refuse_others_note(existing: str, session, owners: set, relative: str) -> None:
+    from obsidian_memory.vault.notes.vault_sessions import properties_of
+
+    properties = properties_of(existing)
+    held, machine = properties.get("session_id"), properties.get("machine")
+    if held and str(held) != session.session_id:
+        raise NotOurNote(f"{relative} holds session {held}, not {session.session_id}: left as it is")
+    if machine and str(machine) not in owners:
+        raise NotOurNote(f"{relative} is the note of machine {machine}: only that machine writes it")
+
+
+def note_exists(settings, note_path: str) -> bool:
+    try:
+        return os.path.isfile(fsutil.resolve_inside(settings.vault, note_path))
+    except ValueError:
+        return False
+
+
+def read_note(settings, note_path: str | None) -> str | None:
+    """The note's text from the vault, or None when it is gone (or was never written)."""
+    if not note_path:
+        return None
+    try:
+        target = fsutil.resolve_inside(settings.vault, note_path)
+    except ValueError:
+        return None
+    return fsutil.read_text(target) if os.path.isfile(target) else None

@@ -1,0 +1,456 @@
+"""The session notes in the vault: the truth every machine shares (issue 16).
+
+The vault syncs between the user's machines; the archives do not. So what every machine derives
+for the vault (the history table) is built from the session notes found in the vault, and each
+machine learns the other machines' sessions from their notes.
+
+Reading thousands of notes on every run would be slow, so the archive remembers each Markdown
+file of the vault as last read (`vault_notes`: size, mtime, and the properties the history and
+the sweep need): a run lists the vault, stats its `.md` files, and reads only those that changed
+(a note's head: its properties). Notes of the user's are remembered as `other`, so that each is
+read once, not on every run.
+
+Which files count: every `.md` file of the vault (dot-files and dot-folders such as `.obsidian`
+and `.trash` aside, links not followed) whose properties hold a `session_id`: in the sessions
+folder, or wherever the user moved it. A sync conflict copy of a session note (sync_conflicts)
+never counts; when two files hold one session (a copy the user made), one of them counts, the
+same on every machine (`canonical`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from obsidian_memory.vault import frontmatter, sync_conflicts
+from obsidian_memory.core import fsutil
+
+SESSION, CONFLICT, OTHER = "session", "conflict", "other"
+HEAD_BYTES = 16 * 1024          # a note's properties are read from its head ...
+MAX_HEAD_BYTES = 1024 * 1024    # ... or, when they run on, from up to this much of it
+FLUSH_EVERY = 500               # notes read between two records of progress
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def is_note_name(name: str) -> bool:
+    """Whether `name` is the file name of one of our session notes (`YYYY-MM-DD_<id8>.md`)."""
+    return sync_conflicts.is_session_note_name(name)
+
+
+def vault_root(settings) -> str | None:
+    """The vault, absolute and resolved (None when it is not there)."""
+    root = os.path.realpath(settings.vault)
+    return root if os.path.isdir(root) else None
+
+
+# -- listing ----------------------------------------------------------------------------------
+
+def list_notes(root: str) -> dict[str, tuple[int, int, int]]:
+    """{path relative to `root` (with `/`): its stamp (size, mtime_ns, ctime_ns)} of its `.md`
+    files, in every subfolder; dot-files, dot-folders and links are left out."""
+    found: dict[str, tuple[int, int, int]] = {}
+    pending = [("", root)]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or fsutil.undecodable(name):
+                continue
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((prefix + name + "/", entry.path))
+                elif name[-3:].lower() == ".md" and entry.is_file(follow_symlinks=False):
+                    stat = entry.stat(follow_symlinks=False)
+                    found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+            except OSError:
+                continue
+    return found
+
+
+# -- what one file holds ----------------------------------------------------------------------
+
+def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=None) -> dict:
+    """The cache row of the file at the vault-relative `relative` whose stamp (list_notes) is
+    `stamp`: its kind (session, conflict copy, other), the properties the history table and the
+    sweep need and, given the rules `privacy` (privacy.Privacy), whether a session note's text
+    makes it private (`private`; an unreadable note is not: nothing of it can be quoted)."""
+    name = relative.rsplit("/", 1)[-1]
+    size, mtime_ns, ctime_ns = stamp
+    row = {"path": relative, "size": size, "mtime": mtime_ns / 1e9, "mtime_ns": mtime_ns, "ctime_ns": ctime_ns,
+           "kind": OTHER, "session_id": None, "machine": None, "started": None, "project": None, "title": None,
+           "commits": None, "private": None}
+    path = os.path.join(vault, *relative.split("/"))
+    head = read_head(path, size)
+    properties = properties_of(head)
+    session_id = _text(properties.get("session_id"))
+    if not session_id or not _SESSION_ID.match(session_id):
+        return row
+    row.update(session_id=session_id, machine=_text(properties.get("machine")),
+               started=_datetime_text(properties.get("started")), project=_text(properties.get("project")),
+               title=_text(properties.get("title")), commits=_count(properties.get("commits")))
+    row["kind"] = CONFLICT if sync_conflicts.copy_of(name, is_note_name) else SESSION
+    if privacy is not None:
+        from obsidian_memory.vault.privacy import read_note
+
+        whole = head if size <= HEAD_BYTES else read_note(vault, relative)   # (most notes: the head is all of it)
+        row["private"] = int(privacy.text_is_private(whole or ""))
+    return row
+
+
+def read_head(path: str, size: int) -> str:
+    """The start of a note, enough to hold its properties ('' when it cannot be read; FIFOs and
+    devices are never opened)."""
+    try:
+        with fsutil.open_regular(path) as handle:
+            data = handle.read(HEAD_BYTES)
+            text = data.decode("utf-8", errors="replace")
+            if size > HEAD_BYTES and text.startswith("---") and frontmatter_block(text) is None:
+                text += handle.read(MAX_HEAD_BYTES - HEAD_BYTES).decode("utf-8", errors="replace")
+            return text
+    except OSError:
+        return ""
+
+
+def properties_of(text: str) -> dict:
+    block = frontmatter_block(text)
+    if block is None:
+        return {}
+    try:
+        return _our_properties(block)
+    except _NotOurs:
+        return _yaml_properties(block)
+
+
+def frontmatter_block(text: str) -> str | None:
+    """The YAML of the note's frontmatter block (frontmatter.locate: the one rule), or None."""
+    found = frontmatter.locate(text.lstrip("\ufeff"))
+    return text.lstrip("\ufeff")[found[0]:found[1]] if found else None
+
+
+class _NotOurs(Exception):
+    pass
+
+
+_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$")
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_./-]*$")
+_YAML_WORDS = {"yes", "no", "on", "off", "true", "false", "null", "y", "n", "~"}
+
+
+def _our_properties(block: str) -> dict:
+    """The properties as we write them (textclean.yaml_scalar: JSON strings, numbers, null,
+    date-times, `[claude-session]`), and the block lists Obsidian writes when a person edits
+    them; anything else raises _NotOurs (PyYAML reads it)."""
+    result: dict = {}
+    list_key = None
+    for raw in block.splitlines():
+        line = raw.rstrip(" \r")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if list_key is not None and line.startswith(("  - ", "- ")):
+            result[list_key].append(_scalar(line.split("- ", 1)[1].strip()))
+            continue
+        match = _KEY.match(line)
+        if not match:
+            raise _NotOurs(line)
+        key, value = match.group(1), (match.group(2) or "").strip()
+        if key in result or key.lower() in _YAML_WORDS:
+            raise _NotOurs(line)
+        if value == "":
+            result[key] = []
+            list_key = key
+            continue
+        list_key = None
+        result[key] = _scalar(value)
+    return {k: (None if v == [] else v) for k, v in result.items()}
+
+
+def _scalar(value: str):
+    if value.startswith('"'):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            raise _NotOurs(value) from None
+        if not isinstance(parsed, str):
+            raise _NotOurs(value)
+        return parsed
+    if value.startswith("'"):
+        if len(value) < 2 or not value.endswith("'") or "'" in value[1:-1].replace("''", ""):
+            raise _NotOurs(value)
+        return value[1:-1].replace("''", "'")
+    if value in ("null", "~"):
+        return None
+    if value in ("true", "false"):
+        return value == "true"
+    if value.lstrip("-").isdigit() and value.isascii() and (value.lstrip("-") == "0" or value.lstrip("-")[0] != "0"):
+        return int(value)
+    if _DATETIME.match(value):
+        return value
+    if value.startswith("[") and value.endswith("]"):
+        items = [item.strip() for item in value[1:-1].split(",")] if value[1:-1].strip() else []
+        if not all(_WORD.match(item) and item.lower() not in _YAML_WORDS for item in items):
+            raise _NotOurs(value)
+        return items
+    if _WORD.match(value) and value.lower() not in _YAML_WORDS:
+        return value
+    raise _NotOurs(value)
+
+
+def _yaml_properties(block: str) -> dict:
+    try:
+        import yaml
+    except ImportError:
+        return {}
+    try:
+        data = yaml.load(block, Loader=getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader)
+    except Exception:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _text(value) -> str | None:
+    if value is None or isinstance(value, (dict, list, bool)):
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _datetime_text(value) -> str | None:
+    """A date & time property as `YYYY-MM-DDTHH:MM:SS` text (PyYAML gives a datetime)."""
+    import datetime
+
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=None).isoformat(timespec="seconds")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    text = _text(value)
+    return text.replace(" ", "T", 1) if text and _DATETIME.match(text) else None
+
+
+# -- the folder as the archive last saw it ------------------------------------------------------
+
+class Incomplete(Exception):
+    """The deadline came before every changed note was read (what was read is kept)."""
+
+
+class Folder:
+    """The vault's notes as a refresh left them: whether a session note (or a conflict copy of
+    one) came, went or changed since the last refresh, and `rows`, the record of every `.md`
+    file (paths vault-relative; read from the archive when first asked for)."""
+
+    def __init__(self, archive, root: str, sessions_changed: bool, months: set | None = None):
+        self.archive, self.root, self.sessions_changed = archive, root, sessions_changed
+        self.months = months or set()      # the months (month_of) of the session notes that came, went or changed
+        self._rows: list[dict] | None = None
+
+    @property
+    def rows(self) -> list[dict]:
+        if self._rows is None:
+            self._rows = self.archive.vault_notes(self.root)
+        return self._rows
+
+
+_walked: dict[str, float] = {}     # vault root -> when this process last brought its whole record up to date
+
+
+def refresh(settings, archive, *, deadline: float | None = None, written=None, walked_within: float = 0,
+            reading_seconds: float | None = None) -> Folder:
+    """Bring the archive's record of the vault's notes up to date, reading only the files whose
+    stamp changed, and the session notes whose privacy was not judged under the present text
+    rules. When this process did so less than `walked_within` seconds ago, only the notes it
+    `written` since (vault-relative paths) are looked at: one walk of the vault per archive run,
+    not one per step. Raises Incomplete when `deadline` (a time.monotonic() value), or
+    `reading_seconds` counted from the end of the walk (a walk of 100,000 notes alone may take
+    longer than a hook's patience for the few notes to read), passes first, and VaultUnavailable
+    when there is no vault."""
+    from obsidian_memory.vault.notes.sessions import VaultUnavailable
+    from obsidian_memory.vault.privacy import Privacy
+
+    root = vault_root(settings)
+    if root is None:
+        raise VaultUnavailable(f"the vault {settings.vault} does not exist")
+    privacy = Privacy.of(settings)
+    started = time.perf_counter()      # (not monotonic(): that clock is the deadline's)
+    only = list(written or ()) if started - _walked.get(root, float("-inf")) < walked_within else None
+    on_disk = _on_disk(settings, root) if only is None else fsutil.note_stamps(root, only)
+    known = archive.vault_note_stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
+    gone = [path for path in known if path not in on_disk]
+    months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
+    changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
+    if reading_seconds is not None:
+        deadline = time.monotonic() + reading_seconds
+    batch: list[dict] = []
+    for count, path in enumerate(changed):
+        if deadline is not None and time.monotonic() >= deadline:
+            archive.update_vault_notes(root, batch, gone, months)
+            raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
+        row = read_facts(settings.vault, path, on_disk[path], privacy)
+        before = known.get(path)
+        if row["kind"] != OTHER:
+            months.add(month_of(row["started"]))
+        if before is not None and before[1] != OTHER:
+            months.add(month_of(before[2]))
+        batch.append(row)
+        if len(batch) == FLUSH_EVERY:   # progress survives a kill
+            archive.update_vault_notes(root, batch, gone, months)
+            batch, gone = [], []
+    if batch or gone:
+        archive.update_vault_notes(root, batch, gone, months)
+    if only is None:
+        _walked[root] = started
+    return Folder(archive, root, bool(months), months)
+
+
+def month_of(started: str | None) -> str:
+    """The month (`YYYY-MM`) of a note's `started` property; '' for a note without one."""
+    return str(started)[:7] if started else ""
+
+
+def notes_of(settings, archive, session_id: str, *, reading_seconds: float | None = None) -> list[str] | None:
+    """The notes of the vault that hold `session_id` (vault-relative; [] when none does), by the
+    archive's record of the vault brought up to date now (a listing, and a read of the notes that
+    changed); None when the notes that changed could not be read in `reading_seconds` (or there
+    is no vault)."""
+    from obsidian_memory.vault.notes.sessions import VaultUnavailable
+
+    try:
+        folder = refresh(settings, archive, reading_seconds=reading_seconds)
+    except (Incomplete, VaultUnavailable, OSError):
+        return None
+    return archive.vault_note_paths(folder.root, session_id)
+
+
+def survey(settings) -> list[dict]:
+    """The vault's notes as they are now, without writing anything (for doctor): the archive's
+    record of the files that did not change since, the others read."""
+    root = vault_root(settings)
+    if root is None:
+        return []
+    known: dict = {}
+    if os.path.isfile(settings.archive):
+        from obsidian_memory.archive import open_archive
+        try:
+            with open_archive(settings.archive, readonly=True) as archive:
+                known = {row["path"]: row for row in archive.vault_notes(root)}
+        except Exception:   # a locked or damaged archive: every note is read
+            known = {}
+    rows = []
+    for path, stamp in sorted(_on_disk(settings, root).items()):
+        row = known.get(path)
+        if row is None or _stamp(row) != stamp:
+            row = read_facts(settings.vault, path, stamp)
+        rows.append(row)
+    return rows
+
+
+def machines_in_folder(folder: str) -> dict:
+    """{machine (None: not recorded): session notes} of the session notes in `folder` (the
+    sessions folder: where other machines write them), conflict copies aside; for the installer,
+    which has no archive to remember them in yet."""
+    found: dict = {}
+    if not os.path.isdir(folder):
+        return found
+    for relative, stamp in list_notes(folder).items():
+        row = read_facts(folder, relative, stamp)
+        if row["kind"] == SESSION:
+            found[row["machine"]] = found.get(row["machine"], 0) + 1
+    return found
+
+
+def _on_disk(settings, root: str) -> dict[str, tuple[int, int, int]]:
+    """{vault-relative path: its stamp} of the vault's notes, but the history note (rebuilt
+    from them)."""
+    found = list_notes(root)
+    found.pop(settings.history_note.strip("/"), None)
+    return found
+
+
+def _stamp(row: dict) -> tuple:
+    return row["size"], row["mtime_ns"], row["ctime_ns"]
+
+
+def canonical(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """(the session notes that count, one per session; second notes of a session; sync conflict
+    copies). Of two files holding one session, the one named as we name notes counts, then the
+    shorter path, then the first in order: the same choice on every machine."""
+    by_session: dict[str, list[dict]] = {}
+    conflicts = []
+    for row in rows:
+        if row["kind"] == SESSION:
+            by_session.setdefault(row["session_id"], []).append(row)
+        elif row["kind"] == CONFLICT:
+            conflicts.append(row)
+    counted, duplicates = [], []
+    for session_id, candidates in by_session.items():
+        if len(candidates) > 1:
+            candidates.sort(key=lambda r: (not _named_for(r["path"], session_id), len(r["path"]), r["path"]))
+        counted.append(candidates[0])
+        duplicates.extend(candidates[1:])
+
+    def by_path(rows: list[dict]) -> list[dict]:
+        return sorted(rows, key=lambda r: r["path"])
+    return by_path(counted), by_path(duplicates), by_path(conflicts)
+
+
+def _named_for(path: str, session_id: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return is_note_name(name) and name[len("YYYY-MM-DD_"):-3].startswith(session_id[:8])
+
+
+# -- learning the other machines' sessions ------------------------------------------------------
+
+LEARN_BATCH = 200
+
+
+def learn(settings, archive, folder: Folder, *, deadline: float | None = None, missing: bool = False,
+          progress=None) -> tuple[int, int]:
+    """Record in the archive the sessions of the counted notes of `folder` (a refresh) that were
+    not learned since they last changed (with `missing`, also those the archive lacks however it
+    lost them): another machine's (or, after a lost archive, this machine's) sessions as their
+    notes hold them. This machine's own sessions are left as the archive has them. Returns
+    (sessions learned, notes left for later at the deadline). `progress(iterable)` may wrap the
+    notes to read."""
+    rows = folder.rows if missing else archive.vault_notes(folder.root, unlearned_sessions=True)
+    counted = canonical(rows)[0]
+    held = archive.held_session_ids([row["session_id"] for row in counted]) if missing else set()
+    waiting = [row for row in counted if not row.get("learned") or (missing and row["session_id"] not in held)]
+    own = archive.own_session_ids([row["session_id"] for row in waiting])
+    recorded, batch, done = 0, [], []
+    for index, row in enumerate(progress(waiting) if progress else waiting):
+        if deadline is not None and time.monotonic() >= deadline:
+            return recorded + archive.record_learned(batch, done), len(waiting) - index
+        if row["session_id"] not in own:
+            session = _read_note_session(settings, row)
+            if session is not None:
+                batch.append((session, row["path"]))
+        done.append(row["path"])
+        if len(done) >= LEARN_BATCH:   # one transaction per batch; progress survives a kill
+            recorded += archive.record_learned(batch, done)
+            batch, done = [], []
+    return recorded + archive.record_learned(batch, done), 0
+
+
+def _read_note_session(settings, row: dict):
+    """The session the note `row` holds, redacted as this machine's settings say (the owner did
+    too, if its settings said so), or None when it is not that session's note."""
+    from obsidian_memory.vault.notes.session_reader import read_session
+
+    text = fsutil.read_text(os.path.join(settings.vault, *row["path"].split("/")))
+    session = read_session(text) if text else None
+    if session is None or session.session_id != row["session_id"]:
+        return None
+    if settings.redact:
+        from obsidian_memory.capture.redact import redact_session
+        session = redact_session(session)
+    return session

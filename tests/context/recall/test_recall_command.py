@@ -1,0 +1,93 @@
+"""`obsidian_memory.py recall "PROMPT" [--cwd DIR] [--session-id ID] [--json]`: what the prompt hook
+would inject, with the words it weighed, the candidates' scores and the decision's reason."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recall_kit import KOTLIN, REVISIT, UNRELATED, ask, build, hook, injected, new_session, prompt_payload, spec
+from obsidian_memory.context.recall.decide import OTHER_PLACE
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("recall-command"))
+
+
+def recall(machine, *args):
+    return machine.run("recall", *args)
+
+
+def test_recall_shows_the_decision_the_words_the_scores_and_the_text(machine):
+    done = recall(machine, "--cwd", machine.cwd("trailmap-android"), REVISIT)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert out.startswith("decision: inject (covers 100% of the prompt's informative words)")
+    assert "words (sessions holding them, weight):\n  kotlin 4 2.48, daemon 2 3.07, error 19 1.02 (common)\n" in out
+    assert "1.00  1.00  here" in out and "matched: kotlin (title), daemon (title)" in out
+    assert "would inject (" in out and machine.session_id(KOTLIN[0]) in out
+
+
+def test_recall_json_is_what_the_hook_injects(machine):
+    done = recall(machine, "--cwd", machine.cwd("trailmap-android"), "--json", REVISIT)
+    data = json.loads(done.stdout)
+    assert data["confident"] is True and data["mode"] == "first"
+    assert set(data["chosen"]) == {machine.session_id(key) for key in KOTLIN}
+    assert data["candidates"][0]["score"] == 1.0 and data["words"][0]["word"] == "kotlin"
+    assert data["injected"] == ask(machine, "trailmap-android", REVISIT)
+
+
+def test_the_prompt_may_be_given_as_several_words(machine):
+    done = recall(machine, "--cwd", machine.cwd("trailmap-android"), "--json", *REVISIT.split())
+    assert json.loads(done.stdout)["prompt"] == REVISIT
+
+
+@pytest.mark.parametrize("prompt, reason", [
+    (UNRELATED, "needs 80% for a request of new work"),
+    ("hi there", "too few informative words"),
+    ("/compact", "a slash command"),
+    ("Lisbon itinerary with tapas bars", "no informative word of the prompt is in the archive"),
+    ("Plan a 3 day trip to Lisbon", "the best session covers 22% of the prompt, x0.85 as another repository's; "
+                                    "needs 60%"),
+])
+def test_recall_says_why_nothing_would_be_injected(machine, prompt, reason):
+    done = recall(machine, "--cwd", machine.cwd("trailmap-android"), prompt)
+    out = done.stdout.decode()
+    assert done.returncode == 0 and out.startswith("decision: nothing (") and reason in out, out
+    assert "would inject" not in out
+
+
+def test_a_session_of_another_repository_scores_less(machine):
+    data = json.loads(recall(machine, "--cwd", machine.cwd(""), "--json", REVISIT).stdout)
+    best = data["candidates"][0]
+    assert best["same_place"] is False and best["score"] == round(best["coverage"] * OTHER_PLACE, 3)
+
+
+def test_with_a_session_id_what_it_was_shown_is_left_out(machine):
+    session = new_session()
+    assert injected(hook(machine, "user-prompt", prompt_payload(machine, "trailmap-android", REVISIT, session)))
+    data = json.loads(recall(machine, "--cwd", machine.cwd("trailmap-android"), "--session-id", session, "--json",
+                             REVISIT).stdout)
+    assert data["chosen"] == [] and set(data["already_shown"]) == {machine.session_id(key) for key in KOTLIN}
+    assert data["reason"] == "the matching sessions were shown in this session already" and data["injected"] == ""
+
+
+def test_off_is_reported(machine):
+    config = machine.config_dir / "obsidian-memory" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("prompt_recall: off\n", encoding="utf-8")
+    try:
+        out = recall(machine, "--cwd", machine.cwd("trailmap-android"), REVISIT).stdout.decode()
+    finally:
+        config.unlink()
+    assert "prompt_recall is off in config.yaml: the hook injects nothing" in out
+
+
+def test_a_missing_folder_or_archive_is_a_one_line_error(machine, tmp_path):
+    done = recall(machine, "--cwd", str(tmp_path / "nowhere"), REVISIT)
+    assert done.returncode != 0 and done.stderr.decode().count("\n") == 1 and b"no such folder" in done.stderr
+    empty = build(tmp_path / "empty", specs=[spec("pay-jpy-rounding")])
+    (empty.config_dir / "session-archive.db").unlink()
+    done = empty.run("recall", REVISIT)
+    assert done.returncode != 0 and b"no session archive" in done.stderr and b"Traceback" not in done.stderr

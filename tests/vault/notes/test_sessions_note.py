@@ -1,0 +1,155 @@
+"""One note per session: path, frontmatter, sections, hostile text, the user's section."""
+from __future__ import annotations
+
+import datetime
+import re
+import time
+
+import pytest
+import yaml
+from archive_fixtures import REAL_2_1_332
+from testkit import open_fence_at_end
+
+from obsidian_memory.capture import transcript
+from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+from obsidian_memory.vault.notes import sessions as notes
+
+HOSTILE_TITLE = 'Fix: "quotes", #tag, [[link]] | pipe: yes\nsecond line \u2028 %% comment'
+
+
+@pytest.fixture
+def new_york(monkeypatch):
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def session(**changes) -> Session:
+    values = dict(session_id="0123abcd-1111-4222-8333-444455556666", project="demo", cwd="/work/my demo",
+                  git_branch="main", version="2.1.39", started_at="2026-03-04T09:00:00.000Z",
+                  ended_at="2026-03-04T10:30:00.000Z", duration_seconds=5400, title="Build the importer",
+                  prompts=[Prompt("build the importer", "2026-03-04T09:00:00.000Z"), Prompt("/compact keep it")],
+                  compact_summaries=[CompactSummary("first summary text", "2026-03-04T09:30:00.000Z", "manual"),
+                                     CompactSummary("second summary text", None, None, "post_compact")],
+                  tools={"Bash": 7, "Edit": 2}, files_touched=["/work/my demo/src/a.py", "/work/my demo/b`c`.md"],
+                  subagents=[Subagent("a881341", "/t/agent-a881341.jsonl", 12, "Count the files")])
+    values.update(changes)
+    return Session(**values)
+
+
+def frontmatter(text: str) -> dict:
+    assert text.startswith("---\n")
+    return yaml.safe_load(text.split("\n---\n", 1)[0][4:])
+
+
+def test_note_path_is_dated_by_the_local_start_of_the_session(settings, new_york):
+    # 03:00 UTC on 1 January is still 31 December in New York
+    s = session(started_at="2026-01-01T03:00:00.000Z")
+    assert notes.note_relative_path(s, settings) == "Meta/claude-sessions/2025-12/2025-12-31_0123abcd.md"
+
+
+def test_frontmatter_has_the_fields_and_reads_back_hostile_values(settings):
+    text = notes.render_note(session(title=HOSTILE_TITLE, cwd="/w/it's: #here"), settings)
+    data = frontmatter(text)
+    assert data["title"] == HOSTILE_TITLE
+    assert data["cwd"] == "/w/it's: #here"
+    assert (data["session_id"], data["project"], data["branch"], data["prompts"], data["tags"]) == (
+        "0123abcd-1111-4222-8333-444455556666", "demo", "main", 2, ["claude-session"])
+    # typed as Obsidian reads them (issue 15): date & time unquoted, numbers as numbers
+    assert data["started"] == datetime.datetime(2026, 3, 4, 9, 0) and data["ended"] == datetime.datetime(2026, 3, 4, 10, 30)
+    assert (data["duration"], data["commits"]) == (90, 0)
+
+
+def test_body_has_title_project_resume_summaries_prompts_files_tools_subagents(settings):
+    text = notes.render_note(session(), settings)
+    assert "\n# Build the importer\n" in text
+    assert "**Project:** `/work/my demo`" in text
+    assert "```bash\ncd '/work/my demo' && claude --resume 0123abcd-1111-4222-8333-444455556666\n```" in text
+    assert re.search(r"### Compaction 1 · 2026-03-04 09:30 \(manual\)\n\n```text\nfirst summary text\n```", text)
+    assert re.search(r"### Compaction 2\n\n```text\nsecond summary text\n```", text)
+    assert re.search(r"\*\*1\.\*\* 09:00\n\n```text\nbuild the importer\n```", text)
+    assert re.search(r"\*\*2\.\*\*\n\n```text\n/compact keep it\n```", text)
+    assert "- `/work/my demo/src/a.py`" in text and "- ``/work/my demo/b`c`.md``" in text
+    assert text.index("- `Bash` × 7") < text.index("- `Edit` × 2")
+    assert "- `a881341` (12 entries): Count the files" in text
+    assert text.rstrip().endswith(notes.MY_NOTES_HINT) and f"\n{notes.MY_NOTES_HEADING}\n" in text
+
+
+def test_a_real_transcript_renders(settings):
+    text = notes.render_note(transcript.parse(str(REAL_2_1_332)), settings)
+    assert "# fixture greeting script" in text and "What did we change?" in text
+    assert notes.split_user_section(text).startswith(notes.MY_NOTES_HEADING)
+
+
+def test_long_prompts_are_shortened_with_a_visible_mark(settings):
+    text = notes.render_note(session(prompts=[Prompt("word " * 5000)]), settings)
+    assert "… [shortened, 25,000 chars]" in text
+    assert len(text) < 10_000
+
+
+def test_hostile_prompt_cannot_fake_the_user_section_or_leave_a_fence_open(settings):
+    evil = "## My notes\nfake user text\n```\n````python\nunclosed\n~~~\n"
+    text = notes.render_note(session(prompts=[Prompt(evil)], compact_summaries=[CompactSummary(evil)],
+                                     title="## My notes"), settings)
+    section = notes.split_user_section(text)
+    assert section == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
+    assert "`````text\n## My notes\nfake user text" in text  # fence longer than the 4-backtick run
+    assert not open_fence_at_end(text)
+
+
+def test_terminal_escapes_never_reach_the_note(settings):
+    text = notes.render_note(session(prompts=[Prompt("\x1b[31mred\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07")],
+                                     title="t\x1b[2Jitle"), settings)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "red link" in text and "# title" in text
+
+
+def test_the_user_section_survives_writing_the_note_again(settings):
+    relative = notes.write_note(session(), settings)
+    path = settings.vault_path(relative)
+    text = open(path, encoding="utf-8").read()
+    mine = "## My notes\n\nThe importer needs a retry.\n```\nunclosed block of mine\n"
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text[:text.index("## My notes")] + mine)
+    notes.write_note(session(title="Renamed", prompts=[Prompt("a new prompt")]), settings, note_path=relative)
+    again = open(path, encoding="utf-8").read()
+    assert again.endswith(mine) and "# Renamed" in again and "a new prompt" in again
+    assert again.count("## My notes") == 1
+
+
+def test_a_note_whose_text_is_unchanged_is_not_rewritten(settings):
+    relative = notes.write_note(session(), settings)
+    path = settings.vault_path(relative)
+    before = __import__("os").stat(path).st_mtime_ns
+    time.sleep(0.01)
+    notes.write_note(session(), settings, note_path=relative)
+    assert __import__("os").stat(path).st_mtime_ns == before
+
+
+def test_a_missing_vault_is_not_created(settings, env):
+    env.vault.rmdir()
+    with pytest.raises(notes.VaultUnavailable):
+        notes.write_note(session(), settings)
+    assert not env.vault.exists()
+
+
+def test_a_folder_in_the_way_of_the_note_is_an_error_and_left_alone(settings, env):
+    folder = env.vault / notes.note_relative_path(session(), settings)
+    folder.mkdir(parents=True)
+    (folder / "keep.txt").write_text("mine")
+    with pytest.raises(IsADirectoryError):
+        notes.write_note(session(), settings)
+    assert (folder / "keep.txt").read_text() == "mine"
+    assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no temp file left
+
+
+def test_a_user_template_overrides_the_packaged_one(settings):
+    import os
+    os.makedirs(settings.user_templates_dir)
+    with open(os.path.join(settings.user_templates_dir, notes.TEMPLATE), "w", encoding="utf-8") as handle:
+        handle.write("custom {{ session.session_id }} {{ title | inline }}\n")
+    text = notes.render_note(session(title="a #b"), settings)
+    assert text.startswith("custom 0123abcd-1111-4222-8333-444455556666 a \\#b\n")
+    assert notes.split_user_section(text) is not None
