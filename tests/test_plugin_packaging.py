@@ -32,6 +32,15 @@ def handlers(hooks_json: dict):
                 yield event, group.get("matcher"), handler
 
 
+def test_pyproject_ships_every_package_of_the_tree():
+    """pip installs only the packages pyproject.toml lists: a folder left out is missing from every install."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    tree = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "obsidian_memory").rglob("__init__.py")}
+    assert tree - listed == set(), f"pyproject.toml's packages lack {sorted(tree - listed)}"
+
+
 def test_manifests_parse_and_name_the_same_plugin_and_version():
     plugin = json.loads(PLUGIN_JSON.read_text(encoding="utf-8"))
     marketplace = json.loads(MARKETPLACE_JSON.read_text(encoding="utf-8"))
