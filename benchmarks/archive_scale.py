@@ -173,7 +173,7 @@ def history_at(size: int, runs: int) -> dict[str, float]:
             sys.exit(f"sweep: {swept.stderr.decode(errors='replace')[-400:]}")
         first = time.perf_counter() - started
         code = ("import os, statistics, sys, time\n"
-                "from obsidian_memory import capture, settings as settings_module\n"
+                "from obsidian_memory.capture import archiving as capture\nfrom obsidian_memory.core import settings as settings_module\n"
                 "from obsidian_memory.archive import open_archive\n"
                 "settings = settings_module.load(); times = []\n"
                 "with open_archive(settings.archive) as archive:\n"

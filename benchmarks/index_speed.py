@@ -330,7 +330,7 @@ def size_breakdown(cache: str) -> dict[str, float]:
 BUILD_SCRIPT = r"""
 import os, sys, tempfile, shutil, time, statistics
 sys.path.insert(0, sys.argv[1])
-from obsidian_memory import settings as settings_module
+from obsidian_memory.core import settings as settings_module
 try:
     from obsidian_memory.search.store import update
 except ImportError:         # an older package

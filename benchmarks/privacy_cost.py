@@ -105,7 +105,8 @@ def one_search(package: str, env: dict, source: str) -> float:
 
 HISTORY_SCRIPT = """
 import statistics, sys, time
-from obsidian_memory import capture, settings as settings_module
+from obsidian_memory.capture import archiving as capture
+from obsidian_memory.core import settings as settings_module
 from obsidian_memory.archive import open_archive
 from obsidian_memory.vault.notes import history
 settings = settings_module.load()

@@ -208,7 +208,7 @@ def fill_store(settings, sample: int) -> dict:
 QUERY_SCRIPT = """
 import sys
 sys.path.insert(0, {repo!r})
-from obsidian_memory import settings as s
+from obsidian_memory.core import settings as s
 from obsidian_memory.search import search
 r = search({query!r}, s.Settings({config!r}, vault={vault!r}), source="index", limit=5, mode={mode!r})
 hwm = [line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")]

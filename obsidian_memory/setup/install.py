@@ -1079,7 +1079,7 @@ def plugin_skill_text(source: str | None = None) -> str:
 
 def write_plugin_skill(source: str | None = None) -> str:
     """Regenerate the plugin's SKILL.md after editing the template (a test keeps the two in step):
-    `python -c "from obsidian_memory import install; install.write_plugin_skill()"`."""
+    `python -c "from obsidian_memory.setup import install; install.write_plugin_skill()"`."""
     path = os.path.join(source or default_source(), *PLUGIN_SKILL)
     fsutil.atomic_write_text(path, plugin_skill_text(source))
     return path

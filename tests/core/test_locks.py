@@ -26,7 +26,7 @@ KINDS = ["flock", "portable"] if locks.default_kind() == "flock" else ["portable
 COUNTER = """
 import sys, time
 sys.path.insert(0, {repo!r})
-from obsidian_memory import locks
+from obsidian_memory.core import locks
 lock_path, counter, kind, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 for _ in range(rounds):
     with locks.FileLock(lock_path, timeout=60, kind=kind):
@@ -41,7 +41,7 @@ for _ in range(rounds):
 HOLDER = """
 import sys, time
 sys.path.insert(0, {repo!r})
-from obsidian_memory import locks
+from obsidian_memory.core import locks
 lock = locks.FileLock(sys.argv[1], kind=sys.argv[2]).acquire()
 print("held", flush=True)
 time.sleep(600)
@@ -158,7 +158,7 @@ def run_without_fcntl(env, *args) -> subprocess.Popen:
 
 
 def test_without_fcntl_the_lock_is_the_portable_one():
-    code = without_package("fcntl", then="from obsidian_memory import locks\nprint(locks.default_kind())\n")
+    code = without_package("fcntl", then="from obsidian_memory.core import locks\nprint(locks.default_kind())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.stdout.decode().strip() == ("msvcrt" if os.name == "nt" else "portable"), done.stderr.decode()
 

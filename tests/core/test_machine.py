@@ -37,7 +37,7 @@ def test_two_installations_on_hosts_of_one_name_get_different_ids(tmp_path):
 
 
 def test_processes_starting_at_once_agree_on_one_id(settings, env):
-    code = "from obsidian_memory import machine, settings; print(machine.this_machine(settings.load()))"
+    code = "from obsidian_memory.core import machine, settings; print(machine.this_machine(settings.load()))"
     workers = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env.environ(PYTHONPATH=REPO))
                for _ in range(6)]
     ids = {worker.communicate(timeout=60)[0].decode().strip() for worker in workers}

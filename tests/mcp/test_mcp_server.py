@@ -471,7 +471,7 @@ def test_stdout_carries_only_json_rpc_messages(world):
 NOISY_STATUS = f"""
 import functools, os, sys
 sys.path.insert(0, {str(REPO)!r})
-from obsidian_memory import mcp_server
+from obsidian_memory.mcp import server as mcp_server
 status = mcp_server.Tools.status
 @functools.wraps(status)
 def noisy(self):

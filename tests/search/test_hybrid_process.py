@@ -198,7 +198,7 @@ def test_a_process_that_searches_again_scores_by_numpy_from_then_on_with_the_sam
     code = f"""
 import json, sys
 sys.path.insert(0, {str(REPO)!r})
-from obsidian_memory import settings
+from obsidian_memory.core import settings
 from obsidian_memory.search import search
 s = settings.Settings({embedded.config_dir!r}, vault={embedded.vault!r})
 out = []
@@ -224,7 +224,7 @@ def test_searches_one_after_another_in_one_process_each_rank_by_their_own_query(
     code = f"""
 import json, sys
 sys.path.insert(0, {str(REPO)!r})
-from obsidian_memory import settings
+from obsidian_memory.core import settings
 from obsidian_memory.search import search
 s = settings.Settings({embedded.config_dir!r}, vault={embedded.vault!r})
 out = []

