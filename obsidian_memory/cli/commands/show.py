@@ -1,5 +1,6 @@
-"""`obsidian_memory.py show SESSION_ID_PREFIX`: an archived session's note, from the vault, or
-rendered again from the archive when the note is gone or private."""
+"""`obsidian_memory.py show SESSION_ID_PREFIX [--all]`: an archived session's note, from the vault, or
+rendered again from the archive when the note is gone or private; `--all` renders every prompt,
+answer and summary uncut from the archive (a long session's note shows some of them)."""
 from __future__ import annotations
 
 import sys
@@ -9,6 +10,9 @@ from obsidian_memory.core.errors import UserError
 
 def add_arguments(parser) -> None:
     parser.add_argument("session", metavar="SESSION_ID_PREFIX", help="the session id or its first characters")
+    parser.add_argument("--all", action="store_true", dest="whole",
+                        help="every prompt, answer and summary uncut, rendered from the archive (a long "
+                             "session's note shows some of them)")
 
 
 def run(args) -> int:
@@ -29,9 +33,11 @@ def run(args) -> int:
         session_id = _one_session(archive, prefix)
         note_path = archive.note_path(session_id)
         # a private note is not read out: the session is rendered from the archive instead
-        text = None if note_is_private(settings, note_path) else notes.read_note(settings, note_path)
+        text = None
+        if not args.whole and not note_is_private(settings, note_path):
+            text = notes.read_note(settings, note_path)
         if text is None:
-            text = notes.render_note(archive.get_session(session_id), settings)
+            text = notes.render_note(archive.get_session(session_id), settings, whole=args.whole)
     from obsidian_memory.core.textclean import strip_control
     text = strip_control(text)   # the note is the user's file too: no escape reaches the terminal
     sys.stdout.write(text if text.endswith("\n") else text + "\n")

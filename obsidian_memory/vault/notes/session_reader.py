@@ -22,7 +22,7 @@ from obsidian_memory.vault.notes import vault_sessions
 from obsidian_memory.core.textclean import unquoted_prose
 
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
-_PROMPT_HEAD = re.compile(r"^\*\*(\d+)\.\*\*(?: (\d\d:\d\d))?\s*$")
+_PROMPT_HEAD = re.compile(r"^\*\*(\d+)\.\*\*(?: ((?:\d{4}-\d\d-\d\d )?\d\d:\d\d))?\s*$")
 _COMPACTION_HEAD = re.compile(r"^### Compaction \d+(?: · ([0-9: -]+?))?(?: \((.*)\))?\s*$")
 _TODO = re.compile(r"^- (done|in progress|open): (.*)$")
 _TODO_STATUS = {"done": "completed", "in progress": "in_progress", "open": "pending"}

@@ -62,21 +62,24 @@ def _local_start(session):
 
 # -- rendering -----------------------------------------------------------------------------
 
-def render_note(session, settings=None, *, user_section: str | None = None) -> str:
-    """The note text: our rendering, then the user's section (or an empty one with a hint)."""
+def render_note(session, settings=None, *, user_section: str | None = None, whole: bool = False) -> str:
+    """The note text: our rendering, then the user's section (or an empty one with a hint).
+    `whole`: every prompt and text uncut (`show --all`), not the note's capped view."""
     from obsidian_memory.core import templating
 
-    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings))
+    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings, whole=whole))
     body = body.rstrip("\n") + "\n\n"
     return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
 
 
-def _context(session, settings=None) -> dict:
+def _context(session, settings=None, *, whole: bool = False) -> dict:
     start, end = clock.to_local(session.started_at), clock.to_local(session.ended_at)
-    shown = session_view.view(session)
+    shown = session_view.view(session, whole=whole)
     shown["files"] = _files_shown(shown["files"], settings)
     prompts = shown.pop("prompt_views")
     summary_texts = shown.pop("summary_texts")
+    summaries = session.compact_summaries[len(session.compact_summaries) - len(summary_texts):]
+    one_day = start is None or end is None or start.date() == end.date()
     return {
         "session": session,
         "title": session.title or session.session_id,
@@ -87,10 +90,10 @@ def _context(session, settings=None) -> dict:
         "duration": _duration(session.duration_seconds),
         "resume_command": _resume_command(session),
         "summaries": [{"text": text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp))}
-                      for s, text in zip(session.compact_summaries, summary_texts)],
-        "prompts": [{**part, "when": _human(clock.to_local(p.timestamp), time_only=True)}
-                    for p, part in zip(session.prompts, prompts)],
-        "tools": sorted(session.tools.items(), key=lambda item: (-item[1], item[0])),
+                      for s, text in zip(summaries, summary_texts)],
+        "prompts": [{**part, "when": _human(clock.to_local(session.prompts[part["number"] - 1].timestamp),
+                                            time_only=one_day)}
+                    for part in prompts],
         **shown,
     }
 

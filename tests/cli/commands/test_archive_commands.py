@@ -136,6 +136,19 @@ def test_show_prints_the_vault_note_or_re_renders_it_when_gone(user):
     assert not note.exists()  # show never writes
 
 
+def test_a_long_session_note_shows_some_prompts_and_show_all_prints_every_one(user):
+    sid = session_id(0x5150)
+    prompts = [f"prompt number {i} about the parser" for i in range(120)]
+    write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, prompts)
+    assert user.run("import").returncode == 0
+    note = (user.vault / notes_in(user.vault)[0]).read_text(encoding="utf-8")
+    assert "prompt number 0 about" in note and "prompt number 119 about" in note
+    assert note.count("about the parser\n```") == 40 and "40 of 120 prompts" in note
+    shown = user.run("show", sid[:8], "--all")
+    assert shown.returncode == 0
+    assert all(f"prompt number {i} about the parser\n" in shown.stdout.decode() for i in range(120))
+
+
 def test_show_with_an_ambiguous_or_unknown_prefix_is_one_line(user):
     for n in (0x1234, 0x1235):
         sid = f"abcd{n:04x}-0000-4000-8000-000000000000"

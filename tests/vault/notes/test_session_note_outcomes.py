@@ -17,7 +17,7 @@ from testkit import FIXTURES, open_fence_at_end, shared_path
 from obsidian_memory.capture import redact, transcript
 from obsidian_memory.vault.markdown import parse_note
 from obsidian_memory.core import settings as settings_module
-from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Session, Todo, ToolError
+from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
 from obsidian_memory.vault.notes import session_view
 from obsidian_memory.vault.notes import sessions as notes
 
@@ -150,12 +150,62 @@ def test_a_five_hour_session_note_stays_within_the_cap_with_visible_marks():
     assert frontmatter(text)["commits"] == 100 and not open_fence_at_end(text)
 
 
-def test_beyond_that_a_note_grows_by_a_floor_per_text():
-    session = big_session(prompt_count=150)
-    texts = 2 * 150 + 4 + 1
-    size = len(notes.render_note(session).encode("utf-8"))
-    assert session_view.NOTE_BUDGET < size <= session_view.NOTE_BUDGET + texts * (
-        session_view.MIN_FLOOR + session_view.TEXT_FRAME_CHARS)
+@pytest.mark.parametrize("prompt_count", [150, 10_000])
+def test_however_long_the_session_the_note_stays_within_the_cap(prompt_count):
+    session = big_session(prompt_count=prompt_count)
+    session.compact_summaries = [CompactSummary(f"summary {i} " + "s" * 20_000) for i in range(300)]
+    session.tools = {f"mcp__server__tool_{i}": i + 1 for i in range(500)}
+    session.subagents = [Subagent(f"agent-{i}", "", 10, "look " * 40) for i in range(200)]
+    text = notes.render_note(session)
+    assert len(text.encode("utf-8")) <= session_view.NOTE_BUDGET
+    prompts = section(text, "## Prompts")
+    numbers = [int(n) for n in re.findall(r"^\*\*(\d+)\.\*\*", prompts, re.M)]
+    assert len(numbers) == session_view.PROMPTS_SHOWN and numbers == sorted(numbers)
+    assert numbers[0] == 1 and numbers[-session_view.RECENT_PROMPTS_SHOWN:] == list(
+        range(prompt_count - session_view.RECENT_PROMPTS_SHOWN + 1, prompt_count + 1))
+    hidden = [int(n) for n in re.findall(r"^- … (\d+) more in the archive$", prompts, re.M)]
+    assert sum(hidden) == prompt_count - session_view.PROMPTS_SHOWN
+    assert f"40 of {prompt_count} prompts" in prompts and "show bbbbbbbb --all" in prompts
+    assert "the last answer " + "z" * 11_000 + "\n" in text   # still in full, under its prompt
+    assert frontmatter(text)["prompts"] == prompt_count and not open_fence_at_end(text)
+    summaries = section(text, "## Compaction summaries")
+    assert summaries.count("### Compaction ") == session_view.SUMMARIES_SHOWN and "### Compaction 300" in summaries
+    assert "460 more in the archive" in section(text, "## Tools used")
+    assert "170 more in the archive" in section(text, "## Subagents")
+
+
+def test_the_most_telling_prompts_are_shown_over_short_ones():
+    prompts = [Prompt("go on") for _ in range(200)]
+    prompts[57] = Prompt("Rewrite the importer so that quoted fields with embedded newlines survive, "
+                         "and add a regression test with the customer's file")
+    prompts[90] = Prompt("/compact")
+    session = Session(session_id="s1", prompts=prompts)
+    shown = session_view.chosen_prompts(session)
+    assert 57 in shown and 90 not in shown and 0 in shown and len(shown) == session_view.PROMPTS_SHOWN
+
+
+def test_show_all_renders_every_prompt_uncut():
+    session = big_session(prompt_count=300)
+    text = notes.render_note(session, whole=True)
+    assert len(re.findall(r"^\*\*\d+\.\*\*", section(text, "## Prompts"), re.M)) == 300
+    assert "[shortened" not in text and "more in the archive" not in text
+    assert "p" * 10_000 in text and "a" * 20_000 in text
+
+
+def test_prompt_times_carry_the_date_once_a_session_spans_days(settings, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    import time
+    time.tzset()
+    one_day = Session(session_id="s1", started_at="2026-03-04T09:00:00.000Z", ended_at="2026-03-04T10:00:00.000Z",
+                      prompts=[Prompt("a", "2026-03-04T09:00:00.000Z"), Prompt("b", "2026-03-04T10:00:00.000Z")])
+    assert re.findall(r"^\*\*\d\.\*\* (.+)$", notes.render_note(one_day, settings), re.M) == ["09:00", "10:00"]
+    days = Session(session_id="s2", started_at="2026-03-04T09:00:00.000Z", ended_at="2026-03-06T10:00:00.000Z",
+                   prompts=[Prompt("a", "2026-03-04T09:00:00.000Z"), Prompt("b", "2026-03-06T10:00:00.000Z")])
+    text = notes.render_note(days, settings)
+    assert re.findall(r"^\*\*\d\.\*\* (.+)$", text, re.M) == ["2026-03-04 09:00", "2026-03-06 10:00"]
+    from obsidian_memory.vault.notes.session_reader import read_session
+    read = read_session(text)
+    assert [p.timestamp[:16] for p in read.prompts] == ["2026-03-04T09:00", "2026-03-06T10:00"]
 
 
 def test_caps_give_short_texts_share_to_long_ones():
