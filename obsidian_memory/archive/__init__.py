@@ -869,6 +869,19 @@ class Archive:
         """Those of `session_ids` that the archive holds (with a prompt or a start)."""
         return self._session_ids_among(session_ids, "(prompt_count > 0 OR started_at IS NOT NULL) AND ")
 
+    def provenance_of(self, session_ids: list[str]) -> dict[str, tuple[str, dict]]:
+        """{session id: (origin, {tool name: uses} of its main conversation)} of those of
+        `session_ids` the archive holds (session_text decides from them what may be shown)."""
+        found: dict[str, tuple[str, dict]] = {}
+        for start in range(0, len(session_ids), 500):
+            chunk = session_ids[start:start + 500]
+            for session_id, origin, details in self.db.execute(
+                    f"SELECT session_id, origin, details FROM sessions "
+                    f"WHERE session_id IN ({', '.join('?' for _ in chunk)})", chunk):
+                tools = _loads(details).get("tools")
+                found[session_id] = (origin, tools if isinstance(tools, dict) else {})
+        return found
+
     def _session_ids_among(self, session_ids: list[str], condition: str) -> set[str]:
         found: set[str] = set()
         for start in range(0, len(session_ids), 500):

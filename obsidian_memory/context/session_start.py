@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import re
 
-from obsidian_memory.core import fsutil
+from obsidian_memory.core import fsutil, session_text
 from obsidian_memory.vault.notes import memory
 from obsidian_memory.vault.privacy import Privacy, note_is_private
 from obsidian_memory.core.textclean import fence_for, quoted
@@ -226,7 +226,7 @@ def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_s
     # the latest session's summary start and where it stopped may take what the whole list
     # leaves, but at least 2/5 of a tight cap; where it stopped first (it says what is still open)
     room = None if cap is None else max(cap * 2 // 5, cap - len(whole_list))
-    stopped = _stopped_block(sessions[0], room) if with_summary and sessions else ""
+    stopped = (_withheld_mark(sessions[0]) or _stopped_block(sessions[0], room)) if with_summary and sessions else ""
     summary = _summary_block(sessions[0], None if room is None else room - len(stopped)) \
         if with_summary and sessions else ""
     latest = summary + stopped
@@ -279,6 +279,14 @@ def _summary_block(row: dict, room: int | None) -> str:
     heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
                           line_start=True, why="only its start")
+
+
+def _withheld_mark(row: dict) -> str:
+    """Why the latest session's summary and where it stopped are not shown ('' when they are)."""
+    if not row.get("withheld"):
+        return ""
+    return _mark(f"what the latest session wrote is not shown: {_one_line(row['withheld'])} "
+                 "(`session_text: all` in config.yaml shows it)")
 
 
 def _stopped_block(row: dict, room: int | None) -> str:
@@ -346,7 +354,12 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), wanted, session_id)
             rows = _without_private_notes(settings, archive, rows, limit)
-            if rows:
+            shown = session_text.for_sessions(settings, archive, [row["session_id"] for row in rows])
+            for row in rows:
+                withheld = session_text.of(shown, row["session_id"]).withheld
+                if withheld:   # its free text may be someone else's words: only what identifies it
+                    row["last_compact_summary"], row["withheld"] = None, withheld
+            if rows and not rows[0].get("withheld"):
                 stopped = archive.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
                 rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
     except Exception as exc:  # a locked, corrupt or newer archive costs the section, not the hook

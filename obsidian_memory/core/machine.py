@@ -128,10 +128,11 @@ def name_of(machine: str | None) -> str:
 
 def elsewhere(origin: str | None, machine: str | None, here: str | None) -> str | None:
     """The machine to name for an archived session of `origin` ('transcript': this machine's own;
-    'vault': learned from a note) and `machine`: None for this machine's own session (also one
-    it got back from its notes), that machine's id for another's ("another machine" when its note
-    does not say)."""
-    if origin != "vault" or (machine is not None and machine == here):
+    'vault': learned from a note) and `machine`: None for this machine's own session, the
+    machine its note names for one learned from the vault ("another machine" when it does not
+    say), even when that is this machine's id: only the archive knows this machine's sessions,
+    and every note in a shared vault shows that id for anyone to copy."""
+    if origin != "vault":
         return None
     return machine or "another machine"
 

@@ -275,6 +275,10 @@ class Settings:
     prompt_recall: str = setting(Choice("off", "first", "every"), "first",
                                  "when the prompt hook looks for past sessions a prompt revisits: the first "
                                  "prompt of a session, every prompt, or never")
+    session_text: str = setting(Choice("own", "all"), "own",
+                                "whose answers, summaries and open tasks past sessions show (context, recall, "
+                                "`search --sessions`): `own`, this machine's sessions that read no web page or "
+                                "MCP tool; `all`, every session's (see Security and privacy)")
     mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
                                  "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
     embed_threads: int = setting(Number(1, MAX_EMBED_THREADS, off=0, off_means="one core fewer than the machine has"),

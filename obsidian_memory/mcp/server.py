@@ -193,11 +193,13 @@ class Tools:
     ) -> SessionsResult:
         from obsidian_memory.search import session_search
         from obsidian_memory.archive import MachineScope
+        from obsidian_memory.core import session_text
         from obsidian_memory.search import output
 
         settings = self.settings()
         matches = session_search.grep_sessions(settings.archive, pattern, project=project, since=since,
-                                               deadline=timeout_seconds, machines=MachineScope.of(settings, machine=machine))
+                                               deadline=timeout_seconds, machines=MachineScope.of(settings, machine=machine),
+                                               show_all=session_text.show_all(settings))
         return SessionsResult(**output.clean({"pattern": pattern, "total_results": len(matches),
                                               "results": matches[:limit]}))
 

@@ -186,11 +186,13 @@ def _shown(pattern: str, limit: int = 80) -> str:
 # -- the search --------------------------------------------------------------------------------
 
 def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None, since: str | None = None,
-                  limit: int | None = None, deadline: float = DEADLINE_SECONDS, machines=None) -> list[dict]:
+                  limit: int | None = None, deadline: float = DEADLINE_SECONDS, machines=None,
+                  show_all: bool = False) -> list[dict]:
     """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
     commits, pull requests, commands, errors) match `pattern` (Python syntax, case-insensitive),
-    newest first, each with its first matching field and a snippet; every machine's sessions, or
-    those of `machines` (archive.MachineScope). A missing archive has none. Raises UserError for a
+    newest first, each with its first matching field and a snippet (withheld where session_text
+    says the session may not show that text; `show_all`: the user's `session_text: all`); every
+    machine's sessions, or those of `machines` (archive.MachineScope). A missing archive has none. Raises UserError for a
     bad pattern or date, PatternTooSlow past `deadline`."""
     from obsidian_memory.core import clock
 
@@ -200,11 +202,11 @@ def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None
         return []
     scope = machines.as_dict() if machines is not None else None
     if matcher.engine == "re2":
-        return _grep(archive_path, matcher, project, since_iso, limit, scope)
-    return _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope)
+        return _grep(archive_path, matcher, project, since_iso, limit, scope, show_all)
+    return _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope, show_all)
 
 
-def _grep(archive_path, matcher, project, since_iso, limit, scope) -> list[dict]:
+def _grep(archive_path, matcher, project, since_iso, limit, scope, show_all) -> list[dict]:
     from obsidian_memory.archive import MachineScope, open_archive
 
     try:
@@ -212,16 +214,33 @@ def _grep(archive_path, matcher, project, since_iso, limit, scope) -> list[dict]
     except FileNotFoundError:   # a file that was never initialised as an archive
         return []
     with archive:
-        return archive.grep_sessions(matcher, project=project, since_utc=since_iso, limit=limit,
+        rows = archive.grep_sessions(matcher, project=project, since_utc=since_iso, limit=limit,
                                      snippet=lambda text: snippet(text, matcher),
                                      machines=MachineScope(**scope) if scope else None)
+        return withhold_snippets(archive, rows, show_all)
 
 
-def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope) -> list[dict]:
+def withhold_snippets(archive, rows: list[dict], show_all: bool) -> list[dict]:
+    """The rows, with the snippet of a match in text session_text does not let a session show
+    replaced by what was left out and why (the session is still listed by what identifies it)."""
+    from obsidian_memory.core import session_text
+
+    found = archive.provenance_of([row["session_id"] for row in rows])
+    for row in rows:
+        origin, tools = found.get(row["session_id"], (None, {}))
+        shown = session_text.shown(origin, tools, show_all=show_all)
+        if not shown.shows(row["field"]):
+            row["snippet"] = f"(matched in its {row['field']}: not shown, {shown.withheld})"
+            row["withheld"] = shown.withheld
+    return rows
+
+
+def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope, show_all) -> list[dict]:
     """Python's engine in a child process, killed at the deadline: `re` cannot be interrupted
     and holds the GIL, so neither a thread nor a signal would bound it."""
     request = json.dumps({"archive": archive_path, "pattern": pattern, "project": project,
-                          "since_utc": since_iso, "limit": limit, "machines": scope})
+                          "since_utc": since_iso, "limit": limit, "machines": scope,
+                          "show_all": show_all})
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -254,7 +273,7 @@ def _worker() -> None:
     try:
         matcher = compile_pattern(request["pattern"], engine="re")
         rows = _grep(request["archive"], matcher, request["project"], request["since_utc"], request["limit"],
-                     request.get("machines"))
+                     request.get("machines"), bool(request.get("show_all")))
         answer = {"rows": rows}
     except Exception as exc:
         answer = {"error": f"{type(exc).__name__}: {exc}"}

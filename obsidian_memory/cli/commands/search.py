@@ -66,11 +66,13 @@ def run_sessions(args) -> int:
         raise UserError("--sessions takes one regular expression (quote it)")
     pattern = args.queries[0]
     from obsidian_memory.archive import MachineScope
+    from obsidian_memory.core import session_text
 
     settings = settings_module.load(vault=args.vault)
     machines = MachineScope.of(settings, machine=args.machine, this_machine=args.this_machine)
     matches = session_search.grep_sessions(settings.archive, pattern, project=args.project, since=args.since,
-                                           deadline=args.timeout, machines=machines)
+                                           deadline=args.timeout, machines=machines,
+                                           show_all=session_text.show_all(settings))
     results = matches[: args.limit]
     here = machine.current(settings)
     for row in results:

@@ -92,8 +92,9 @@ def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=N
     session_id = _text(properties.get("session_id"))
     if not session_id or not _SESSION_ID.match(session_id):
         return row
+    started = _local_not_after(_datetime_text(properties.get("started")), min(time.time(), mtime_ns / 1e9))
     row.update(session_id=session_id, machine=_text(properties.get("machine")),
-               started=_datetime_text(properties.get("started")), project=_text(properties.get("project")),
+               started=started, project=_text(properties.get("project")),
                title=_text(properties.get("title")), commits=_count(properties.get("commits")))
     row["kind"] = CONFLICT if sync_conflicts.copy_of(name, is_note_name) else SESSION
     if privacy is not None:
@@ -430,7 +431,7 @@ def learn(settings, archive, folder: Folder, *, deadline: float | None = None, m
     for index, row in enumerate(progress(waiting) if progress else waiting):
         if deadline is not None and time.monotonic() >= deadline:
             return recorded + archive.record_learned(batch, done), len(waiting) - index
-        if row["session_id"] not in own:
+        if row["session_id"] not in own and where_we_write(settings, row):
             session = _read_note_session(settings, row)
             if session is not None:
                 batch.append((session, row["path"]))
@@ -441,16 +442,59 @@ def learn(settings, archive, folder: Folder, *, deadline: float | None = None, m
     return recorded + archive.record_learned(batch, done), 0
 
 
+def where_we_write(settings, row: dict) -> bool:
+    """Whether the note `row` is where and as another machine of ours writes a session note: in
+    the sessions folder, named for its session. A note elsewhere with session properties (a
+    copy, or a forgery in a shared vault) is counted in the views but never learned: what
+    a learned session holds reaches later sessions' context."""
+    folder = settings.sessions_folder.strip("/") + "/"
+    return row["path"].startswith(folder) and _named_for(row["path"], row["session_id"])
+
+
 def _read_note_session(settings, row: dict):
     """The session the note `row` holds, redacted as this machine's settings say (the owner did
-    too, if its settings said so), or None when it is not that session's note."""
+    too, if its settings said so), its times no later than the note's last change, or None when
+    it is not that session's note."""
     from obsidian_memory.vault.notes.session_reader import read_session
 
     text = fsutil.read_text(os.path.join(settings.vault, *row["path"].split("/")))
     session = read_session(text) if text else None
     if session is None or session.session_id != row["session_id"]:
         return None
+    latest = min(time.time(), row.get("mtime") or time.time())   # a note cannot tell of a later time
+    session.started_at, session.ended_at = _not_after(session.started_at, latest), _not_after(session.ended_at, latest)
     if settings.redact:
         from obsidian_memory.capture.redact import redact_session
         session = redact_session(session)
     return session
+
+
+def _local_not_after(text: str | None, epoch: float) -> str | None:
+    """A note's `started` (local `YYYY-MM-DDTHH:MM:SS` text), or `epoch` as such text when the
+    note says a later time: a future date would keep a note "the latest" for good."""
+    import datetime
+
+    if not text:
+        return text
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if moment.tzinfo is None:
+        moment = moment.astimezone()     # (naive: this machine's local time)
+    if moment.timestamp() <= epoch:
+        return text
+    return datetime.datetime.fromtimestamp(epoch).isoformat(timespec="seconds")
+
+
+def _not_after(iso: str | None, epoch: float) -> str | None:
+    """The ISO time `iso`, or `epoch` (as ISO, UTC) when `iso` is later."""
+    import datetime
+
+    from obsidian_memory.core.clock import parse_iso
+
+    moment = parse_iso(iso)
+    if moment is None or moment.timestamp() <= epoch:
+        return iso
+    latest = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
+    return latest.strftime("%Y-%m-%dT%H:%M:%S.") + f"{latest.microsecond // 1000:03d}Z"
