@@ -14,7 +14,7 @@ from obsidian_memory.capture import transcript
 from obsidian_memory.archive import open_archive
 from obsidian_memory.capture.model import Prompt, Session
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # fixture transcript -> (started_at, project, note_path) given to it in this archive
 SESSIONS = {
     "newer_entry_types.jsonl": ("2026-03-01T10:00:00.000Z", "webapp", "Meta/claude-sessions/login.md"),
