@@ -145,12 +145,12 @@ def kill_and_resume(count: int) -> None:
 
 # A child's peak RSS (wait4) includes the RSS of the process it was forked from, taken at exec:
 # this script holds the big transcript's text for a moment, so the hook is started by a small
-# launcher and its own peak is read there.
+# launcher and its own peak is read there (with its CPU seconds: "peak-bytes cpu-seconds").
 LAUNCHER = """
 import os, subprocess, sys
 proc = subprocess.Popen(sys.argv[2:])
 _, status, usage = os.wait4(proc.pid, 0)
-open(sys.argv[1], "w").write(str(usage.ru_maxrss * 1024))
+open(sys.argv[1], "w").write(f"{usage.ru_maxrss * 1024} {usage.ru_utime + usage.ru_stime}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -162,7 +162,7 @@ def peak_rss(env: dict, path: Path) -> tuple[int, float]:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-c", LAUNCHER, str(peak_file), sys.executable, str(CLI), "hook", "archive"],
                    input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
-    return int(peak_file.read_text()), time.perf_counter() - started
+    return int(peak_file.read_text().split()[0]), time.perf_counter() - started
 
 
 def memory(big_mb: int) -> None:

@@ -194,7 +194,7 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
             return ArchiveResult(UNCHANGED, path)
     from obsidian_memory.capture import transcript
 
-    session = transcript.parse(path)
+    session = transcript.parse(path, resume_in=settings.home)   # a growing transcript: only what is new
     session.transcript_size, session.transcript_mtime = fingerprint
     if session.oversized_lines:
         logs.log_for(settings, f"archive: {path}: {session.oversized_lines} line(s) over "
@@ -620,6 +620,8 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
                     paths.append(path)
             summary = _archive_many(settings, paths, progress=False, learn=True,
                                     deadline=time.monotonic() + deadline_seconds)
+            from obsidian_memory.capture import resume
+            resume.forget_missing(settings.home)
             if summary.stopped:
                 logs.log_for(settings, f"sweep: stopped after {deadline_seconds:g} s with {summary.stopped} "
                                        "transcript(s) to go; the next sweep goes on")

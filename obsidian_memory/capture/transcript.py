@@ -29,6 +29,7 @@ LINE_LIMIT = 8 * 1024 * 1024
 # file that never ends (a sparse file, a growing log) cannot hold an import or a sweep forever.
 FILE_LIMIT = 2 * 1024 ** 3
 OVERSIZED = object()
+_BLANK = object()   # a last line of blanks without its newline yet: nothing to read, not a whole line
 
 # User text that Claude Code wrote, not the person: whole entries starting with one of these.
 _GENERATED_PREFIXES = (
@@ -43,12 +44,20 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT = re.compile(r"^<bash-input>(.*?)</bash-input>", re.S)
 
 
-def parse(path: str, *, include_subagents: bool = True) -> Session:
-    """The session recorded in the transcript at `path` (raises OSError if it cannot be read)."""
+def parse(path: str, *, include_subagents: bool = True, resume_in: str | None = None) -> Session:
+    """The session recorded in the transcript at `path` (raises OSError if it cannot be read).
+    `resume_in` (our home folder): read on from where the last parse of this file stopped, when
+    its start is unchanged (capture.resume), and keep where this one stops."""
+    from obsidian_memory.capture import resume
+
     path = os.path.abspath(path)
     info = os.stat(path)
-    reader = _Reader()
-    reader.read_file(path)
+    reader, start = (resume.load(resume_in, path) if resume_in else None) or (_Reader(), 0)
+    if resume_in:
+        end = reader.read_file(path, start, whole_lines=True)
+        resume.save(resume_in, path, reader, end)
+        start = end
+    reader.read_file(path, start)
     session = reader.session(path)
     session.transcript_size = info.st_size
     session.transcript_mtime = info.st_mtime
@@ -57,36 +66,46 @@ def parse(path: str, *, include_subagents: bool = True) -> Session:
     return session
 
 
-def iter_entries(path: str):
-    """Each line of `path` as a dict, None for a line that is not a JSON object, or OVERSIZED for
-    a line longer than LINE_LIMIT (a huge tool result: read and dropped in pieces, never held)
-    and for the rest of a file longer than FILE_LIMIT (not read)."""
+def iter_entries(path: str, start: int = 0):
+    """(entry, end) for each line of `path` from the offset `start`: the line as a dict, None for
+    a line that is not a JSON object, or OVERSIZED for a line longer than LINE_LIMIT (a huge tool
+    result: read and dropped in pieces, never held) and for the rest of a file longer than
+    FILE_LIMIT (not read); `end` is the offset after the line, None for a last line without its
+    newline yet (still being written) and for the rest past FILE_LIMIT."""
     with fsutil.open_regular(path) as handle:
+        handle.seek(start)
         while True:
             if handle.tell() >= FILE_LIMIT:
-                yield OVERSIZED
+                yield OVERSIZED, None
                 return
             raw = handle.readline(LINE_LIMIT + 1)
             if not raw:
                 return
             if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
-                _skip_rest_of_line(handle)
-                yield OVERSIZED
+                complete = _skip_rest_of_line(handle)
+                yield OVERSIZED, handle.tell() if complete else None
                 continue
+            end = handle.tell() if raw.endswith(b"\n") else None
             if raw.isspace():
-                continue   # (no strip(): a line can be megabytes long)
+                if end is not None:
+                    continue   # (no strip(): a line can be megabytes long)
+                yield _BLANK, None
+                continue
             try:
                 entry = json.loads(raw.decode("utf-8", "replace"))
             except (ValueError, RecursionError):   # RecursionError: JSON nested thousands deep
                 entry = None
-            yield entry if isinstance(entry, dict) else None
+            yield (entry if isinstance(entry, dict) else None), end
 
 
-def _skip_rest_of_line(handle) -> None:
+def _skip_rest_of_line(handle) -> bool:
+    """Read past the rest of a long line; whether it ended with its newline."""
     while True:
         piece = handle.readline(LINE_LIMIT)
-        if not piece or piece.endswith(b"\n"):
-            return
+        if not piece:
+            return False
+        if piece.endswith(b"\n"):
+            return True
 
 
 class _Reader:
@@ -123,14 +142,43 @@ class _Reader:
         self.outcomes = OutcomeTracker()
 
     # -- reading ---------------------------------------------------------------------------
-    def read_file(self, path: str) -> None:
-        for entry in iter_entries(path):
+    def read_file(self, path: str, start: int = 0, *, whole_lines: bool = False) -> int:
+        """Read `path` from the offset `start` (the end of a line); `whole_lines`: stop before a
+        last line still being written. Returns the offset after the last line read whole."""
+        end = start
+        for entry, line_end in iter_entries(path, start):
+            if line_end is None and whole_lines:
+                return end
             if entry is None:
                 self.bad_lines += 1
             elif entry is OVERSIZED:
                 self.oversized_lines += 1
-            else:
+            elif entry is not _BLANK:
                 self.add(entry)
+            end = line_end if line_end is not None else end
+        return end
+
+    def __getstate__(self) -> dict:
+        """For capture.resume: the prompts as plain tuples (ten times faster to copy than the
+        objects), and what refers to them (`answers` is keyed by id(), which no copy keeps) by
+        their place in the prompts, then the queued prompts."""
+        state = dict(self.__dict__)
+        every = [*self.prompts, *(queued for _, queued in self.queued)]
+        place = {id(prompt): index for index, prompt in enumerate(every)}
+        state["prompts"] = [_prompt_fields(p) for p in self.prompts]
+        state["queued"] = [(position, _prompt_fields(p)) for position, p in self.queued]
+        state["answering"] = place.get(id(self.answering), self.answering)
+        state["answers"] = {place[key]: parts for key, parts in self.answers.items() if key in place}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state["prompts"] = [Prompt(*fields) for fields in state["prompts"]]
+        state["queued"] = [(position, Prompt(*fields)) for position, fields in state["queued"]]
+        every = [*state["prompts"], *(queued for _, queued in state["queued"])]
+        if isinstance(state["answering"], int):
+            state["answering"] = every[state["answering"]]
+        state["answers"] = {id(every[index]): parts for index, parts in state["answers"].items()}
+        self.__dict__.update(state)
 
     def add(self, entry: dict) -> None:
         kind = entry.get("type")
@@ -242,7 +290,7 @@ class _Reader:
     def _all_prompts(self) -> list[Prompt]:
         for prompt in [*self.prompts, *(queued for _, queued in self.queued)]:
             parts = self.answers.get(id(prompt))
-            prompt.answer = strip_control("\n\n".join(parts)) if parts else None
+            prompt.answer = "\n\n".join(parts) if parts else None
         prompts = list(self.prompts)
         for offset, (position, prompt) in enumerate(self.queued):
             prompts.insert(position + offset, prompt)
@@ -299,6 +347,7 @@ class _Reader:
             self.last_text_parts = []
             if self.answering is not None:
                 self.answers[id(self.answering)] = self.last_text_parts   # one list, filled for both
+        text = strip_control(text)   # here, once: a resumed read joins the parts of every answer again
         if text not in self.last_text_parts:
             self.last_text_parts.append(text)
 
@@ -348,7 +397,7 @@ class _Reader:
             title_source=title_source,
             prompts=self._all_prompts(),
             compact_summaries=self.compact_summaries,
-            last_assistant_message=strip_control("\n\n".join(self.last_text_parts)) if self.last_text_parts else None,
+            last_assistant_message="\n\n".join(self.last_text_parts) if self.last_text_parts else None,
             **self.outcomes.as_fields(),
             tools=self.tools,
             files_touched=list(self.files),
@@ -483,6 +532,10 @@ def _subagent(path: str) -> Subagent:
     first = reader.prompts[0].text if reader.prompts else None
     return Subagent(agent_id=strip_control(agent_id), path=path, entry_count=reader.entry_count,
                     first_prompt=shorten(first, TITLE_LENGTH) if first else None)
+
+
+def _prompt_fields(prompt: Prompt) -> tuple:
+    return (prompt.text, prompt.timestamp, prompt.uuid, prompt.answer)
 
 
 def _clean_title(title: str) -> str:
