@@ -19,6 +19,7 @@ import unicodedata
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.store import Scope, VaultIndex
 from obsidian_memory.search.tokens import query_identifiers
+from obsidian_memory.core import cjk
 from obsidian_memory.core.textclean import strip_control
 
 ENGINE = "index"
@@ -97,15 +98,22 @@ class ParsedQuery:
 
 
 def fold(text: str) -> str:
-    """Lower case without diacritics, as the index's tokenizer sees it."""
+    """Lower case without diacritics, as the index's tokenizer sees it: CJK characters are kept
+    as they are (the tokenizer keeps `が` and `한`; decomposed they would be `か` and jamo)."""
     if text.isascii():
         return text.lower()
+    return "".join(piece if cjk.has_cjk(piece) else _strip_diacritics(piece)
+                   for piece in cjk.split_runs(text)).lower()
+
+
+def _strip_diacritics(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(fold(text))
+    """The words of `text` as the index holds them (a CJK run as its bigrams: core.cjk)."""
+    return _WORD.findall(cjk.spaced(fold(text)))
 
 
 def parse(text: str) -> tuple[list[str], list[list[str]], list[str]]:
@@ -457,7 +465,8 @@ class _Matcher:
                 if form:
                     self.group_of.setdefault(form, n)
         forms = sorted(self.group_of, key=len, reverse=True)
-        self.words = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(f) for f in forms) + ")") if forms else None
+        # a word starts where a word does; a CJK bigram anywhere inside its run
+        self.words = re.compile("|".join(_at_word_start(f) for f in forms)) if forms else None
         sequence = parsed.sequence
         self.phrase = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in sequence)) if sequence else None
 
@@ -475,6 +484,10 @@ class _Matcher:
         bonus = 0.5 if self.phrase is not None and self.phrase.search(folded) else 0.0
         # prefer dense passages: a short line with all the words beats a long one with the same
         return len(found) + bonus - min(len(line), 2000) / 20000, first or 0
+
+
+def _at_word_start(form: str) -> str:
+    return re.escape(form) if cjk.has_cjk(form[:1]) else r"(?<![^\W_])" + re.escape(form)
 
 
 _SPACE = re.compile(r"\s+")

@@ -16,6 +16,7 @@ import sys
 import time
 import zlib
 
+from obsidian_memory.core import cjk
 from obsidian_memory.core.fsutil import read_text
 from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.vault.privacy import Privacy
@@ -485,6 +486,12 @@ def _fts_values(row: _Row) -> dict[str, str]:
             "body": note.body, "code": note.code, "idents": " ".join(idents)}
 
 
+def _fts_texts(fts: dict[str, str]) -> tuple[str, ...]:
+    """The FTS row of a note's texts, in FTS_COLUMNS order, CJK runs as their bigrams (core.cjk:
+    the tokenizer would take a whole run for one word); the same for adding and deleting it."""
+    return tuple(cjk.spaced(fts[c]) for c in FTS_COLUMNS)
+
+
 def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, codec: Codec) -> tuple:
     return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(content), now)
 
@@ -516,7 +523,7 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
         for note_id, *plain, content in rows:
             fts = dict(zip(PLAIN_COLUMNS, plain))
             fts.update(zip(PACKED_COLUMNS, codec.unpack(content)))
-            values.append(("delete", note_id, *(fts[c] for c in FTS_COLUMNS)))
+            values.append(("delete", note_id, *_fts_texts(fts)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 
 
@@ -607,7 +614,7 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
     ids = dict(conn.execute("SELECT path, id FROM notes WHERE id > ?", (top,)).fetchall())
     ids.update(old)
     _insert_rows(conn, f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})",
-                 [(ids[row.path], *(values[c] for c in FTS_COLUMNS)) for row, values in zip(rows, fts)])
+                 [(ids[row.path], *_fts_texts(values)) for row, values in zip(rows, fts)])
     old = list(old.values())
     for start in range(0, len(old), MAX_PARAMETERS):
         chunk = old[start:start + MAX_PARAMETERS]
@@ -846,7 +853,7 @@ def _inlink_rows(conn: sqlite3.Connection, where: str = ""):
             found.append(_around_link(content.contexts[link.context_no],
                                       link.label or link.target.rsplit("/", 1)[-1].split("#", 1)[0]))
     for note_id in sorted(pieces):
-        yield note_id, " \n ".join(pieces[note_id])
+        yield note_id, cjk.spaced(" \n ".join(pieces[note_id]))
 
 
 def _around_link(context: str, shown: str) -> str:
@@ -903,6 +910,6 @@ def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
                               meta_text, row.path, n.body, n.code,
                               " ".join(identifiers("\n".join((n.title, *n.aliases, *n.headings, meta_text, n.body,
                                                               n.code))))))
-            conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (text,))
+            conn.execute(f"INSERT INTO {scratch}(x) VALUES (?)", (cjk.spaced(text),))
     conn.execute(f"INSERT OR IGNORE INTO vocab(term, df) SELECT term, doc FROM {scratch}_terms")
     conn.execute(f"DELETE FROM {scratch}")

@@ -17,7 +17,7 @@ from obsidian_memory.core import sqlitedb
 
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 
 # Pages of 32 KiB rather than 4: a note's row (its compressed text, about 3 KB) no longer
 # leaves much of a page empty (a fifth of the file at 4 KiB, a twentieth at 32).
