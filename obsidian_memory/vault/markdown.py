@@ -11,8 +11,9 @@ frontmatter value (Obsidian shows those as links too). Links in fenced code, inl
 comments (`%%...%%`, `<!-- -->`) are not links; neither are links to attachments (images,
 PDFs, audio, ...): only notes are indexed, so only notes are link targets.
 
-Pure functions over a string: no file access, no SQLite. Frontmatter is parsed with
-`yaml.safe_load`; a broken block falls back to a line reader and never raises.
+Pure functions over a string: no file access, no SQLite. Frontmatter is parsed by
+`frontmatter.parse` (safe YAML without aliases; a broken or refused block falls back to a line
+reader and never raises).
 """
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ 
 _HR = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _SPACES = re.compile(r"[ \t]+")
 _ATTACHMENT = re.compile(r"\.[A-Za-z0-9]{2,5}$")
-_SIMPLE_PAIR = re.compile(r"^([\w\- ]+?)[ \t]*:[ \t]*(.*)$")
 # For link extraction: a Markdown link's target may be <in angle brackets> (then with spaces).
 # Escaped brackets (`\[x\](y)`) make no link, here as in Obsidian.
 _MD_LINK_TARGET = re.compile(r"(?<!\\)(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)(?<!\\)\]\(\s*(?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))"
@@ -327,42 +327,7 @@ def split_frontmatter(text: str, *, parse: bool = True) -> tuple[dict, str]:
     if found is None:
         return {}, text
     start, end, body = found
-    return _parse_yaml(text[start:end]) if parse else {}, text[body:].lstrip("\n")
-
-
-def _parse_yaml(block: str) -> dict:
-    if not block.strip():
-        return {}
-    try:
-        import yaml
-
-        data = yaml.load(block, Loader=_safe_loader(yaml))
-    except Exception:
-        return _parse_broken_yaml(block)
-    return data if isinstance(data, dict) else {}
-
-
-def _safe_loader(yaml):
-    """The C safe loader when PyYAML has libyaml (ten times faster), else the pure one."""
-    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-
-
-def _parse_broken_yaml(block: str) -> dict:
-    """Salvage `key: value` and `- item` lines from frontmatter YAML cannot read."""
-    data: dict = {}
-    key = None
-    for line in block.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("- ") and key:
-            if not isinstance(data.get(key), list):
-                data[key] = [] if data.get(key) in (None, "") else [data[key]]
-            data[key].append(stripped[2:].strip().strip("\"'"))
-            continue
-        pair = _SIMPLE_PAIR.match(line)
-        if pair:
-            key = pair.group(1).strip()
-            data[key] = pair.group(2).strip().strip("\"'")
-    return data
+    return frontmatter.parse(text[start:end]) if parse else {}, text[body:].lstrip("\n")
 
 
 def clean_line(line: str, links: list[str] | None = None) -> str:

@@ -115,7 +115,7 @@ class Privacy:
         if found is None:
             return False
         block = text[found[0]:found[1]]
-        return self._lines_say(block) or (any(mark in block for mark in _YAML_ONLY) and self._yaml_says(text))
+        return self._lines_say(block) or (any(mark in block for mark in _YAML_ONLY) and self._yaml_says(block))
 
     def _lines_say(self, block: str) -> bool:
         key = None
@@ -134,12 +134,21 @@ class Privacy:
                 return True
         return False
 
-    def _yaml_says(self, text: str) -> bool:
-        """The frontmatter as YAML reads it (`markdown`), for what lines cannot show: a flow
-        mapping (`{private: true}`), anchors and aliases, tags."""
+    def _yaml_says(self, block: str) -> bool:
+        """The frontmatter as YAML reads it (frontmatter.load), for what lines cannot show: a
+        flow mapping (`{private: true}`), tags. A block YAML may not read (aliases: see
+        frontmatter.parse) is private when it names the property or the tag anywhere."""
         from obsidian_memory.vault import markdown
 
-        data = markdown.split_frontmatter(text)[0]
+        try:
+            data = frontmatter.load(block)
+        except frontmatter.Refused:
+            low = block.lower()
+            return PROPERTY in low or bool(self.tag and self.tag in low)
+        except Exception:
+            data = frontmatter.salvage(block)
+        if not isinstance(data, dict):
+            return False
         for key, value in data.items():
             name = str(key).strip().lower()
             if name == PROPERTY and _value_says_yes(value):

@@ -44,6 +44,7 @@ class UpdateStats:
         self.link_seconds = 0.0       # of `seconds`, the time spent resolving links
         self.skipped_names: list[str] = []   # notes and folders left out: names not UTF-8
         self.removed_paths: list[str] = []   # the notes that left the index (deleted, moved, private)
+        self.failed_names: list[str] = []    # notes left out because they could not be parsed
 
     def __repr__(self) -> str:
         return f"UpdateStats({self.summary()})"
@@ -61,6 +62,9 @@ class UpdateStats:
             text += " (another process is updating the index; answered from its current state)"
         if self.skipped_names:
             text += f"; {skipped_text(self.skipped_names)}"
+        if self.failed_names:
+            shown = ", ".join(self.failed_names[:3]) + (", ..." if len(self.failed_names) > 3 else "")
+            text += f"; {len(self.failed_names)} left out: could not be parsed ({shown})"
         return text
 
 
@@ -355,10 +359,11 @@ class _Row:
     """A note read and parsed: `stamp` (mtime_ns, size, ctime_ns) as the walk saw it, before the
     read; `digest` of the text read when the stamp may not show the next edit (`unsettled`);
     `note` None when the note is private by its text (never parsed)."""
-    __slots__ = ("path", "stamp", "note", "digest")
+    __slots__ = ("path", "stamp", "note", "digest", "failed")
 
-    def __init__(self, path: str, stamp: tuple[int, int, int], note, digest: str | None):
+    def __init__(self, path: str, stamp: tuple[int, int, int], note, digest: str | None, failed: str | None = None):
         self.path, self.stamp, self.note, self.digest = path, stamp, note, digest
+        self.failed = failed      # why the note could not be parsed (then it is kept out, as a private one is)
 
 
 def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -> _Row | None:
@@ -371,7 +376,11 @@ def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -
     if privacy.text_is_private(text):
         return _Row(path, stamp, None, None)
     digest = content_digest(text) if unsettled(stamp[0], read_at) else None
-    return _Row(path, stamp, markdown.parse_note(text, link_resolution.note_title(path)), digest)
+    try:
+        note = markdown.parse_note(text, link_resolution.note_title(path))
+    except (RecursionError, MemoryError, ValueError, TypeError) as exc:   # one bad note costs itself only
+        return _Row(path, stamp, None, None, failed=type(exc).__name__)
+    return _Row(path, stamp, note, digest)
 
 
 def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: UpdateStats,
@@ -396,6 +405,7 @@ def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: Up
                      [(row.path, *row.stamp) for row in private])
     stats.removed += len(left)
     stats.removed_paths += left
+    stats.failed_names += [row.path for row in private if row.failed]
     return {link_resolution.note_key(path) for path in [*public, *(row.path for row in private)]}
 
 

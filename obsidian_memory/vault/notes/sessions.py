@@ -15,6 +15,7 @@ import re
 import shlex
 
 from obsidian_memory.core import clock, fsutil
+from obsidian_memory.vault import frontmatter
 from obsidian_memory.vault.notes import session_view
 from obsidian_memory.core.textclean import code_span, fenced, markdown_inline, quoted_prose, strip_control, yaml_scalar
 
@@ -244,8 +245,7 @@ def note_session_id(text: str | None) -> str | None:
     value = match.group(1)
     if value[:1] in ('"', "'"):
         try:
-            import yaml
-            value = yaml.safe_load(value)
+            value = frontmatter.load(value)
         except Exception:
             value = value.strip("\"'")
     return str(value) if value else None
@@ -401,8 +401,7 @@ def _tag_list(entries) -> list[str]:
     if raw is None:
         return []
     try:
-        import yaml
-        value = (yaml.safe_load(raw) or {}).get("tags")
+        value = (frontmatter.load(raw) or {}).get("tags")
     except Exception:
         return []
     values = value if isinstance(value, list) else [value] if value is not None else []

@@ -205,12 +205,10 @@ def _scalar(value: str):
 
 
 def _yaml_properties(block: str) -> dict:
+    """What YAML makes of a block beyond our own subset ({} for one frontmatter.load refuses or
+    cannot read: then it is no session note)."""
     try:
-        import yaml
-    except ImportError:
-        return {}
-    try:
-        data = yaml.load(block, Loader=getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader)
+        data = frontmatter.load(block)
     except Exception:
         return {}
     return data if isinstance(data, dict) else {}
