@@ -159,9 +159,9 @@ class _Reader:
         return end
 
     def __getstate__(self) -> dict:
-        """For capture.resume: the prompts as plain tuples (ten times faster to copy than the
-        objects), and what refers to them (`answers` is keyed by id(), which no copy keeps) by
-        their place in the prompts, then the queued prompts."""
+        """For capture.resume: the prompts as plain tuples (several times faster to save and load
+        than the objects), and what refers to them (`answers` is keyed by id(), which no copy
+        keeps) by their place in the prompts, then the queued prompts."""
         state = dict(self.__dict__)
         every = [*self.prompts, *(queued for _, queued in self.queued)]
         place = {id(prompt): index for index, prompt in enumerate(every)}

@@ -112,7 +112,7 @@ def chosen_prompts(session) -> list[int]:
 def _telling(text: str) -> int:
     if text.startswith(("/", "!")):
         return 0
-    return min(TELLING_WORDS, len(set(text[:4_000].lower().split())))
+    return min(TELLING_WORDS, len(set(text[:TELLING_WORDS * 10].lower().split())))   # (bounded: 10,000 prompts)
 
 
 # -- the long texts ---------------------------------------------------------------------------
