@@ -5,7 +5,6 @@ as subprocesses: SessionStart, prompt recall, `search --sessions`; `session_text
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 

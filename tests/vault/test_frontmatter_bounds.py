@@ -5,7 +5,6 @@ commands as subprocesses under a memory limit, and a property test over every re
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
