@@ -95,7 +95,7 @@ def in_process(env: dict, root: Path, runs: int) -> dict[str, float]:
     figures = {"SessionStart context (in-process)": median_of(runs * 10, lambda: context.build_context(
         settings, cwd=cwd, source="startup"))}
     with open_archive(settings.archive, readonly=True) as archive:
-        figures["  of which recent_sessions(repo_root)"] = median_of(runs * 10, lambda: archive.recent_sessions(
+        figures["  of which recent_sessions(repo_root)"] = median_of(runs * 10, lambda: archive.sessions.recent(
             repo_root=cwd, limit=5))
     return figures
 

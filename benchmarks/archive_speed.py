@@ -167,7 +167,7 @@ def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
     fill_archive(path, count, lambda n: f"/work/repo{n % 50}")
     figures = {}
     with open_archive(path, readonly=True) as archive:
-        samples = [timed(lambda: archive.recent_sessions(repo_root="/work/repo7", limit=5)) for _ in range(50)]
+        samples = [timed(lambda: archive.sessions.recent(repo_root="/work/repo7", limit=5)) for _ in range(50)]
         figures[f"recent_sessions(repo_root), {count:,} sessions"] = statistics.median(samples)
     figures.update(grep_engines(path, count))
     return figures
@@ -211,7 +211,7 @@ def grep_engines(path: str, count: int) -> dict[str, float]:
     python = session_search.Matcher(pattern, re.compile(pattern, re.IGNORECASE), "re")
     with open_archive(path, readonly=True) as archive:
         figures[f"grep '{pattern}' Python re in-process (old), {count:,}"] = statistics.median(
-            [timed(lambda: archive.grep_sessions(python, limit=20)) for _ in range(3)])
+            [timed(lambda: archive.sessions.grep(python, limit=20)) for _ in range(3)])
     original = session_search._re2_compile
     session_search._re2_compile = lambda _pattern: None
     try:
@@ -220,7 +220,7 @@ def grep_engines(path: str, count: int) -> dict[str, float]:
     finally:
         session_search._re2_compile = original
     with open_archive(path) as archive:
-        archive.upsert_session(Session(session_id="ffffffff-0000-4000-8000-000000000000", project="x",
+        archive.sessions.upsert(Session(session_id="ffffffff-0000-4000-8000-000000000000", project="x",
                                        started_at="2026-01-01T00:00:00.000Z", prompts=[Prompt("a" * 50_000 + "b")]))
     for catastrophic in (r"(a+)+$", r"(\w+\s?)+;$"):
         figures[f"grep '{catastrophic}' (catastrophic), {count + 1:,}"] = timed(
@@ -250,7 +250,7 @@ def _upsert_in_open_transaction(archive, session) -> None:
     original = archive_module.Archive._write
     archive_module.Archive._write = lambda self: _Joined(self.db)
     try:
-        archive.upsert_session(session)
+        archive.sessions.upsert(session)
     finally:
         archive_module.Archive._write = original
 

@@ -116,9 +116,9 @@ def grow(world, total: int) -> int:
     from recall_transcripts import write_transcript
 
     with open_archive(str(world.config_dir / "session-archive.db")) as archive:
-        missing = total - archive.count_sessions()
+        missing = total - archive.sessions.count()
         if missing <= 0:
-            return archive.count_sessions()
+            return archive.sessions.count()
         folder = world.root / "bulk"
         specs = world_module.filler.filler_specs(missing, seed=99, max_turns=8)
         for n, spec in enumerate(specs):
@@ -127,9 +127,9 @@ def grow(world, total: int) -> int:
             session = transcript.parse(str(path), include_subagents=False)
             if n % 12 >= 6:
                 session.repo_root = session.cwd = f"/work/other-{n % 200}"
-            archive.upsert_session(session)
+            archive.sessions.upsert(session)
             path.unlink()
-        return archive.count_sessions()
+        return archive.sessions.count()
 
 
 def make_vault(vault: Path, notes: int) -> None:

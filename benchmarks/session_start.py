@@ -77,7 +77,7 @@ def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
             in_scratch = n % 10 == 5   # a tenth started in a folder that is no repository
             cwd = SCRATCH if in_scratch else root_dir
             sid = f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}"
-            archive.upsert_session(Session(
+            archive.sessions.upsert(Session(
                 session_id=sid, project=os.path.basename(cwd), cwd=cwd, repo_root=None if in_scratch else root_dir,
                 git_branch="main", started_at=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z",
                 title=f"session {n}: fix the importer edge case", prompts=[Prompt(f"prompt {n}")],
@@ -180,10 +180,10 @@ def folder_listing(archive_path: str, runs: int = 200) -> None:
     """The sessions of a folder outside any repository: by the cwd index in SQL, against the way
     context.py did it before (the newest 200 overall, filtered in Python)."""
     def in_sql(archive):
-        return archive.recent_sessions(cwd=SCRATCH, limit=context_module.SESSION_LIMIT)
+        return archive.sessions.recent(cwd=SCRATCH, limit=context_module.SESSION_LIMIT)
 
     def in_python(archive):
-        rows = archive.recent_sessions(limit=max(context_module.SESSION_LIMIT * 20, 200))
+        rows = archive.sessions.recent(limit=max(context_module.SESSION_LIMIT * 20, 200))
         return [r for r in rows if r.get("cwd") == SCRATCH and not r.get("repo_root")][:context_module.SESSION_LIMIT]
 
     with open_archive(archive_path, readonly=True) as archive:
@@ -213,7 +213,7 @@ def privacy_check(settings, cwd: str, runs: int = 200) -> None:
         return [row for row in rows if not note_is_private(settings, row["note_path"])][:context_module.SESSION_LIMIT]
 
     with open_archive(settings.archive, readonly=True) as archive:
-        rows = archive.recent_sessions(repo_root=cwd, limit=context_module.SESSION_LIMIT + context_module.PRIVATE_SLACK)
+        rows = archive.sessions.recent(repo_root=cwd, limit=context_module.SESSION_LIMIT + context_module.PRIVATE_SLACK)
         medians = {}
         for name, check in (("archive's verdict (stat)", by_record), ("read each note", by_reading)):
             assert [r["session_id"] for r in check(archive, rows)] == [r["session_id"] for r in by_reading(archive, rows)]

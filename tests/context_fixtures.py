@@ -40,7 +40,7 @@ def add_sessions(archive_path, cwd: str, numbers, *, title=None, summary=None, n
                 git_branch="main", started_at=started(n), title=title(n) if title else f"session {n}",
                 prompts=[Prompt(f"prompt of session {n}")],
                 compact_summaries=[CompactSummary(summary(n))] if summary else [])
-            archive.upsert_session(session, note_path=f"Meta/claude-sessions/2026-01/2026-01-01_{sid[:8]}.md"
+            archive.sessions.upsert(session, note_path=f"Meta/claude-sessions/2026-01/2026-01-01_{sid[:8]}.md"
                                    if note else None)
 
 

@@ -189,7 +189,7 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         return ArchiveResult(FAILED, path, reason="not a regular file")
     fingerprint = (stat.st_size, stat.st_mtime)
     if not force and not compact_summary:
-        recorded = known_fingerprint if known_fingerprint is not None else archive.fingerprint(path)
+        recorded = known_fingerprint if known_fingerprint is not None else archive.transcripts.fingerprint(path)
         if recorded == fingerprint:
             return ArchiveResult(UNCHANGED, path)
     from obsidian_memory.capture import transcript
@@ -201,15 +201,15 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
                                f"{transcript.LINE_LIMIT // 2**20} MiB skipped unread (tool results)")
     claimed = session_id or _uuid_stem(path)
     if claimed and session.session_id != claimed:
-        archive.record_transcript(path, *fingerprint, status=SKIPPED)
+        archive.transcripts.record(path, *fingerprint, status=SKIPPED)
         reason = f"its entries belong to session {session.session_id}, not to {claimed}: not archived"
         logs.log_for(settings, f"archive: skipped {path}: {reason}")
         return ArchiveResult(SKIPPED, path, claimed, reason=reason)
     if is_excluded(session, settings):
-        archive.record_transcript(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
+        archive.transcripts.record(path, *fingerprint, status=EXCLUDED, session_id=session.session_id)
         return ArchiveResult(EXCLUDED, path, session.session_id, reason=f"project {session.project!r} is excluded")
     if is_empty(session) and not compact_summary:
-        archive.record_transcript(path, *fingerprint, status=SKIPPED, session_id=session.session_id or None)
+        archive.transcripts.record(path, *fingerprint, status=SKIPPED, session_id=session.session_id or None)
         reason = "no prompt and nothing else to keep"
         logs.log_for(settings, f"archive: skipped {path}: {reason}")
         return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
@@ -219,7 +219,7 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)
-    kept = archive.upsert_session(session)
+    kept = archive.sessions.upsert(session)
     if kept:
         logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
     if compact_summary:
@@ -264,7 +264,7 @@ COMPACT_SUMMARY_LIMIT = 100_000   # characters of a PostCompact summary kept (re
 
 
 def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
-    archive.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
+    archive.sessions.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
 
 
 def capped_summary(text: str, *, redact: bool = True) -> str:
@@ -295,17 +295,17 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
-            revision = archive.revision(session_id)   # first: a change landing meanwhile stays pending
-            session = archive.get_session(session_id)
+            revision = archive.sessions.revision(session_id)   # first: a change landing meanwhile stays pending
+            session = archive.sessions.get(session_id)
             if session is None or (not session.started_at and not session.prompts):
                 return  # only a PostCompact summary so far: the note waits for the transcript
             if session.origin != "transcript":
                 return  # another machine's session: its note is that machine's to write
-            owners = {session.machine, *archive.former_machines()} - {None}
-            relative = notes.write_note(session, settings, note_path=archive.note_path(session_id),
+            owners = {session.machine, *archive.machines.former()} - {None}
+            relative = notes.write_note(session, settings, note_path=archive.sessions.note_path(session_id),
                                         indexed=lambda sid: _indexed_note_paths(settings, sid),
                                         known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners)
-            archive.record_note(session_id, relative, revision)
+            archive.sessions.record_note(session_id, relative, revision)
             result.note_path = relative
     except (OSError, ValueError) as exc:
         result.note_error = f"{type(exc).__name__}: {exc}"
@@ -350,14 +350,14 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
     from obsidian_memory.vault.privacy import Privacy
 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
-    if not (force or archive.history_outdated(rules)) or not os.path.isdir(settings.vault):
+    if not (force or archive.history.outdated(rules)) or not os.path.isdir(settings.vault):
         return
     from obsidian_memory.core import clock
     from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
 
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
-            changes = archive.history_changes()   # before the notes: a change landing meanwhile stays pending
+            changes = archive.history.changes()   # before the notes: a change landing meanwhile stays pending
             try:
                 first_day = activity.week_starts(clock.now().date())[0].isoformat()
                 _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
@@ -372,7 +372,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
                     build()
                 except (OSError, ValueError) as exc:
                     logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
-            archive.record_history_rendered(changes, rules)
+            archive.history.record_rendered(changes, rules)
     except (OSError, ValueError) as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
 
@@ -396,13 +396,13 @@ def repo_identity(cwd: str | None, archive) -> str | None:
     repository without a remote whose root commit this archive does not know yet)."""
     from obsidian_memory.core import gitinfo
 
-    return gitinfo.repo_identity(cwd, known=archive.known_repo_id, run_git=True)
+    return gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id, run_git=True)
 
 
 def _claim_own_sessions(settings, archive) -> None:
     machine_id = this_machine(settings)
     if machine_id:
-        archive.claim_own_sessions(machine_id)
+        archive.machines.claim_own_sessions(machine_id)
 
 
 def _backfill_repo_ids(settings, archive) -> None:
@@ -410,10 +410,10 @@ def _backfill_repo_ids(settings, archive) -> None:
     repository's folder as it is now: a folder that is gone gives its name)."""
     from obsidian_memory.core import gitinfo
 
-    for repo_root in archive.repo_roots_without_id():
+    for repo_root in archive.machines.repo_roots_without_id():
         identity = gitinfo.repo_identity(repo_root, run_git=True) if os.path.isdir(repo_root) else None
         name = os.path.basename(os.path.normpath(repo_root)).lower()
-        archive.set_repo_id(repo_root, identity or f"name:{name}")
+        archive.machines.set_repo_id(repo_root, identity or f"name:{name}")
 
 
 def learn_from_vault(settings, archive, *, deadline: float | None = None) -> tuple[bool, int, int]:
@@ -668,7 +668,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
         with (writable_archive(settings) if not dry_run else _readonly_archive(settings)) as archive:
             if not dry_run:
                 archive.quick_check()   # (a batch: worth one read of the file before writing to it)
-            known = archive.fingerprints()
+            known = archive.transcripts.fingerprints()
     if dry_run:
         for path in paths:
             if known.get(os.path.abspath(path)) == _stat_fingerprint(path):
@@ -738,14 +738,14 @@ def _index_for_recall(settings, archive, deadline: float | None) -> None:
     indexed: set[str] = set()
     try:
         while deadline is None or time.monotonic() < deadline:
-            batch = archive.sessions_without_recall_doc(RECALL_BATCH)
+            batch = archive.recall.sessions_missing(RECALL_BATCH)
             if not batch:
                 return
             if indexed.intersection(batch):
                 logs.log_for(settings, "archive: recall index not completed: sessions indexed a moment ago are "
                                        "still missing from it (is the archive damaged? `obsidian_memory.py doctor`)")
                 return
-            archive.index_for_recall(batch)
+            archive.recall.index(batch)
             indexed.update(batch)
     except Exception as exc:
         from obsidian_memory.archive import is_damage
@@ -765,14 +765,14 @@ def _write_pending_notes(settings, archive, summary) -> None:
         return
     _remove_stale_temp_files(settings)
     just_tried = {r.session_id for r in summary.results if r.status == ARCHIVED}
-    for session_id, recorded in archive.sessions_needing_note():
+    for session_id, recorded in archive.sessions.needing_note():
         if session_id in just_tried:
             continue   # its note failed a moment ago: logged already
         if recorded and not notes.note_exists(settings, recorded):
             moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid),
                                       lambda sid: _known_note_paths(settings, archive, sid))
             if moved is None:   # deleted: as good as written, until the session changes again
-                archive.record_note(session_id, recorded, archive.revision(session_id))
+                archive.sessions.record_note(session_id, recorded, archive.sessions.revision(session_id))
                 continue
         _write_note(settings, archive, session_id, ArchiveResult(ARCHIVED, session_id=session_id))
 
@@ -808,7 +808,7 @@ def _archive_path(path, settings, archive, known, project) -> ArchiveResult:
         if fingerprint is not None and known.get(absolute) == fingerprint:
             return ArchiveResult(UNCHANGED, absolute)
         if fingerprint is not None:   # not tried again until it changes
-            archive.record_transcript(absolute, *fingerprint, status=FAILED)
+            archive.transcripts.record(absolute, *fingerprint, status=FAILED)
         logs.log_for(settings, f"archive: {absolute}: not read: {problem}")
         return ArchiveResult(FAILED, absolute, reason=f"not read: {problem}")
     if project is not None:

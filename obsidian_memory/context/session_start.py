@@ -348,8 +348,8 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
         with open_archive(settings.archive, readonly=True) as archive:
             wanted = limit + PRIVATE_SLACK     # room for sessions left out because their note is private
             if repo_root:
-                repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id)
-                rows = archive.recent_sessions(repo_root=repo_root, repo_id=repo_id, limit=wanted,
+                repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id)
+                rows = archive.sessions.recent(repo_root=repo_root, repo_id=repo_id, limit=wanted,
                                                exclude_session_id=session_id)
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), wanted, session_id)
@@ -360,7 +360,7 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
                 if withheld:   # its free text may be someone else's words: only what identifies it
                     row["last_compact_summary"], row["withheld"] = None, withheld
             if rows and not rows[0].get("withheld"):
-                stopped = archive.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
+                stopped = archive.sessions.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
                 rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
     except Exception as exc:  # a locked, corrupt or newer archive costs the section, not the hook
         from obsidian_memory.core import logs
@@ -381,7 +381,7 @@ def _without_private_notes(settings, archive, rows: list[dict], limit: int) -> l
     privacy = Privacy.of(settings)
     root = os.path.realpath(settings.vault)
     paths = [row["note_path"] for row in rows if row.get("session_id") and row.get("note_path")]
-    judged = archive.cached_privacy(root, privacy.text_rules(), paths) if paths else {}
+    judged = archive.vault_notes.cached_privacy(root, privacy.text_rules(), paths) if paths else {}
     shown = []
     for row in rows:
         if row.get("session_id") and not _session_note_is_private(settings, privacy, root, row.get("note_path"), judged):
@@ -404,7 +404,7 @@ def _session_note_is_private(settings, privacy: Privacy, root: str, relative: st
 
 def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:
     """Sessions outside any repository: those whose cwd is this folder (served by an index)."""
-    return archive.recent_sessions(cwd=cwd, limit=limit, exclude_session_id=session_id)
+    return archive.sessions.recent(cwd=cwd, limit=limit, exclude_session_id=session_id)
 
 
 # -- text helpers -----------------------------------------------------------------------------

@@ -77,7 +77,7 @@ def for_sessions(settings, archive, session_ids) -> dict[str, Shown]:
     """{session id: Shown} of those of `session_ids` the archive holds (their origin and tools
     read in one query); a session it does not hold is not in the answer: show it nothing."""
     everything = show_all(settings)
-    found = archive.provenance_of(list(dict.fromkeys(i for i in session_ids if i)))
+    found = archive.sessions.provenance_of(list(dict.fromkeys(i for i in session_ids if i)))
     return {session_id: shown(origin, tools, show_all=everything) for session_id, (origin, tools) in found.items()}
 
 

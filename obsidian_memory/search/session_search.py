@@ -214,7 +214,7 @@ def _grep(archive_path, matcher, project, since_iso, limit, scope, show_all) -> 
     except FileNotFoundError:   # a file that was never initialised as an archive
         return []
     with archive:
-        rows = archive.grep_sessions(matcher, project=project, since_utc=since_iso, limit=limit,
+        rows = archive.sessions.grep(matcher, project=project, since_utc=since_iso, limit=limit,
                                      snippet=lambda text: snippet(text, matcher),
                                      machines=MachineScope(**scope) if scope else None)
         return withhold_snippets(archive, rows, show_all)
@@ -225,7 +225,7 @@ def withhold_snippets(archive, rows: list[dict], show_all: bool) -> list[dict]:
     replaced by what was left out and why (the session is still listed by what identifies it)."""
     from obsidian_memory.core import session_text
 
-    found = archive.provenance_of([row["session_id"] for row in rows])
+    found = archive.sessions.provenance_of([row["session_id"] for row in rows])
     for row in rows:
         origin, tools = found.get(row["session_id"], (None, {}))
         shown = session_text.shown(origin, tools, show_all=show_all)

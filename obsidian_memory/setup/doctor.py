@@ -224,7 +224,7 @@ def check_archive(settings) -> Check:
         return Check("archive", FAIL, f"{path} failed the integrity check ({verdict}): {archive.damage_advice(path)}")
     try:
         with archive.open_archive(path, readonly=True) as db:
-            count = db.count_sessions()
+            count = db.sessions.count()
             unknown = _notes_unknown_to(db, settings)
     except Exception as exc:
         return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
@@ -241,7 +241,7 @@ def _notes_unknown_to(db, settings) -> int:
 
     if not os.path.isdir(settings.vault):
         return 0
-    return sum(1 for session_id in session_note_ids(settings) if not db.find_sessions(session_id))
+    return sum(1 for session_id in session_note_ids(settings) if not db.sessions.find(session_id))
 
 
 def check_prompt_recall(settings) -> Check:
@@ -256,10 +256,10 @@ def check_prompt_recall(settings) -> Check:
     try:
         from obsidian_memory import archive
         with archive.open_archive(settings.archive, readonly=True) as db:
-            if not db.has_recall_index():
+            if not db.recall.available():
                 return Check("prompt recall", WARN, f"on for {when}, but the archive has no recall index: this "
                                                     "Python's SQLite lacks FTS5, so no past session is found")
-            indexed, total = db.recall_size(), db.count_sessions()
+            indexed, total = db.recall.size(), db.sessions.count()
     except Exception as exc:
         return Check("prompt recall", WARN, f"cannot read {settings.archive}: {type(exc).__name__}: {exc}")
     rest = "" if indexed >= total else " (the background sweep and `import` index the rest)"

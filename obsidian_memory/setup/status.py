@@ -89,7 +89,7 @@ def archive_status(path: str) -> dict:
         from obsidian_memory.archive import open_archive
 
         with open_archive(path, readonly=True) as archive:
-            info["sessions"] = archive.count_sessions()
+            info["sessions"] = archive.sessions.count()
     except Exception as exc:
         info["detail"] = f"unreadable: {type(exc).__name__}: {exc}"
     return info

@@ -8,6 +8,7 @@ from archive_fixtures import REAL_2_1_332, session_id
 from freezegun import freeze_time
 
 from obsidian_memory import archive as archive_module
+from obsidian_memory.archive import schema as archive_schema
 from obsidian_memory.capture import transcript
 from obsidian_memory.archive import ArchiveError, integrity_check, open_archive
 from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
@@ -45,32 +46,93 @@ def test_new_archive_is_wal_with_the_current_schema_version(tmp_path):
 def test_migrations_run_forward_once_and_keep_data(tmp_path, monkeypatch):
     path = str(tmp_path / "a.db")
     with open_archive(path) as archive:
-        archive.upsert_session(make_session(1))
+        archive.sessions.upsert(make_session(1))
     ran = []
 
     def next_migration(db):
         ran.append(True)
         db.execute("ALTER TABLE sessions ADD COLUMN extra TEXT")
 
-    newer = archive_module.SCHEMA_VERSION + 1
-    monkeypatch.setattr(archive_module, "MIGRATIONS", archive_module.MIGRATIONS + [next_migration])
-    monkeypatch.setattr(archive_module, "SCHEMA_VERSION", newer)
+    monkeypatch.setattr(archive_schema, "MIGRATIONS",
+                        archive_schema.MIGRATIONS + [archive_schema.Migration("an-extra-column", next_migration)])
     for _ in range(2):
         with open_archive(path) as archive:
-            assert archive.schema_version() == newer
-            assert archive.get_session(session_id(1)).title == "session 1"
+            assert archive.schema_version() == archive_module.SCHEMA_VERSION + 1
+            assert archive.sessions.get(session_id(1)).title == "session 1"
     assert ran == [True]
+    raw = sqlite3.connect(path)
+    assert [r[0] for r in raw.execute("SELECT name FROM _migrations ORDER BY rowid")][-1] == "an-extra-column"
+
+
+def test_each_migration_is_recorded_by_its_name(tmp_path):
+    path = str(tmp_path / "a.db")
+    open_archive(path).close()
+    raw = sqlite3.connect(path)
+    names = [r[0] for r in raw.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    assert names == [m.name for m in archive_schema.MIGRATIONS] and len(set(names)) == len(names) >= 8
+    assert all(applied for (applied,) in raw.execute("SELECT applied_at FROM _migrations"))
+
+
+def test_a_second_migration_of_the_same_name_is_refused():
+    with pytest.raises(ValueError, match="registered already"):
+        archive_schema.migration(archive_schema.MIGRATIONS[0].name)(lambda db: None)
+
+
+@pytest.mark.parametrize("version", range(1, 9))
+def test_a_numbered_archive_gets_the_names_of_its_version_once_and_the_rest_applied(tmp_path, version):
+    """An archive from before names counted its migrations in PRAGMA user_version: the first n
+    are recorded by name (not run again), the others run."""
+    path = str(tmp_path / "numbered.db")
+    raw = sqlite3.connect(path, isolation_level=None)
+    for migration in archive_schema.MIGRATIONS[:version]:
+        migration.apply(raw)
+    raw.execute(f"PRAGMA user_version = {version}")
+    raw.execute("INSERT INTO sessions (session_id, cwd, first_archived_at, archived_at) VALUES ('s', '/w', 'x', 'x')")
+    raw.close()
+    with open_archive(path) as archive:      # a migration run twice would fail (a table or column twice)
+        assert archive.schema_version() == archive_module.SCHEMA_VERSION
+        assert archive.sessions.count() == 1
+    raw = sqlite3.connect(path)
+    rows = raw.execute("SELECT name, applied_at FROM _migrations ORDER BY rowid").fetchall()
+    assert [name for name, _ in rows] == [m.name for m in archive_schema.MIGRATIONS]
+    assert [applied for _, applied in rows[:version]] == [""] * version      # mapped, not run
+    assert all(applied for _, applied in rows[version:])
+
+
+def test_a_numbered_archive_is_upgraded_by_its_first_reader(tmp_path):
+    path = str(tmp_path / "numbered.db")
+    raw = sqlite3.connect(path, isolation_level=None)
+    for migration in archive_schema.MIGRATIONS[:3]:
+        migration.apply(raw)
+    raw.execute("PRAGMA user_version = 3")
+    raw.close()
+    with open_archive(path, readonly=True) as archive:
+        assert archive.schema_version() == archive_module.SCHEMA_VERSION
+        assert not archive_schema.pending(archive.db)
 
 
 def test_an_archive_from_a_newer_version_is_refused_for_writing_but_readable(tmp_path):
     path = str(tmp_path / "a.db")
     with open_archive(path) as archive:
-        archive.upsert_session(make_session(1))
-        archive.db.execute("PRAGMA user_version = 99")
+        archive.sessions.upsert(make_session(1))
+        archive.db.execute("INSERT INTO _migrations (name, applied_at) VALUES ('from-the-future', 'x')")
+    with pytest.raises(ArchiveError, match="newer.*from-the-future"):
+        open_archive(path)
+    with open_archive(path, readonly=True) as archive:
+        assert archive.sessions.count() == 1
+
+
+def test_a_numbered_archive_from_a_newer_version_is_refused_for_writing(tmp_path):
+    path = str(tmp_path / "a.db")
+    raw = sqlite3.connect(path, isolation_level=None)
+    for migration in archive_schema.MIGRATIONS:
+        migration.apply(raw)
+    raw.execute("PRAGMA user_version = 99")
+    raw.close()
     with pytest.raises(ArchiveError, match="newer"):
         open_archive(path)
     with open_archive(path, readonly=True) as archive:
-        assert archive.count_sessions() == 1
+        assert archive.sessions.count() == 0
 
 
 def test_readonly_open_of_a_missing_archive_raises_file_not_found(tmp_path):
@@ -83,101 +145,101 @@ def test_readonly_archive_refuses_writes(tmp_path):
     path = str(tmp_path / "a.db")
     open_archive(path).close()
     with open_archive(path, readonly=True) as archive, pytest.raises((ArchiveError, sqlite3.OperationalError)):
-        archive.upsert_session(make_session(1))
+        archive.sessions.upsert(make_session(1))
 
 
 def test_a_session_round_trips_with_every_field(db):
     session = make_session(1)
-    db.upsert_session(session, note_path="Meta/claude-sessions/2026-03/2026-03-04_00000001.md")
-    assert db.get_session(session.session_id).to_dict() == session.to_dict()
-    assert db.note_path(session.session_id) == "Meta/claude-sessions/2026-03/2026-03-04_00000001.md"
+    db.sessions.upsert(session, note_path="Meta/claude-sessions/2026-03/2026-03-04_00000001.md")
+    assert db.sessions.get(session.session_id).to_dict() == session.to_dict()
+    assert db.sessions.note_path(session.session_id) == "Meta/claude-sessions/2026-03/2026-03-04_00000001.md"
 
 
 def test_a_real_parsed_transcript_round_trips(db):
     session = transcript.parse(str(REAL_2_1_332))
-    db.upsert_session(session)
-    assert db.get_session(session.session_id).to_dict() == session.to_dict()
+    db.sessions.upsert(session)
+    assert db.sessions.get(session.session_id).to_dict() == session.to_dict()
 
 
 def test_upserting_again_replaces_prompts_and_keeps_one_row(db):
-    db.upsert_session(make_session(1))
+    db.sessions.upsert(make_session(1))
     grown = [Prompt("first prompt, redacted now", "2026-03-04T09:00:01.000Z", "u1"), Prompt("second prompt", None, None),
              Prompt("third prompt", "2026-03-04T09:50:00.000Z", "u3")]
-    db.upsert_session(make_session(1, prompts=grown, transcript_size=2000))
-    assert db.count_sessions() == 1
-    assert [p.text for p in db.get_session(session_id(1)).prompts] == [
+    db.sessions.upsert(make_session(1, prompts=grown, transcript_size=2000))
+    assert db.sessions.count() == 1
+    assert [p.text for p in db.sessions.get(session_id(1)).prompts] == [
         "first prompt, redacted now", "second prompt", "third prompt"]   # (a prompt that shrank away: session_merge)
     assert db.db.execute("SELECT COUNT(*) FROM prompts").fetchone()[0] == 3
 
 
 def test_upsert_without_note_path_keeps_the_recorded_note_path(db):
-    db.upsert_session(make_session(1), note_path="Meta/x.md")
-    db.upsert_session(make_session(1, transcript_size=2000))
-    assert db.note_path(session_id(1)) == "Meta/x.md"
+    db.sessions.upsert(make_session(1), note_path="Meta/x.md")
+    db.sessions.upsert(make_session(1, transcript_size=2000))
+    assert db.sessions.note_path(session_id(1)) == "Meta/x.md"
 
 
 def test_an_older_parse_of_the_same_transcript_does_not_overwrite_a_newer_one(db):
-    db.upsert_session(make_session(1, transcript_size=5000, prompts=[Prompt("a"), Prompt("b"), Prompt("c")]))
-    db.upsert_session(make_session(1, transcript_size=4000, prompts=[Prompt("a")]))
-    assert len(db.get_session(session_id(1)).prompts) == 3
+    db.sessions.upsert(make_session(1, transcript_size=5000, prompts=[Prompt("a"), Prompt("b"), Prompt("c")]))
+    db.sessions.upsert(make_session(1, transcript_size=4000, prompts=[Prompt("a")]))
+    assert len(db.sessions.get(session_id(1)).prompts) == 3
 
 
 def test_post_compact_summaries_survive_a_re_archive_and_are_deduplicated(db):
-    db.upsert_session(make_session(1, compact_summaries=[]))
-    db.add_compact_summary(session_id(1), "<analysis>thinking</analysis>\n<summary>1. The  importer\nwas built.</summary>",
+    db.sessions.upsert(make_session(1, compact_summaries=[]))
+    db.sessions.add_compact_summary(session_id(1), "<analysis>thinking</analysis>\n<summary>1. The  importer\nwas built.</summary>",
                            trigger="manual", timestamp="2026-03-04T09:40:00.000Z")
-    db.add_compact_summary(session_id(1), "a second one", timestamp="2026-03-04T09:50:00.000Z")
-    db.add_compact_summary(session_id(1), "a second one")  # same text again: ignored
+    db.sessions.add_compact_summary(session_id(1), "a second one", timestamp="2026-03-04T09:50:00.000Z")
+    db.sessions.add_compact_summary(session_id(1), "a second one")  # same text again: ignored
     # the transcript now holds the first summary (wrapped in its preamble), not the second
     in_transcript = CompactSummary("This session is being continued ... Summary:\n1. The importer was built.",
                                    "2026-03-04T09:40:00.500Z", "manual")
-    db.upsert_session(make_session(1, compact_summaries=[in_transcript], transcript_size=3000))
-    summaries = db.get_session(session_id(1)).compact_summaries
+    db.sessions.upsert(make_session(1, compact_summaries=[in_transcript], transcript_size=3000))
+    summaries = db.sessions.get(session_id(1)).compact_summaries
     assert [(s.text, s.origin) for s in summaries] == [
         (in_transcript.text, "transcript"), ("a second one", "post_compact")]
 
 
 def test_a_compact_summary_for_an_unknown_session_creates_a_minimal_row(db):
-    db.add_compact_summary("new-session", "what happened", trigger="auto")
-    session = db.get_session("new-session")
+    db.sessions.add_compact_summary("new-session", "what happened", trigger="auto")
+    session = db.sessions.get("new-session")
     assert session.prompts == [] and session.started_at is None
     assert [(s.text, s.trigger, s.origin) for s in session.compact_summaries] == [("what happened", "auto", "post_compact")]
-    db.upsert_session(make_session(2, session_id="new-session", compact_summaries=[]))
-    assert [s.text for s in db.get_session("new-session").compact_summaries] == ["what happened"]
+    db.sessions.upsert(make_session(2, session_id="new-session", compact_summaries=[]))
+    assert [s.text for s in db.sessions.get("new-session").compact_summaries] == ["what happened"]
 
 
 def test_fingerprints_are_recorded_per_transcript(db):
-    db.upsert_session(make_session(1, transcript_size=123, transcript_mtime=17.25))
-    db.record_transcript("/t/empty.jsonl", 5, 1.5, status="skipped")
-    assert db.fingerprint("/t/1.jsonl") == (123, 17.25)
-    assert db.fingerprint("/t/nothing.jsonl") is None
-    assert db.fingerprints() == {"/t/1.jsonl": (123, 17.25), "/t/empty.jsonl": (5, 1.5)}
+    db.sessions.upsert(make_session(1, transcript_size=123, transcript_mtime=17.25))
+    db.transcripts.record("/t/empty.jsonl", 5, 1.5, status="skipped")
+    assert db.transcripts.fingerprint("/t/1.jsonl") == (123, 17.25)
+    assert db.transcripts.fingerprint("/t/nothing.jsonl") is None
+    assert db.transcripts.fingerprints() == {"/t/1.jsonl": (123, 17.25), "/t/empty.jsonl": (5, 1.5)}
 
 
 def test_find_sessions_matches_a_prefix_literally(db):
     for sid in ("abc_1", "abcx1", "abd"):
-        db.upsert_session(make_session(1, session_id=sid, transcript_path=f"/t/{sid}"))
-    assert db.find_sessions("abc") == ["abc_1", "abcx1"]
-    assert db.find_sessions("abc_") == ["abc_1"]
-    assert db.find_sessions("zz") == []
+        db.sessions.upsert(make_session(1, session_id=sid, transcript_path=f"/t/{sid}"))
+    assert db.sessions.find("abc") == ["abc_1", "abcx1"]
+    assert db.sessions.find("abc_") == ["abc_1"]
+    assert db.sessions.find("zz") == []
 
 
 def test_recent_sessions_newest_first_with_filters_and_last_summary(db):
-    db.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z"))
-    db.upsert_session(make_session(2, started_at="2026-03-03T09:00:00.000Z", repo_root="/other", project="other"))
-    db.upsert_session(make_session(3, started_at="2026-03-02T09:00:00.000Z",
+    db.sessions.upsert(make_session(1, started_at="2026-03-01T09:00:00.000Z"))
+    db.sessions.upsert(make_session(2, started_at="2026-03-03T09:00:00.000Z", repo_root="/other", project="other"))
+    db.sessions.upsert(make_session(3, started_at="2026-03-02T09:00:00.000Z",
                                    compact_summaries=[CompactSummary("old", "2026-03-02T09:10:00.000Z"),
                                                       CompactSummary("newest", "2026-03-02T09:20:00.000Z")]))
-    rows = db.recent_sessions()
+    rows = db.sessions.recent()
     assert [r["session_id"] for r in rows] == [session_id(2), session_id(3), session_id(1)]
     assert set(rows[0]) == {"session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
                             "ended_at", "prompt_count", "note_path", "last_compact_summary", "machine", "repo_id",
                             "origin"}
     assert rows[1]["last_compact_summary"] == "newest" and rows[1]["prompt_count"] == 2
-    repo = db.recent_sessions(repo_root="/work/demo", exclude_session_id=session_id(3))
+    repo = db.sessions.recent(repo_root="/work/demo", exclude_session_id=session_id(3))
     assert [r["session_id"] for r in repo] == [session_id(1)]
-    assert [r["session_id"] for r in db.recent_sessions(project="other")] == [session_id(2)]
-    assert len(db.recent_sessions(limit=1)) == 1
+    assert [r["session_id"] for r in db.sessions.recent(project="other")] == [session_id(2)]
+    assert len(db.sessions.recent(limit=1)) == 1
 
 
 def test_recent_sessions_by_repository_is_served_by_an_index(db):
@@ -188,14 +250,14 @@ def test_recent_sessions_by_repository_is_served_by_an_index(db):
 
 
 def test_recent_sessions_of_a_folder_outside_any_repository_come_from_sql(db):
-    db.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
-    db.upsert_session(make_session(2, started_at="2026-03-03T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
-    db.upsert_session(make_session(3, started_at="2026-03-04T09:00:00.000Z", cwd="/home/me/notes",
+    db.sessions.upsert(make_session(1, started_at="2026-03-01T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
+    db.sessions.upsert(make_session(2, started_at="2026-03-03T09:00:00.000Z", cwd="/home/me/notes", repo_root=None))
+    db.sessions.upsert(make_session(3, started_at="2026-03-04T09:00:00.000Z", cwd="/home/me/notes",
                                    repo_root="/home/me/notes"))   # the folder became a repository later
-    db.upsert_session(make_session(4, started_at="2026-03-05T09:00:00.000Z", cwd="/home/me/other", repo_root=None))
-    rows = db.recent_sessions(cwd="/home/me/notes")
+    db.sessions.upsert(make_session(4, started_at="2026-03-05T09:00:00.000Z", cwd="/home/me/other", repo_root=None))
+    rows = db.sessions.recent(cwd="/home/me/notes")
     assert [r["session_id"] for r in rows] == [session_id(2), session_id(1)]
-    assert [r["session_id"] for r in db.recent_sessions(cwd="/home/me/notes", limit=1,
+    assert [r["session_id"] for r in db.sessions.recent(cwd="/home/me/notes", limit=1,
                                                          exclude_session_id=session_id(2))] == [session_id(1)]
     plan = " ".join(str(row) for row in db.db.execute(
         "EXPLAIN QUERY PLAN SELECT session_id FROM sessions WHERE cwd = ? AND repo_root IS NULL "
@@ -206,21 +268,21 @@ def test_recent_sessions_of_a_folder_outside_any_repository_come_from_sql(db):
 def test_a_version_1_archive_gains_the_cwd_index_and_keeps_its_rows(tmp_path):
     path = str(tmp_path / "v1.db")
     raw = sqlite3.connect(path, isolation_level=None)
-    archive_module._migration_1(raw)
+    archive_schema.MIGRATIONS[0].apply(raw)
     raw.execute("PRAGMA user_version = 1")
     raw.execute("INSERT INTO sessions (session_id, cwd, first_archived_at, archived_at) VALUES ('s', '/w', 'x', 'x')")
     raw.close()
     with open_archive(path) as archive:
         assert archive.schema_version() == archive_module.SCHEMA_VERSION >= 2
-        assert [r["session_id"] for r in archive.recent_sessions(cwd="/w")] == ["s"]
+        assert [r["session_id"] for r in archive.sessions.recent(cwd="/w")] == ["s"]
         indexes = {r[0] for r in archive.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "sessions_by_cwd" in indexes
 
 
 def _version_2_archive(path: str, *, with_note: bool) -> None:
     raw = sqlite3.connect(path, isolation_level=None)
-    archive_module._migration_1(raw)
-    archive_module._migration_2(raw)
+    archive_schema.MIGRATIONS[0].apply(raw)
+    archive_schema.MIGRATIONS[1].apply(raw)
     raw.execute("PRAGMA user_version = 2")
     raw.execute("INSERT INTO sessions (session_id, started_at, note_path, first_archived_at, archived_at) "
                 "VALUES ('s', '2026-03-04T09:00:00Z', ?, 'x', 'x')", ("Meta/s.md" if with_note else None,))
@@ -232,51 +294,51 @@ def test_a_version_2_archive_renders_its_history_once_more_and_trusts_its_notes(
     path = str(tmp_path / "v2.db")
     _version_2_archive(path, with_note=with_note)
     with open_archive(path) as archive:
-        assert archive.history_outdated() is with_note
+        assert archive.history.outdated() is with_note
         # migration 3 trusts the notes; migration 4 then asks for each note once more (its new
         # properties and sections), so a note that was there is rendered again, where it is
-        assert archive.sessions_needing_note() == [("s", "Meta/s.md" if with_note else None)]
-        archive.record_history_rendered(archive.history_changes())
-        assert not archive.history_outdated()
+        assert archive.sessions.needing_note() == [("s", "Meta/s.md" if with_note else None)]
+        archive.history.record_rendered(archive.history.changes())
+        assert not archive.history.outdated()
 
 
 def test_a_new_archive_has_no_history_to_render(db):
-    assert not db.history_outdated()
-    db.upsert_session(make_session(1))   # no note yet: no row in the table
-    assert not db.history_outdated()
+    assert not db.history.outdated()
+    db.sessions.upsert(make_session(1))   # no note yet: no row in the table
+    assert not db.history.outdated()
 
 
 def test_a_changed_session_is_pending_until_its_note_records_that_revision(db):
-    db.upsert_session(make_session(1))
-    revision = db.revision(session_id(1))
-    db.record_note(session_id(1), "Meta/a.md", revision)
-    assert not db.note_outdated(session_id(1)) and db.history_outdated()
-    db.record_history_rendered(db.history_changes())
-    db.upsert_session(make_session(1, title="renamed", transcript_size=2000))
-    assert db.note_outdated(session_id(1)) and db.history_outdated()
-    assert db.sessions_needing_note() == [(session_id(1), "Meta/a.md")]
-    db.add_compact_summary(session_id(1), "a PostCompact summary")
-    db.record_note(session_id(1), "Meta/a.md", revision + 1)   # rendered before the summary came
-    assert db.note_outdated(session_id(1))
-    db.record_note(session_id(1), "Meta/a.md", db.revision(session_id(1)))
-    assert not db.note_outdated(session_id(1)) and db.sessions_needing_note() == []
+    db.sessions.upsert(make_session(1))
+    revision = db.sessions.revision(session_id(1))
+    db.sessions.record_note(session_id(1), "Meta/a.md", revision)
+    assert not db.sessions.note_outdated(session_id(1)) and db.history.outdated()
+    db.history.record_rendered(db.history.changes())
+    db.sessions.upsert(make_session(1, title="renamed", transcript_size=2000))
+    assert db.sessions.note_outdated(session_id(1)) and db.history.outdated()
+    assert db.sessions.needing_note() == [(session_id(1), "Meta/a.md")]
+    db.sessions.add_compact_summary(session_id(1), "a PostCompact summary")
+    db.sessions.record_note(session_id(1), "Meta/a.md", revision + 1)   # rendered before the summary came
+    assert db.sessions.note_outdated(session_id(1))
+    db.sessions.record_note(session_id(1), "Meta/a.md", db.sessions.revision(session_id(1)))
+    assert not db.sessions.note_outdated(session_id(1)) and db.sessions.needing_note() == []
 
 
 def test_a_note_path_given_with_the_session_counts_as_its_written_note(db):
-    db.upsert_session(make_session(1), note_path="Meta/a.md")
-    assert not db.note_outdated(session_id(1)) and db.sessions_needing_note() == []
+    db.sessions.upsert(make_session(1), note_path="Meta/a.md")
+    assert not db.sessions.note_outdated(session_id(1)) and db.sessions.needing_note() == []
 
 
 def test_sessions_without_a_note_are_those_with_something_to_show(db):
-    db.upsert_session(make_session(1), note_path="Meta/claude-sessions/2026-03/a.md")
-    db.upsert_session(make_session(2))
-    db.add_compact_summary(session_id(3), "only a PostCompact summary so far")
-    assert db.sessions_needing_note() == [(session_id(2), None)]
+    db.sessions.upsert(make_session(1), note_path="Meta/claude-sessions/2026-03/a.md")
+    db.sessions.upsert(make_session(2))
+    db.sessions.add_compact_summary(session_id(3), "only a PostCompact summary so far")
+    assert db.sessions.needing_note() == [(session_id(2), None)]
 
 
 def test_timestamps_come_from_the_clock(db):
     with freeze_time("2026-05-06 07:08:09"):
-        db.upsert_session(make_session(1))
+        db.sessions.upsert(make_session(1))
     assert db.db.execute("SELECT first_archived_at, archived_at FROM sessions").fetchone() == (
         "2026-05-06T07:08:09.000Z", "2026-05-06T07:08:09.000Z")
 
@@ -284,7 +346,7 @@ def test_timestamps_come_from_the_clock(db):
 def test_integrity_check_is_ok_for_a_sound_archive_and_says_why_otherwise(tmp_path):
     good = tmp_path / "good.db"
     with open_archive(str(good)) as archive:
-        archive.upsert_session(make_session(1))
+        archive.sessions.upsert(make_session(1))
     assert integrity_check(str(good)) == "ok"
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not a database" * 100)

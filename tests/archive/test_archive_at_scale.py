@@ -19,7 +19,7 @@ def db(tmp_path_factory):
     """60 sessions: this machine's and another's, of two folders, with or without an identity."""
     with open_archive(str(tmp_path_factory.mktemp("scale") / "archive.db")) as archive:
         for n in range(60):
-            archive.upsert_session(Session(
+            archive.sessions.upsert(Session(
                 session_id=session_id(n), project="app", cwd=ROOTS[n % 2], repo_root=ROOTS[n % 2],
                 started_at=f"2026-03-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z", prompts=[Prompt(f"p{n}")],
                 repo_id=IDS[n % 3], machine=None if n % 4 else "desk-000001"))
@@ -40,7 +40,7 @@ def reference(db, repo_root, repo_id, limit, exclude):
        st.sampled_from([None, session_id(3), session_id(4)]))
 def test_property_the_sessions_of_a_folder_or_an_identity_are_those_a_plain_filter_finds(db, root, repo_id, limit,
                                                                                         exclude):
-    found = db.recent_sessions(repo_root=root, repo_id=repo_id, limit=limit, exclude_session_id=exclude)
+    found = db.sessions.recent(repo_root=root, repo_id=repo_id, limit=limit, exclude_session_id=exclude)
     expected = reference(db, root, repo_id, limit, exclude)
     assert [r["started_at"] for r in found] == [r[4] for r in expected]
     assert {r["session_id"] for r in found} <= {r[0] for r in reference(db, root, repo_id, 100, exclude)}
@@ -54,7 +54,7 @@ def test_the_sessions_of_a_folder_and_an_identity_are_read_by_their_own_indexes(
     statements = []
     db.db.set_trace_callback(statements.append)
     try:
-        db.recent_sessions(repo_root=ROOTS[0], repo_id=IDS[0], limit=5)
+        db.sessions.recent(repo_root=ROOTS[0], repo_id=IDS[0], limit=5)
     finally:
         db.db.set_trace_callback(None)
     (query,) = statements
@@ -68,4 +68,4 @@ def test_the_last_known_identity_of_a_repository_reads_one_index_entry(db):
                      "AND repo_id IS NOT NULL ORDER BY started_at DESC LIMIT 1", ROOTS[0])
     assert "sessions_with_repo_id" in shown and "TEMP B-TREE" not in shown
     own = [r for r in reference(db, ROOTS[0], None, 60, None) if r[2] is not None]
-    assert db.known_repo_id(ROOTS[0]) == own[0][2]
+    assert db.machines.known_repo_id(ROOTS[0]) == own[0][2]

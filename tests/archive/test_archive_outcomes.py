@@ -8,6 +8,7 @@ import pytest
 from testkit import FIXTURES
 
 from obsidian_memory import archive as archive_module
+from obsidian_memory.archive import schema as archive_schema
 from obsidian_memory.capture import redact, transcript
 from obsidian_memory.search import session_search
 from obsidian_memory.archive import open_archive
@@ -28,8 +29,8 @@ def crafted():
 
 
 def test_answers_and_the_outcome_come_back_as_they_went_in(db, crafted):
-    db.upsert_session(crafted)
-    back = db.get_session(crafted.session_id)
+    db.sessions.upsert(crafted)
+    back = db.sessions.get(crafted.session_id)
     assert [(p.text, p.answer) for p in back.prompts] == [(p.text, p.answer) for p in crafted.prompts]
     for name in OUTCOME_FIELDS:
         assert getattr(back, name) == getattr(crafted, name), name
@@ -37,12 +38,12 @@ def test_answers_and_the_outcome_come_back_as_they_went_in(db, crafted):
 
 
 def test_archiving_again_replaces_the_outcome(db, crafted):
-    db.upsert_session(crafted)
+    db.sessions.upsert(crafted)
     import copy
     fewer = copy.copy(crafted)
     fewer.commands, fewer.plan, fewer.todos = fewer.commands[:1], None, []
-    db.upsert_session(fewer)
-    back = db.get_session(crafted.session_id)
+    db.sessions.upsert(fewer)
+    back = db.sessions.get(crafted.session_id)
     assert back.commands == crafted.commands[:1] and back.plan is None and back.todos == []
 
 
@@ -61,7 +62,7 @@ def test_secrets_in_commands_are_redacted_before_the_archive(crafted):
     ("acme/importer/pull/42", "answer"),
 ])
 def test_search_sessions_covers_answers_commits_commands_errors_todos_plan(db, crafted, pattern, field):
-    db.upsert_session(crafted)
+    db.sessions.upsert(crafted)
     [hit] = session_search.grep_sessions(db.path, pattern)
     assert hit["session_id"] == crafted.session_id and hit["field"] == field
 
@@ -70,8 +71,8 @@ def _version_3_archive(path: str, transcript_path: str) -> None:
     """What obsidian-memory wrote before migration 4: one session with a note, its transcript
     fingerprinted as archived, another session whose transcript is gone."""
     raw = sqlite3.connect(path, isolation_level=None)
-    for migration in archive_module.MIGRATIONS[:3]:
-        migration(raw)
+    for migration in archive_schema.MIGRATIONS[:3]:   # numbered, as before names
+        migration.apply(raw)
     raw.execute("PRAGMA user_version = 3")
     for sid, note in (("s-alive", "Meta/claude-sessions/2026-05/a.md"), ("s-gone", "Meta/claude-sessions/2026-05/b.md")):
         raw.execute("INSERT INTO sessions (session_id, started_at, note_path, prompt_count, revision, note_revision, "
@@ -89,15 +90,15 @@ def test_migration_4_makes_every_transcript_and_note_due_again(tmp_path):
     _version_3_archive(path, "/t/alive.jsonl")
     with open_archive(path) as archive:
         assert archive.schema_version() == archive_module.SCHEMA_VERSION >= 4
-        assert archive.fingerprint("/t/alive.jsonl") != (100, 1700000000.0)   # parsed again by import/sweep
-        assert sorted(s for s, _ in archive.sessions_needing_note()) == ["s-alive", "s-gone"]
-        assert archive.history_outdated()
-        session = archive.get_session("s-gone")   # no outcome yet: empty parts, no error
+        assert archive.transcripts.fingerprint("/t/alive.jsonl") != (100, 1700000000.0)   # parsed again by import/sweep
+        assert sorted(s for s, _ in archive.sessions.needing_note()) == ["s-alive", "s-gone"]
+        assert archive.history.outdated()
+        session = archive.sessions.get("s-gone")   # no outcome yet: empty parts, no error
         assert [p.answer for p in session.prompts] == [None] and session.commits == [] and session.plan is None
 
 
 def test_a_new_archive_needs_nothing_rendered(db):
-    assert not db.history_outdated() and db.sessions_needing_note() == []
+    assert not db.history.outdated() and db.sessions.needing_note() == []
 
 
 OLD_NOTE = """---
@@ -151,8 +152,8 @@ def test_import_after_the_upgrade_fills_the_new_parts_and_keeps_the_users_sectio
     assert "## Outcome" in alive and "`1a2b3c4` Import CSV files with quoted fields" in alive
     assert "**Answer:**\n\n> Because csv.reader kept the space" in alive
     with open_archive(str(env.archive_db), readonly=True) as archive:
-        assert archive.get_session(crafted_id).commits[0].hash == "1a2b3c4"
-        assert archive.get_session("s-gone").commits == []
+        assert archive.sessions.get(crafted_id).commits[0].hash == "1a2b3c4"
+        assert archive.sessions.get("s-gone").commits == []
     assert b"archived 1 " in done.stdout and b"archived 0 " in env.run("import").stdout   # once is enough
 
 

@@ -195,7 +195,7 @@ def test_post_compact_before_the_transcript_is_kept_and_shown_once_later(user):
                            compact_summary="<analysis>x</analysis><summary>We built the importer.</summary>")
     capture.handle_hook(payload, settings())  # the transcript does not exist yet
     with open_archive(settings().archive, readonly=True) as db:
-        assert [s.origin for s in db.get_session(sid).compact_summaries] == ["post_compact"]
+        assert [s.origin for s in db.sessions.get(sid).compact_summaries] == ["post_compact"]
     assert notes_in(user.vault) == []
     write_transcript(path, sid, ["build the importer"], summaries=["We built the importer."])
     capture.handle_hook(hook_payload("SessionEnd", path, session_id=sid), settings())

@@ -21,10 +21,10 @@ def repo(tmp_path):
 def finish(env, n: int, *, answer: str | None = None, todos=()) -> None:
     """Give archived session `n` a last answer and a todo list, as archiving its transcript does."""
     with open_archive(str(env.archive_db)) as archive:
-        session = archive.get_session(session_id(n))
+        session = archive.sessions.get(session_id(n))
         session.last_assistant_message = answer
         session.todos = list(todos)
-        archive.upsert_session(session)
+        archive.sessions.upsert(session)
 
 
 def stopped_block(text: str) -> str:

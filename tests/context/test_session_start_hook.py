@@ -140,7 +140,7 @@ def test_the_sweep_runs_detached_and_the_hook_does_not_wait_for_it(env, repo):
         time.sleep(0.1)
     assert list(env.vault.rglob(f"*_{missed[:8]}.md")), "the sweep did not go on once the lock was free"
     with open_archive(str(env.archive_db), readonly=True) as archive:
-        assert archive.find_sessions(current) == []  # the running session is left alone
+        assert archive.sessions.find(current) == []  # the running session is left alone
 
 
 def _wait_for_session(db, sid: str, deadline: float) -> bool:
@@ -148,7 +148,7 @@ def _wait_for_session(db, sid: str, deadline: float) -> bool:
         if db.exists():
             try:
                 with open_archive(str(db), readonly=True) as archive:
-                    if archive.find_sessions(sid):
+                    if archive.sessions.find(sid):
                         return True
             except Exception:
                 pass

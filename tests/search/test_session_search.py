@@ -29,10 +29,10 @@ def make_session(n: int, *, started_at: str = "2026-03-04T09:00:00.000Z", **chan
 def archive_path(tmp_path):
     path = str(tmp_path / "archive.db")
     with open_archive(path) as archive:
-        archive.upsert_session(make_session(1, started_at="2026-03-01T09:00:00.000Z", title="Parser rewrite"))
-        archive.upsert_session(make_session(2, started_at="2026-03-05T09:00:00.000Z", project="web", prompts=[
+        archive.sessions.upsert(make_session(1, started_at="2026-03-01T09:00:00.000Z", title="Parser rewrite"))
+        archive.sessions.upsert(make_session(2, started_at="2026-03-05T09:00:00.000Z", project="web", prompts=[
             Prompt("nothing here"), Prompt("fix the " + "x" * 300 + " Login\nredirect loop " + "y" * 300)]))
-        archive.upsert_session(make_session(3, started_at="2026-03-03T09:00:00.000Z",
+        archive.sessions.upsert(make_session(3, started_at="2026-03-03T09:00:00.000Z",
                                             compact_summaries=[CompactSummary("We migrated the LOGIN flow to OAuth")]))
     return path
 
@@ -154,7 +154,7 @@ _NESTED = st.builds(lambda inner, outer, tail: f"({inner}{outer}){outer}{tail}",
 def adversarial_archive(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("adversarial") / "archive.db")
     with open_archive(path) as archive:
-        archive.upsert_session(make_session(1, prompts=[Prompt("a" * 5000 + "b"), Prompt("aaaa " * 2000 + "!")]))
+        archive.sessions.upsert(make_session(1, prompts=[Prompt("a" * 5000 + "b"), Prompt("aaaa " * 2000 + "!")]))
     return path
 
 

@@ -31,7 +31,7 @@ def archived(env):
         for name, (started_at, project, note_path) in SESSIONS.items():
             session = transcript.parse(str(FIXTURES / "transcripts" / name))
             session = dataclasses.replace(session, started_at=started_at, project=project)
-            archive.upsert_session(session, note_path=note_path)
+            archive.sessions.upsert(session, note_path=note_path)
     finally:
         archive.close()
     return env
@@ -120,7 +120,7 @@ def test_project_without_sessions_is_refused(env):
 def a_run(env):
     """One archived prompt of 50,000 `a` then `b`: exponential for a backtracking `(a+)+$`."""
     with open_archive(str(env.archive_db)) as archive:
-        archive.upsert_session(Session(session_id="aaaa0000-0000-4000-8000-000000000001", project="demo",
+        archive.sessions.upsert(Session(session_id="aaaa0000-0000-4000-8000-000000000001", project="demo",
                                        started_at="2026-03-01T10:00:00.000Z", prompts=[Prompt("a" * 50_000 + "b")]))
     return env
 
@@ -167,7 +167,7 @@ def worktrees(env):
         for n, (project, repo_root) in enumerate([("spotter", "/src/spotter"), ("spotter-gqc", "/src/spotter"),
                                                   ("spotter-dov", "/src/spotter"), ("webapp", "/src/webapp"),
                                                   ("spotterish", None)]):
-            archive.upsert_session(Session(session_id=f"{n:08x}-0000-4000-8000-000000000000", project=project,
+            archive.sessions.upsert(Session(session_id=f"{n:08x}-0000-4000-8000-000000000000", project=project,
                                            repo_root=repo_root, started_at=f"2026-03-0{n + 1}T10:00:00.000Z",
                                            prompts=[Prompt(f"work on {project}")]))
     return env

@@ -101,7 +101,7 @@ def test_doctor_counts_the_transcripts_waiting_to_be_imported(env, monkeypatch):
     from obsidian_memory import archive
     with archive.open_archive(str(env.archive_db)) as db:
         stat = done.stat()
-        db.record_transcript(str(done), stat.st_size, stat.st_mtime, status="archived")
+        db.transcripts.record(str(done), stat.st_size, stat.st_mtime, status="archived")
     check = by_name(doctor.run_checks(settings.load()))["transcripts"]
     assert check.status == doctor.INFO and check.detail.startswith("1 of 2 not archived yet")
 
@@ -118,7 +118,7 @@ def test_doctor_does_not_count_subagent_transcripts_that_import_never_archives(e
     from obsidian_memory import archive
     with archive.open_archive(str(env.archive_db)) as db:
         stat = session.stat()
-        db.record_transcript(str(session), stat.st_size, stat.st_mtime, status="archived")
+        db.transcripts.record(str(session), stat.st_size, stat.st_mtime, status="archived")
     check = by_name(doctor.run_checks(settings.load()))["transcripts"]
     assert (check.status, check.detail) == (doctor.INFO, "all 1 archived")
 

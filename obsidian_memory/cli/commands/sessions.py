@@ -32,7 +32,7 @@ def run(args) -> int:
     machines = MachineScope.of(settings, machine=args.machine, this_machine=args.this_machine)
     try:
         with open_archive(settings.archive, readonly=True) as archive:
-            rows = archive.recent_sessions(project=args.project, limit=args.limit, machines=machines)
+            rows = archive.sessions.recent(project=args.project, limit=args.limit, machines=machines)
     except FileNotFoundError:
         rows = []
     here = machine.current(settings)

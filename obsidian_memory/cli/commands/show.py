@@ -31,13 +31,13 @@ def run(args) -> int:
         raise UserError(f"no session archive yet at {settings.archive}") from None
     with archive:
         session_id = _one_session(archive, prefix)
-        note_path = archive.note_path(session_id)
+        note_path = archive.sessions.note_path(session_id)
         # a private note is not read out: the session is rendered from the archive instead
         text = None
         if not args.whole and not note_is_private(settings, note_path):
             text = notes.read_note(settings, note_path)
         if text is None:
-            text = notes.render_note(archive.get_session(session_id), settings, whole=args.whole)
+            text = notes.render_note(archive.sessions.get(session_id), settings, whole=args.whole)
     from obsidian_memory.core.textclean import strip_control
     text = strip_control(text)   # the note is the user's file too: no escape reaches the terminal
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -45,7 +45,7 @@ def run(args) -> int:
 
 
 def _one_session(archive, prefix: str) -> str:
-    candidates = archive.find_sessions(prefix)
+    candidates = archive.sessions.find(prefix)
     if not candidates:
         raise UserError(f"no archived session starts with {prefix!r}")
     if len(candidates) > 1:

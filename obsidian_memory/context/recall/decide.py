@@ -167,7 +167,7 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     decision.reason = is_chatter(prompt)
     if decision.reason:
         return decision
-    size = archive.recall_size()
+    size = archive.recall.size()
     if not size:
         decision.reason = "no archived session is indexed for recall yet"
         return decision
@@ -232,7 +232,7 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
                 found[word.lower()] = split
                 if len(found) >= MAX_WORDS:
                     break
-    counts = archive.recall_document_counts(t for parts, compounds in found.values() for t in parts + compounds)
+    counts = archive.recall.document_counts(t for parts, compounds in found.values() for t in parts + compounds)
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
@@ -260,7 +260,7 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     term counted as if in the strongest field); only sessions whose bound reaches what a decision
     can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the SHOWN best, are read and scored."""
     query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
-    postings = archive.recall_postings(query)
+    postings = archive.recall.postings(query)
     total = sum(w.weight for w in words)
     bound: dict[int, float] = {}
     for word in words:
@@ -270,7 +270,7 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     floor = CROWD_RATIO * MIN_COVERAGE
     chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor] or ranked[:SHOWN]
     out = []
-    for doc in archive.recall_documents(chosen):
+    for doc in archive.recall.documents(chosen):
         if hidden is not None and hidden(doc["note_path"]):
             continue
         fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())

@@ -62,13 +62,13 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
     try:
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
-            archive.db.set_progress_handler(lambda: time.monotonic() > stop_at, 2000)
-            repo_id = gitinfo.repo_identity(cwd, known=archive.known_repo_id) if repo_root else None
+            archive.interrupt_after(stop_at)
+            repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
                               repo_id=repo_id, here=machine.current(settings),
                               hidden=lambda note_path: note_is_private(settings, note_path))
             shown = session_text.for_sessions(settings, archive, [c.session_id for c in decision.chosen])
-            evidence = {c.session_id: [(kind, text) for kind, text in archive.recall_evidence(c.session_id)
+            evidence = {c.session_id: [(kind, text) for kind, text in archive.recall.evidence(c.session_id)
                                        if session_text.of(shown, c.session_id).shows(kind)]
                         for c in decision.chosen}
             return decision, evidence

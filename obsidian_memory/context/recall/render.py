@@ -23,7 +23,7 @@ HEADER = ("# Earlier work on this (obsidian-memory prompt recall)\n"
 
 def render(decision, evidence: dict[str, list[tuple[str, str]]]) -> str:
     """The injected text for the chosen sessions ('' when none fits); `evidence`: session id ->
-    (kind, text) lines of that session (archive.recall_evidence)."""
+    (kind, text) lines of that session (archive.recall.evidence)."""
     items = [_item(candidate, decision.words, evidence.get(candidate.session_id, []))
              for candidate in decision.chosen]
     while items:

@@ -71,10 +71,10 @@ def ensure_base(settings, archive) -> str | None:
     """Write the view if it was never written and is not there; returns its path when written.
     Raises OSError for the caller to log."""
     target = fsutil.resolve_inside(settings.vault, base_path(settings))
-    if archive.counter(WRITTEN_COUNTER):
+    if archive.counters.get(WRITTEN_COUNTER):
         return None
     written = not os.path.exists(target)
     if written:
         fsutil.atomic_write_text(target, render_base(settings.sessions_folder))
-    archive.set_counter(WRITTEN_COUNTER, 1)   # a file that was there already is the user's
+    archive.counters.set(WRITTEN_COUNTER, 1)   # a file that was there already is the user's
     return target if written else None

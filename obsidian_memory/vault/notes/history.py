@@ -133,7 +133,7 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None, sinc
             break
         listed, walked_within = now_listed, 0      # a note came or went meanwhile: the vault read again
     counted = counted_rows(settings, archive, folder.root,
-                           [sid for sid, _ in archive.vault_session_ids(folder.root, since=since)]) if since else []
+                           [sid for sid, _ in archive.vault_notes.session_ids(folder.root, since=since)]) if since else []
     return target, counted
 
 
@@ -162,25 +162,25 @@ def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_w
 
     folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
-    months, changed = [], folder.months | archive.months_to_write()   # (also those an earlier refresh saw)
+    months, changed = [], folder.months | archive.history.months_to_write()   # (also those an earlier refresh saw)
     if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all
         rules = Privacy.of(settings).signature()
-        for month in (archive.vault_note_months(folder.root) if archive.meta(MONTHS_RULES) != rules
+        for month in (archive.vault_notes.months(folder.root) if archive.meta.get(MONTHS_RULES) != rules
                       else sorted(changed, reverse=True)):
             _write_month(settings, month, _month_rows(settings, archive, folder.root, month))
-        if archive.meta(MONTHS_RULES) != rules:
-            archive.set_meta(MONTHS_RULES, rules)
-        months = [m for m in archive.vault_note_months(folder.root) if os.path.isfile(_month_path(settings, m))]
+        if archive.meta.get(MONTHS_RULES) != rules:
+            archive.meta.set(MONTHS_RULES, rules)
+        months = [m for m in archive.vault_notes.months(folder.root) if os.path.isfile(_month_path(settings, m))]
     else:                              # the note shows every session: no month note is kept
         retired = _months_on_disk(settings)
         for month in retired:
             _retire_month(settings, month, every_session_shown=True)
         if retired:
             _remove_if_empty(fsutil.resolve_inside(settings.vault, _months_folder(settings)))
-        if archive.meta(MONTHS_RULES):
-            archive.set_meta(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
+        if archive.meta.get(MONTHS_RULES):
+            archive.meta.set(MONTHS_RULES, "")      # none kept up to date: all of them when they are again
     if changed:
-        archive.months_written(changed)
+        archive.history.months_written(changed)
     existing = fsutil.read_text(target) if os.path.exists(target) else None
     text = render_history(recent[:RECENT_ROWS], existing, months, settings)
     if text != existing:
@@ -195,7 +195,7 @@ def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:
     from obsidian_memory.vault.notes import vault_sessions
 
     privacy = Privacy.of(settings)
-    notes = archive.vault_notes_of_sessions(root, session_ids)
+    notes = archive.vault_notes.of_sessions(root, session_ids)
     return [row for row in vault_sessions.canonical(notes)[0]
             if row["private"] == 0 and not privacy.path_is_private(row["path"])]
 
@@ -206,7 +206,7 @@ def newest_rows(settings, archive, root: str, count: int) -> list[dict]:
     found: dict[str, dict] = {}
     offset, page = 0, count + 50
     while True:
-        ids = archive.vault_session_ids(root, limit=page, offset=offset)
+        ids = archive.vault_notes.session_ids(root, limit=page, offset=offset)
         found.update({row["session_id"]: row for row in counted_rows(settings, archive, root, [i for i, _ in ids])})
         offset += len(ids)
         if len(ids) < page:
@@ -220,7 +220,7 @@ def newest_rows(settings, archive, root: str, count: int) -> list[dict]:
 def _month_rows(settings, archive, root: str, month: str) -> list[dict]:
     from obsidian_memory.vault.notes.vault_sessions import month_of
 
-    ids = [sid for sid, _ in archive.vault_session_ids(root, month=month)]
+    ids = [sid for sid, _ in archive.vault_notes.session_ids(root, month=month)]
     return table_rows([row for row in counted_rows(settings, archive, root, ids) if month_of(row["started"]) == month])
 
 

@@ -256,7 +256,7 @@ class Folder:
     @property
     def rows(self) -> list[dict]:
         if self._rows is None:
-            self._rows = self.archive.vault_notes(self.root)
+            self._rows = self.archive.vault_notes.notes(self.root)
         return self._rows
 
 
@@ -283,7 +283,7 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     started = time.perf_counter()      # (not monotonic(): that clock is the deadline's)
     only = list(written or ()) if started - _walked.get(root, float("-inf")) < walked_within else None
     on_disk = _on_disk(settings, root) if only is None else fsutil.note_stamps(root, only)
-    known = archive.vault_note_stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
+    known = archive.vault_notes.stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
     gone = [path for path in known if path not in on_disk]
     months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
     changed = sorted(path for path, stamp in on_disk.items() if path not in known or known[path][0] != stamp)
@@ -292,7 +292,7 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     batch: list[dict] = []
     for count, path in enumerate(changed):
         if deadline is not None and time.monotonic() >= deadline:
-            archive.update_vault_notes(root, batch, gone, months)
+            archive.vault_notes.update(root, batch, gone, months)
             raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
         row = read_facts(settings.vault, path, on_disk[path], privacy)
         before = known.get(path)
@@ -302,10 +302,10 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
             months.add(month_of(before[2]))
         batch.append(row)
         if len(batch) == FLUSH_EVERY:   # progress survives a kill
-            archive.update_vault_notes(root, batch, gone, months)
+            archive.vault_notes.update(root, batch, gone, months)
             batch, gone = [], []
     if batch or gone:
-        archive.update_vault_notes(root, batch, gone, months)
+        archive.vault_notes.update(root, batch, gone, months)
     if only is None:
         _walked[root] = started
     return Folder(archive, root, bool(months), months)
@@ -327,7 +327,7 @@ def notes_of(settings, archive, session_id: str, *, reading_seconds: float | Non
         folder = refresh(settings, archive, reading_seconds=reading_seconds)
     except (Incomplete, VaultUnavailable, OSError):
         return None
-    return archive.vault_note_paths(folder.root, session_id)
+    return archive.vault_notes.paths(folder.root, session_id)
 
 
 def survey(settings) -> list[dict]:
@@ -341,7 +341,7 @@ def survey(settings) -> list[dict]:
         from obsidian_memory.archive import open_archive
         try:
             with open_archive(settings.archive, readonly=True) as archive:
-                known = {row["path"]: row for row in archive.vault_notes(root)}
+                known = {row["path"]: row for row in archive.vault_notes.notes(root)}
         except Exception:   # a locked or damaged archive: every note is read
             known = {}
     rows = []
@@ -420,24 +420,24 @@ def learn(settings, archive, folder: Folder, *, deadline: float | None = None, m
     notes hold them. This machine's own sessions are left as the archive has them. Returns
     (sessions learned, notes left for later at the deadline). `progress(iterable)` may wrap the
     notes to read."""
-    rows = folder.rows if missing else archive.vault_notes(folder.root, unlearned_sessions=True)
+    rows = folder.rows if missing else archive.vault_notes.notes(folder.root, unlearned_sessions=True)
     counted = canonical(rows)[0]
-    held = archive.held_session_ids([row["session_id"] for row in counted]) if missing else set()
+    held = archive.sessions.held_ids([row["session_id"] for row in counted]) if missing else set()
     waiting = [row for row in counted if not row.get("learned") or (missing and row["session_id"] not in held)]
-    own = archive.own_session_ids([row["session_id"] for row in waiting])
+    own = archive.sessions.own_ids([row["session_id"] for row in waiting])
     recorded, batch, done = 0, [], []
     for index, row in enumerate(progress(waiting) if progress else waiting):
         if deadline is not None and time.monotonic() >= deadline:
-            return recorded + archive.record_learned(batch, done), len(waiting) - index
+            return recorded + archive.sessions.record_learned(batch, done), len(waiting) - index
         if row["session_id"] not in own and where_we_write(settings, row):
             session = _read_note_session(settings, row)
             if session is not None:
                 batch.append((session, row["path"]))
         done.append(row["path"])
         if len(done) >= LEARN_BATCH:   # one transaction per batch; progress survives a kill
-            recorded += archive.record_learned(batch, done)
+            recorded += archive.sessions.record_learned(batch, done)
             batch, done = [], []
-    return recorded + archive.record_learned(batch, done), 0
+    return recorded + archive.sessions.record_learned(batch, done), 0
 
 
 def where_we_write(settings, row: dict) -> bool:

@@ -11,6 +11,7 @@ import pytest
 from archive_fixtures import hook_payload
 from recall_kit import build, corpus, hook, set_mode, spec, transcripts
 from obsidian_memory import archive as archive_module
+from obsidian_memory.archive import schema as archive_schema
 
 
 def words(machine, prompt: str) -> dict[str, int]:
@@ -70,8 +71,8 @@ def test_a_post_compact_summary_is_indexed(tmp_path):
 def v4_archive(path) -> None:
     """An archive as obsidian-memory left it before the recall index: schema 4, one session."""
     db = sqlite3.connect(path, isolation_level=None)
-    for migration in archive_module.MIGRATIONS[:4]:
-        migration(db)
+    for migration in archive_schema.MIGRATIONS[:4]:   # numbered, as before names
+        migration.apply(db)
     db.execute("PRAGMA user_version = 4")
     db.execute("INSERT INTO sessions (session_id, title, project, started_at, first_archived_at, archived_at) "
                "VALUES ('old-session-1', 'Pelican feeder jammed', 'farm', '2025-05-01T10:00:00Z', "

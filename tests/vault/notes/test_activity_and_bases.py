@@ -29,7 +29,7 @@ def add(settings, archive, n: int, started_at: str, project: str, commits: int =
     is made of, as the history table: issue 16)."""
     session = Session(session_id=f"{n:08d}-act", project=project, started_at=started_at, prompts=[Prompt("p")],
                       commits=[Commit(f"c{i}", f"{i:07x}") for i in range(commits)])
-    archive.upsert_session(session)
+    archive.sessions.upsert(session)
     if note:
         notes.write_note(session, settings)
 

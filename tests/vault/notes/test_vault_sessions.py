@@ -116,7 +116,7 @@ def test_reading_stops_at_the_deadline_and_keeps_what_it_read(settings, archive,
     with pytest.raises(vault_sessions.Incomplete):
         vault_sessions.refresh(settings, archive, deadline=5.0)
     monkeypatch.setattr(vault_sessions.time, "monotonic", time.monotonic)
-    assert len(archive.vault_notes(vault_sessions.vault_root(settings))) == 2
+    assert len(archive.vault_notes.notes(vault_sessions.vault_root(settings))) == 2
     assert len(vault_sessions.refresh(settings, archive).rows) == 3
 
 
@@ -178,4 +178,4 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
 
 def archiver_note(settings, session_id: str) -> str:
     with open_archive(settings.archive, readonly=True) as db:
-        return db.note_path(session_id)
+        return db.sessions.note_path(session_id)

@@ -1,0 +1,150 @@
+"""A session as the archive's rows hold it, and back: the columns of `sessions`, the JSON of
+`sessions.details`, the rows of `outcomes`, and how two compaction summaries are known to be one.
+Imports only os, json and re; the session records are imported where a row becomes one."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.capture.model import Session
+
+# Session fields kept as JSON in sessions.details (the others have their own columns or tables).
+DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
+                 "oversized_lines")
+SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "repo_root", "git_branch",
+                   "version", "started_at", "ended_at", "duration_seconds", "prompt_count",
+                   "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message",
+                   "machine", "repo_id", "origin")
+OWN, FROM_VAULT = "transcript", "vault"     # sessions.origin
+
+
+def text(data: bytes) -> str:
+    """The connection's text factory: a damaged row reads as text with replacement marks."""
+    return data.decode("utf-8", "replace")
+
+
+def utc_now() -> str:
+    from obsidian_memory.core.clock import utcnow_iso
+    return utcnow_iso()
+
+
+def session_values(session: Session) -> tuple:
+    """The session's values for SESSION_COLUMNS (prompt_count: how many prompts it has)."""
+    return tuple(len(session.prompts) if column == "prompt_count" else getattr(session, column)
+                 for column in SESSION_COLUMNS)
+
+
+def details_json(session: Session) -> str:
+    from dataclasses import asdict, is_dataclass
+
+    details = {}
+    for name in DETAIL_FIELDS:
+        value = getattr(session, name)
+        if name == "subagents":
+            value = [asdict(s) if is_dataclass(s) else dict(s) for s in value]
+        details[name] = value
+    return json.dumps(details, ensure_ascii=False)
+
+
+def outcome_rows(session: Session) -> list[tuple]:
+    """(kind, position, text, detail JSON) for each outcome item of the session."""
+    rows = [("todo", i, t.text, json.dumps({"status": t.status})) for i, t in enumerate(session.todos)]
+    if session.plan:
+        rows.append(("plan", 0, session.plan, None))
+    rows += [("commit", i, c.message, json.dumps({"hash": c.hash})) for i, c in enumerate(session.commits)]
+    rows += [("pull_request", i, url, None) for i, url in enumerate(session.pull_requests)]
+    rows += [("command", i, c.command, json.dumps({"runs": c.runs, "failures": c.failures}))
+             for i, c in enumerate(session.commands)]
+    rows += [("error", i, e.text, json.dumps({"tool": e.tool})) for i, e in enumerate(session.errors)]
+    return rows
+
+
+def read_outcomes(session: Session, rows: Iterable[tuple]) -> None:
+    """Add the outcome `rows` (kind, text, detail JSON) to the session."""
+    from obsidian_memory.capture.model import Command, Commit, Todo, ToolError
+
+    for kind, text, detail in rows:
+        extra = loads(detail)
+        if kind == "todo":
+            session.todos.append(Todo(text, str(extra.get("status") or "pending")))
+        elif kind == "plan":
+            session.plan = text
+        elif kind == "commit":
+            session.commits.append(Commit(text, extra.get("hash")))
+        elif kind == "pull_request":
+            session.pull_requests.append(text)
+        elif kind == "command":
+            session.commands.append(Command(text, int(extra.get("runs") or 1), int(extra.get("failures") or 0)))
+        elif kind == "error":
+            session.errors.append(ToolError(str(extra.get("tool") or "tool"), text))
+
+
+def loads(text: str | None) -> dict:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def loads_list(text: str | None) -> list:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def is_older_parse(existing_row: tuple, parsed_path: str | None, parsed_size: int | None) -> bool:
+    """Two hooks parsed the same growing file and the one that read less writes last (the file
+    itself is still as long as the archived parse: it was not cut short)."""
+    stored_path, stored_size = existing_row[0], existing_row[1]
+    if not (stored_path is not None and stored_path == parsed_path and stored_size is not None
+            and parsed_size is not None and parsed_size < stored_size):
+        return False
+    try:
+        return os.stat(parsed_path).st_size >= stored_size
+    except OSError:
+        return False
+
+
+def basename(path: str) -> str:
+    return os.path.basename(os.path.normpath(path.replace("\\", "/")))
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
+_SUMMARY_TAG = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
+
+
+def _summary_core(text: str) -> str:
+    """What a summary says, without the `<analysis>` scratch and `<summary>` tags that the
+    PostCompact payload carries and the transcript's summary entry does not."""
+    text = _ANALYSIS.sub(" ", text)
+    match = _SUMMARY_TAG.search(text)
+    return _normalise(match.group(1) if match else text)
+
+
+def same_summary(a: str, b: str) -> bool:
+    """The transcript's summary entry wraps the summary PostCompact reports in a preamble and
+    other text, so one summary's core found inside the other counts as the same summary."""
+    core_a, core_b = _summary_core(a), _summary_core(b)
+    if not core_a or not core_b:
+        return core_a == core_b
+    return core_a in _normalise(b) or core_b in _normalise(a)
+
+
+def in_time_order(rows: list) -> list:
+    """Rows (text, timestamp, trigger, origin) by timestamp when every row has one; otherwise in
+    the order given (transcript summaries first), since a partial order would be a guess."""
+    rows = list(rows)
+    if all(row[1] for row in rows):
+        rows.sort(key=lambda row: row[1])  # stable
+    return rows
