@@ -51,8 +51,22 @@ from obsidian_memory.context.recall import decide as decide_module  # noqa: E402
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.json"
 
 
-def load_prompts() -> list[dict]:
-    return json.loads((SET / "prompts.json").read_text(encoding="utf-8"))["prompts"]
+# The judged sets: `written` (first prompts written from one-line descriptions by a writer who saw
+# nothing else: recall_set/README.md) is the one the decision is tuned (dev) and reported (test)
+# on; `first` (the repository's first set) is printed for information.
+SETS = {"written": "written_prompts.json", "first": "prompts.json"}
+# the growth curve: archive sizes, and how many judged sessions each small archive holds
+CURVE = (10, 30, 100, 1000, 10000)
+
+
+def load_prompts(name: str = "written") -> list[dict]:
+    return json.loads((SET / SETS[name]).read_text(encoding="utf-8"))["prompts"]
+
+
+def revisits(p: dict, present: set[str] | None = None) -> bool:
+    """Whether `p` revisits a session this archive holds (`present`: the judged keys it holds;
+    None: all): a revisit of a session the archive lacks must get nothing, like a near miss."""
+    return p["kind"] == "revisit" and (present is None or bool(set(p["relevant"]) & present))
 
 
 def decide_all(world, prompts: list[dict]) -> dict[str, list[str]]:
@@ -69,16 +83,28 @@ def decide_all(world, prompts: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-def measure(prompts: list[dict], injected: dict[str, list[str]]) -> dict:
-    revisits = [p for p in prompts if p["kind"] == "revisit"]
-    others = [p for p in prompts if p["kind"] != "revisit"]
-    found = sum(1 for p in revisits if set(injected[p["id"]]) & set(p["relevant"]))
+def measure(prompts: list[dict], injected: dict[str, list[str]], present: set[str] | None = None) -> dict:
+    """Counts over `prompts` decided on one archive (`present`: its judged sessions; None: all)."""
+    back = [p for p in prompts if revisits(p, present)]
+    others = [p for p in prompts if not revisits(p, present)]
+    found = sum(1 for p in back if set(injected[p["id"]]) & set(p["relevant"]))
     quiet = sum(1 for p in others if not injected[p["id"]])
     shown = [(key, p) for p in prompts for key in injected[p["id"]]]
     right = sum(1 for key, p in shown if key in p["relevant"])
-    return {"revisits": len(revisits), "recall": found / len(revisits) if revisits else 0.0,
-            "others": len(others), "silence": quiet / len(others) if others else 0.0,
-            "injected": len(shown), "precision": right / len(shown) if shown else 1.0}
+    return {"revisits": len(back), "found": found, "others": len(others), "quiet": quiet,
+            "injected": len(shown), "right": right}
+
+
+def added(a: dict, b: dict) -> dict:
+    return {k: a.get(k, 0) + b[k] for k in b}
+
+
+def quality_line(name: str, m: dict) -> str:
+    recall = m["found"] / m["revisits"] if m["revisits"] else 0.0
+    silence = m["quiet"] / m["others"] if m["others"] else 0.0
+    precision = m["right"] / m["injected"] if m["injected"] else 1.0
+    return (f"{name:<6} {m['revisits']:>8} {recall:>18.1%} {m['others']:>7} {silence:>16.1%} "
+            f"{precision:>9.1%}  ({m['injected']} injected)")
 
 
 def print_quality(prompts: list[dict], injected: dict[str, list[str]], splits: list[str]) -> None:
@@ -86,10 +112,47 @@ def print_quality(prompts: list[dict], injected: dict[str, list[str]], splits: l
           f"{'precision':>10}")
     for name in splits + ["all"]:
         part = [p for p in prompts if name == "all" or p["split"] == name]
-        m = measure(part, injected)
-        print(f"{name:<6} {m['revisits']:>8} {m['recall']:>18.1%} {m['others']:>7} {m['silence']:>16.1%} "
-              f"{m['precision']:>9.1%}  ({m['injected']} injected)")
+        print(quality_line(name, measure(part, injected)))
     print("targets: right one injected >= 90 %, nothing injected >= 95 %")
+
+
+def small_archives(size: int, root: Path, prompts: list[dict], splits: list[str]) -> dict[str, dict]:
+    """Quality at an archive of `size` sessions smaller than the judged set: the judged sessions in
+    groups of size/2 (problems met twice kept together), each archived with as many everyday
+    sessions, every prompt decided on each; a revisit of a session a group lacks must get nothing."""
+    family_of = {spec.key: spec.key for spec in world_module.corpus.SESSIONS}
+    for p in prompts:                       # sessions that are right for one prompt: one family
+        for key in p["relevant"][1:]:
+            family_of[key] = family_of[p["relevant"][0]]
+    families: dict[str, list] = {}
+    for spec in world_module.corpus.SESSIONS:
+        families.setdefault(family_of[spec.key], []).append(spec)
+    groups, group = [], []
+    for family in families.values():
+        if group and len(group) + len(family) > size // 2:
+            groups.append(group)
+            group = []
+        group += family
+    groups.append(group)
+    totals = {name: {} for name in splits}
+    for n, judged in enumerate(groups):
+        world = world_module.build(root / f"small-{size}-{n}", judged=judged, fillers=size - len(judged))
+        injected = decide_all(world, prompts)
+        present = {spec.key for spec in judged}
+        for name in splits:
+            part = [p for p in prompts if p["split"] == name]
+            totals[name] = added(totals[name], measure(part, injected, present))
+    return totals
+
+
+def print_curve(rows: list[tuple[int, dict[str, dict]]], splits: list[str]) -> None:
+    print("\ngrowth curve (the same prompts; at 10 and 30 sessions: the judged sessions in groups, every prompt on "
+          "each group, a revisit of a session the group lacks counted with the others):")
+    print(f"{'sessions':>8} {'half':<6} {'revisits':>8} {'right one injected':>19} {'others':>7} "
+          f"{'nothing injected':>17} {'precision':>10}")
+    for size, totals in rows:
+        for name in splits:
+            print(f"{size:>8,} " + quality_line(name, totals[name]))
 
 
 def show(prompts: list[dict], injected: dict[str, list[str]], keys: dict[str, str]) -> None:
@@ -116,12 +179,13 @@ def grow(world, total: int) -> int:
     from recall_transcripts import write_transcript
 
     with open_archive(str(world.config_dir / "session-archive.db")) as archive:
-        missing = total - archive.sessions.count()
+        have = archive.sessions.count()
+        missing = total - have
         if missing <= 0:
-            return archive.sessions.count()
+            return have
         folder = world.root / "bulk"
-        specs = world_module.filler.filler_specs(missing, seed=99, max_turns=8)
-        for n, spec in enumerate(specs):
+        specs = world_module.filler.filler_specs(missing, seed=99 + have, max_turns=8)
+        for n, spec in enumerate(specs, start=have):
             spec.key = f"bulk-{n}"
             path = write_transcript(spec, world.cwd(spec.repo), folder)
             session = transcript.parse(str(path), include_subagents=False)
@@ -216,6 +280,7 @@ def in_process(world, runs: int = 30) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    parser.add_argument("--set", choices=tuple(SETS), default="written", help="the judged set (default: written)")
     parser.add_argument("--show", action="store_true", help="print every prompt's decision")
     parser.add_argument("--keep", metavar="DIR", help="build the machine in DIR (reused when it exists)")
     parser.add_argument("--fillers", type=int, default=150, metavar="N",
@@ -223,10 +288,12 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10000, help="archive size for the latency runs")
     parser.add_argument("--notes", type=int, default=20000, help="vault size for the latency runs")
     parser.add_argument("--runs", type=int, default=30, help="latency runs per command")
+    parser.add_argument("--no-curve", action="store_true", help="no growth curve (and no latency)")
     parser.add_argument("--no-latency", action="store_true", help="quality only")
     args = parser.parse_args()
     splits = ["dev", "test"] if args.split == "both" else [args.split]
-    prompts = [p for p in load_prompts() if p["split"] in splits]
+    prompts = [p for p in load_prompts(args.set) if p["split"] in splits]
+    other = [p for p in load_prompts("first" if args.set == "written" else "written") if p["split"] in splits]
     with tempfile.TemporaryDirectory(prefix="om-bench-recall-") as tmp:
         root = Path(args.keep) if args.keep else Path(tmp)
         started = time.perf_counter()
@@ -240,21 +307,40 @@ def main() -> int:
         injected = decide_all(world, prompts)
         if args.show:
             show(prompts, injected, keys)
+        print(f"\nthe {args.set} set ({len(prompts)} prompts), {len(world.specs)} archived sessions:")
         print_quality(prompts, injected, splits)
+        print(f"\nfor information, the {'first' if args.set == 'written' else 'written'} set ({len(other)} prompts):")
+        print_quality(other, decide_all(world, other), splits)
+        if args.no_curve:
+            return 0
+        rows = []
+        with tempfile.TemporaryDirectory(prefix="om-bench-recall-small-") as small:
+            for size in (n for n in CURVE if n < len(world_module.corpus.SESSIONS)):
+                rows.append((size, small_archives(size, Path(small), prompts, splits)))
+            size = max(n for n in CURVE if n < len(world.specs))
+            snug = world_module.build(Path(small) / "snug", fillers=size - len(world_module.corpus.SESSIONS))
+            rows.append((size, per_split(prompts, decide_all(snug, prompts), splits)))
+        rows.append((len(world.specs), per_split(prompts, injected, splits)))
+        started = time.perf_counter()
+        for size in (n for n in CURVE if n > len(world.specs) and n <= max(args.sessions, len(world.specs))):
+            grow(world, size)
+            rows.append((size, per_split(prompts, decide_all(world, prompts), splits)))
+        print(f"(archives grown in {time.perf_counter() - started:.0f} s)")
+        print_curve(rows, splits)
         if args.no_latency:
             return 0
-        started = time.perf_counter()
         size = grow(world, args.sessions)
         if not any((world.vault / "area-00").glob("*.md")):
             make_vault(world.vault, args.notes)
         archive_mb = (world.config_dir / "session-archive.db").stat().st_size / 2**20
-        print(f"\narchive grown to {size:,} sessions ({archive_mb:.0f} MB), vault of {args.notes:,} more notes, "
-              f"in {time.perf_counter() - started:.0f} s")
-        print(f"quality with {size:,} archived sessions (the same prompts):")
-        print_quality(prompts, decide_all(world, prompts), splits)
+        print(f"\narchive of {size:,} sessions ({archive_mb:.0f} MB), vault of {args.notes:,} more notes")
         in_process(world)
         latency(world, args.runs)
     return 0
+
+
+def per_split(prompts: list[dict], injected: dict[str, list[str]], splits: list[str]) -> dict[str, dict]:
+    return {name: measure([p for p in prompts if p["split"] == name], injected) for name in splits}
 
 
 if __name__ == "__main__":

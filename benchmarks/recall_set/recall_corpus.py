@@ -14,6 +14,7 @@ from recall_transcripts import Spec, bash, commit, edit, read, say, turn, write
 
 PAY, AND, INF, WEB, DATA, RS, DOT, HOME = (
     "payments-api", "trailmap-android", "infra", "storefront-web", "data-pipeline", "logfmt", "dotfiles", "")
+ORD = "orders-service"
 
 SESSIONS = [
     # ---------------------------------------------------------------- payments-api (Django, Celery, Postgres)
@@ -661,5 +662,470 @@ SESSIONS = [
              answer="macOS's ssh-agent forgets keys at reboot unless the passphrase is in the Keychain. With "
                     "`UseKeychain yes` and `AddKeysToAgent yes` in ~/.ssh/config and one `ssh-add --apple-use-keychain`, "
                     "the key is loaded on first use after every reboot."),
+    ]),
+
+    # ================================================================ the second half year's sessions (held-out set)
+    # ---------------------------------------------------------------- infra: hosts named by role and number
+    Spec("inf-kafka-broker-3-disk", INF, "2026-11-09 06:20", "kafka-broker-03 out of disk: orders topic retention", [
+        turn("kafka-broker-03 went down at 6am, producers on the orders topic are getting errors",
+             bash("ssh kafka-broker-03 'journalctl -u kafka --since -1h | tail -3'",
+                  "ERROR Error while appending records to orders.events-7 in dir /var/lib/kafka/data "
+                  "(kafka.server.LogDirFailureChannel)\njava.io.IOException: No space left on device\n"
+                  "ERROR Shutdown broker because all log dirs in /var/lib/kafka/data have failed (kafka.log.LogManager)"),
+             bash("ssh kafka-broker-03 'df -h /var/lib/kafka; du -sh /var/lib/kafka/data/orders.events-*'",
+                  "/dev/nvme1n1  500G  500G     0 100% /var/lib/kafka\n212G\t/var/lib/kafka/data/orders.events-7\n"
+                  "198G\t/var/lib/kafka/data/orders.events-3"),
+             say("orders.events has retention.ms=-1 (keep forever) since the topic was recreated by the migration "
+                 "script; broker 3 leads the two biggest partitions."),
+             bash("kafka-configs.sh --bootstrap-server kafka-broker-01:9092 --alter --entity-type topics "
+                  "--entity-name orders.events --add-config retention.ms=604800000,retention.bytes=107374182400",
+                  "Completed updating config for topic orders.events."),
+             edit("k8s/kafka/topics.yaml", "retention.ms: -1", "retention.ms: 604800000  # 7 days\n    retention.bytes: 107374182400"),
+             bash("ssh kafka-broker-03 'sudo systemctl start kafka'", ""),
+             commit("orders.events: 7 days / 100 GiB retention (was keep forever, filled kafka-broker-03)", "3b8d1e4"),
+             answer="kafka-broker-03 shut itself down with `No space left on device`: orders.events had no retention "
+                    "(retention.ms=-1) since it was recreated, and broker 3 leads its two biggest partitions. The topic "
+                    "keeps 7 days or 100 GiB per partition now (also in k8s/kafka/topics.yaml); the broker is back and "
+                    "has caught up."),
+    ]),
+    Spec("inf-kafka-broker-1-urp", INF, "2026-11-18 14:10", "kafka-broker-01 under-replicated partitions after rolling restart", [
+        turn("after the rolling restart kafka-broker-01 still shows 40 under replicated partitions, an hour later",
+             bash("kafka-topics.sh --bootstrap-server kafka-broker-02:9092 --describe --under-replicated-partitions | head -3",
+                  "Topic: orders.events Partition: 2 Leader: 2 Replicas: 1,2,3 Isr: 2,3\n"
+                  "Topic: payments.ledger Partition: 0 Leader: 3 Replicas: 1,3,2 Isr: 3,2"),
+             bash("ssh kafka-broker-01 'grep -c ReplicaFetcherThread /var/log/kafka/server.log; grep throttled /var/log/kafka/server.log | tail -1'",
+                  "412\nINFO [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] throttled at 10485760 bytes/sec"),
+             say("A replication throttle of 10 MB/s from last month's reassignment was never removed, so broker 1 "
+                 "catches up far slower than the producers write."),
+             bash("kafka-configs.sh --bootstrap-server kafka-broker-02:9092 --alter --entity-type brokers --entity-default "
+                  "--delete-config leader.replication.throttled.rate,follower.replication.throttled.rate",
+                  "Completed updating default config for brokers in the cluster."),
+             commit("runbook: remove replication throttles after a reassignment", "9c1f2a7"),
+             answer="Broker 1's followers were held at 10 MB/s by a replication throttle left over from a partition "
+                    "reassignment. Removed the throttle; the ISR was complete 6 minutes later. The reassignment "
+                    "runbook now ends with removing the throttle."),
+    ]),
+    Spec("inf-es-data-04-breaker", INF, "2026-11-12 10:40", "es-data-04 circuit breaker trips: fielddata on the sku field", [
+        turn("search is throwing 429s and es-data-04 is the one always in the errors",
+             bash("curl -s es-data-04:9200/_nodes/es-data-04/stats/breaker | jq '.nodes[].breakers.parent'",
+                  "{\"limit_size\": \"15.1gb\", \"estimated_size\": \"15.3gb\", \"tripped\": 18211}"),
+             bash("curl -s 'es-data-04:9200/_cat/fielddata?v&fields=*' | sort -k5 -h | tail -2",
+                  "id   host       node       field size\nx1   10.4.6.14  es-data-04 sku   9.8gb"),
+             say("`CircuitBreakingException: [parent] Data too large` on es-data-04: someone sorts on `sku`, a text "
+                 "field with fielddata=true, and es-data-04 holds the hot shards of products-v7."),
+             edit("search/mappings/products-v8.json", "\"sku\": {\"type\": \"text\", \"fielddata\": true}",
+                  "\"sku\": {\"type\": \"keyword\"}"),
+             bash("curl -s -XPOST es-data-04:9200/_cache/clear?fielddata=true", "{\"_shards\":{\"total\":24,\"successful\":24}}"),
+             commit("products-v8: sku as keyword (text+fielddata blew es-data-04's heap)", "2d7e9b3"),
+             answer="es-data-04 tripped its parent circuit breaker (`Data too large`, 18k times) because sorting on "
+                    "`sku` loaded 9.8 GB of fielddata. products-v8 maps sku as a keyword (doc values, no heap); the "
+                    "reindex alias switch is pending. Cleared the fielddata cache as a stop-gap."),
+    ]),
+    Spec("inf-es-data-02-readonly", INF, "2026-11-26 08:05", "es-data-02 flood-stage watermark: indices read-only", [
+        turn("indexing fails on es-data-02 with index read-only allow delete, what happened",
+             bash("curl -s es-data-02:9200/_cat/allocation?v",
+                  "shards disk.indices disk.used disk.avail disk.percent host      node\n  61   1.7tb     1.8tb     93gb   95 10.4.6.12 es-data-02"),
+             say("95 % used: the flood-stage watermark set index.blocks.read_only_allow_delete on its indices. The "
+                 "nightly snapshots left 600 GB of old translog on es-data-02."),
+             bash("curl -s -XPUT es-data-02:9200/_all/_settings -H 'content-type: application/json' "
+                  "-d '{\"index.blocks.read_only_allow_delete\": null}'", "{\"acknowledged\":true}"),
+             edit("search/ilm/logs-policy.json", "\"max_age\": \"30d\"", "\"max_age\": \"14d\""),
+             commit("logs ILM: delete after 14 days (es-data-02 hit the flood stage)", "6a0c4f1"),
+             answer="es-data-02 reached 95 % disk, the flood-stage watermark, so Elasticsearch marked its indices "
+                    "read-only (`FORBIDDEN/12/index read-only / allow delete`). Freed space by shortening the logs ILM "
+                    "policy to 14 days and cleared the block."),
+    ]),
+    Spec("inf-vault-token-ttl", INF, "2026-11-03 09:30", "CI deploy denied by HashiCorp Vault: token TTL 768h expired", [
+        turn("the deploy job in CI fails at the secrets step with permission denied, nothing changed on our side",
+             bash("vault token lookup -format=json $CI_VAULT_TOKEN | jq .data.expire_time",
+                  "Error looking up token: Error making API request.\n\nURL: POST https://vault.internal:8200/v1/auth/token/lookup\n"
+                  "Code: 403. Errors:\n\n* permission denied", exit=2),
+             say("The CI token was a periodic token created by hand on Oct 2 with the default max TTL of 768h (32 days): "
+                 "it expired today. Switch CI to the AppRole login so each job gets its own short token."),
+             write(".gitlab-ci/vault-login.sh", "vault write auth/approle/login role_id=$ROLE_ID secret_id=$SECRET_ID"),
+             edit("terraform/vault.tf", "# ci token", "resource \"vault_approle_auth_backend_role\" \"ci_deploy\" { token_ttl = 1800 }"),
+             commit("CI: log into Vault with AppRole per job instead of a hand-made 768h token", "4e2b8c6"),
+             answer="The hand-made CI token hit Vault's max TTL (768h = 32 days) and every request got `Code: 403 ... "
+                    "permission denied`. CI now logs in with the `ci_deploy` AppRole at the start of each job (30 min "
+                    "token), so nothing expires under us again."),
+    ]),
+    Spec("inf-pagerduty-escalation", INF, "2026-11-16 11:00", "PagerDuty pages the old on-call: escalation policy", [
+        turn("PagerDuty woke Tomas up last night but he left the rotation two weeks ago",
+             bash("terraform state show pagerduty_escalation_policy.platform | grep -A2 rule",
+                  "rule {\n  escalation_delay_in_minutes = 10\n  target { type = \"user_reference\" id = \"PTOMAS1\" }"),
+             say("The second level of the escalation policy targets Tomas directly instead of the schedule, so he "
+                 "gets every page nobody acks in 10 minutes."),
+             edit("terraform/pagerduty.tf", "type = \"user_reference\"\n      id   = pagerduty_user.tomas.id",
+                  "type = \"schedule_reference\"\n      id   = pagerduty_schedule.platform_secondary.id"),
+             bash("terraform apply -target=pagerduty_escalation_policy.platform -auto-approve", "Apply complete! Resources: 0 added, 1 changed, 0 destroyed."),
+             commit("pagerduty: level 2 escalates to the secondary schedule, not a person", "8f3d0a2"),
+             answer="Level 2 of the platform escalation policy pointed at Tomas's user instead of the secondary "
+                    "schedule, so unacknowledged pages went to him. It targets the schedule now."),
+    ]),
+    Spec("inf-nat-gateway-cost", INF, "2026-12-01 10:15", "NAT gateway data processing cost doubled: ECR pulls", [
+        turn("the AWS bill for November is up 2400 dollars, Cost Explorer says NatGateway-Bytes",
+             bash("aws ce get-cost-and-usage --time-period Start=2026-11-01,End=2026-12-01 --granularity MONTHLY "
+                  "--metrics UnblendedCost --group-by Type=DIMENSION,Key=USAGE_TYPE | jq -r '.ResultsByTime[0].Groups[] | select(.Keys[0] | test(\"Nat\"))'",
+                  "EUC1-NatGateway-Bytes  4188.20"),
+             say("The new node pool pulls its images from ECR through the NAT gateway: 93 TB at $0.045/GB. A VPC "
+                 "endpoint for ECR and the S3 gateway endpoint keep that traffic off the NAT."),
+             edit("terraform/vpc.tf", "# endpoints", "resource \"aws_vpc_endpoint\" \"ecr_dkr\" { ... }\n"
+                  "resource \"aws_vpc_endpoint\" \"s3\" { vpc_endpoint_type = \"Gateway\" }"),
+             commit("vpc: ECR interface and S3 gateway endpoints (image pulls went through the NAT)", "1c9e7d0"),
+             answer="NatGateway-Bytes doubled because every node pulled images from ECR through the NAT gateway. With "
+                    "the ECR interface endpoints and the S3 gateway endpoint that traffic stays inside the VPC; expect "
+                    "the NAT line to drop by about $2,000 a month."),
+    ]),
+
+    # ---------------------------------------------------------------- orders-service (Java, Spring Boot, Kafka, gRPC)
+    Spec("ord-mapstruct-impl", ORD, "2026-11-02 10:05", "OrderMapperImpl not generated after the Lombok upgrade", [
+        turn("build fails: cannot find symbol OrderMapperImpl since I bumped lombok",
+             bash("./mvnw -q compile",
+                  "[ERROR] /src/main/java/com/acme/orders/api/OrderController.java:[31,17] cannot find symbol\n"
+                  "[ERROR]   symbol:   class OrderMapperImpl\n[ERROR]   location: package com.acme.orders.mapping", exit=1),
+             read("pom.xml", "<annotationProcessorPaths><path>org.mapstruct:mapstruct-processor</path>"
+                             "<path>org.projectlombok:lombok</path></annotationProcessorPaths>"),
+             say("Since Lombok 1.18.16 MapStruct needs lombok-mapstruct-binding on the processor path, or MapStruct "
+                 "runs before Lombok made the getters and gives up without an error of its own."),
+             edit("pom.xml", "<path>org.projectlombok:lombok</path>",
+                  "<path>org.projectlombok:lombok</path>\n<path>org.projectlombok:lombok-mapstruct-binding:0.2.0</path>"),
+             bash("./mvnw -q compile && ls target/generated-sources/annotations/com/acme/orders/mapping",
+                  "OrderMapperImpl.java\nLineItemMapperImpl.java"),
+             commit("build: lombok-mapstruct-binding so MapStruct sees Lombok's accessors", "a41c7e2"),
+             answer="MapStruct did not generate `OrderMapperImpl` because it ran before Lombok: the Lombok bump needs "
+                    "`lombok-mapstruct-binding` on the annotation processor path. Added it; the mappers are generated "
+                    "again under target/generated-sources."),
+    ]),
+    Spec("ord-protobuf-nosuchmethod", ORD, "2026-11-10 15:25", "NoSuchMethodError in generated protobuf classes: protoc vs runtime", [
+        turn("orders-service crashes on startup with NoSuchMethodError in OrderEventOuterClass",
+             bash("java -jar target/orders-service.jar 2>&1 | grep -m2 Error",
+                  "java.lang.NoSuchMethodError: 'void com.google.protobuf.GeneratedMessageV3.makeExtensionsImmutable()'\n"
+                  "\tat com.acme.orders.events.OrderEventOuterClass$OrderEvent.<init>(OrderEventOuterClass.java:88)"),
+             bash("./mvnw dependency:tree -Dincludes=com.google.protobuf",
+                  "[INFO] +- com.google.protobuf:protobuf-java:jar:4.28.2:compile\n[INFO] \\- io.grpc:grpc-protobuf:jar:1.60.0"),
+             say("The classes were generated by protoc 3.21 (protobuf-maven-plugin pinned) but the runtime is now "
+                 "protobuf-java 4.28 pulled in by the new gRPC BOM: generated code and runtime must match."),
+             edit("pom.xml", "<protocArtifact>com.google.protobuf:protoc:3.21.12", "<protocArtifact>com.google.protobuf:protoc:4.28.2"),
+             bash("./mvnw -q clean package -DskipTests && java -jar target/orders-service.jar --smoke", "smoke ok"),
+             commit("protoc 4.28.2 to match protobuf-java from the gRPC BOM", "b72d9f1"),
+             answer="`NoSuchMethodError ... GeneratedMessageV3.makeExtensionsImmutable` is the generated-code/runtime "
+                    "mismatch: OrderEventOuterClass was generated by protoc 3.21 and ran on protobuf-java 4.28. protoc "
+                    "is pinned to 4.28.2 now, matching the runtime; regenerated and it starts."),
+    ]),
+    Spec("ord-consumer-poll-interval", ORD, "2026-11-13 09:10", "Orders consumer leaves the group: max.poll.interval.ms exceeded", [
+        turn("the order-fulfilment consumer keeps rebalancing and reprocessing the same orders",
+             bash("kubectl logs deploy/orders-service --since=1h | grep -m2 -i 'poll'",
+                  "WARN  o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=fulfilment-0, groupId=fulfilment] consumer poll "
+                  "timeout has expired. This means the time between subsequent calls to poll() was longer than the "
+                  "configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time "
+                  "processing messages.\nINFO  Member fulfilment-0 sending LeaveGroup request to coordinator due to consumer poll timeout has expired."),
+             say("max.poll.interval.ms is the default 300000 ms and a batch of 500 records calls the warehouse API "
+                 "(~900 ms each), so one batch takes ~7.5 minutes."),
+             edit("src/main/resources/application.yml", "max-poll-records: 500", "max-poll-records: 50"),
+             commit("fulfilment consumer: 50 records per poll (500 x warehouse call > max.poll.interval.ms)", "c93e0a5"),
+             answer="The consumer was kicked out of the group every ~5 minutes (max.poll.interval.ms = 300000) because "
+                    "a batch of 500 orders took 7+ minutes to process, so the partitions were reassigned and redelivered. "
+                    "50 records per poll keeps a batch under a minute."),
+    ]),
+    Spec("ord-hikari-pool", ORD, "2026-11-20 16:45", "orders p99 latency 1.9 s: Hikari pool exhausted", [
+        turn("GET /orders p99 went from 120ms to 1900ms after yesterday's release",
+             bash("kubectl logs deploy/orders-service --since=30m | grep -m1 HikariPool",
+                  "WARN  com.zaxxer.hikari.pool.HikariPool - HikariPool-1 - Connection is not available, request timed out after 1874ms."),
+             bash("curl -s localhost:8081/actuator/metrics/hikaricp.connections.pending | jq .measurements",
+                  "[{\"statistic\": \"VALUE\", \"value\": 37}]"),
+             say("The release added @Transactional on the controller, so each request holds its connection while it "
+                 "calls the pricing service; 10 connections are not enough for that."),
+             edit("src/main/java/com/acme/orders/api/OrderController.java", "@Transactional\npublic class OrderController",
+                  "public class OrderController"),
+             commit("orders API: no transaction around the pricing call (held Hikari connections)", "d04f1b8"),
+             answer="Requests waited for a database connection (`HikariPool-1 - Connection is not available`, 37 "
+                    "pending): the new class-level @Transactional held a connection during the remote pricing call. "
+                    "Removed it; the transaction is only around the repository write. p99 is 130 ms again."),
+    ]),
+    Spec("ord-jackson-javatime", ORD, "2026-11-24 11:20", "Jackson cannot serialise LocalDateTime in the order response", [
+        turn("GET /orders/{id} returns 500 since I added the promisedAt field",
+             bash("curl -s localhost:8080/orders/1042 | jq .message",
+                  "\"Type definition error: [simple type, class java.time.LocalDateTime]\""),
+             bash("kubectl logs deploy/orders-service | grep -m1 InvalidDefinitionException",
+                  "com.fasterxml.jackson.databind.exc.InvalidDefinitionException: Java 8 date/time type "
+                  "`java.time.LocalDateTime` not supported by default: add Module "
+                  "\"com.fasterxml.jackson.datatype:jackson-datatype-jsr310\" to enable handling"),
+             say("Our own ObjectMapper bean replaces Spring Boot's, so the JavaTimeModule is not registered."),
+             edit("src/main/java/com/acme/orders/config/JsonConfig.java", "new ObjectMapper()",
+                  "JsonMapper.builder().addModule(new JavaTimeModule()).disable(WRITE_DATES_AS_TIMESTAMPS).build()"),
+             commit("JsonConfig: register JavaTimeModule, ISO dates", "e15a2c9"),
+             answer="Our custom ObjectMapper bean replaced Spring Boot's auto-configured one, which registers "
+                    "jackson-datatype-jsr310. JsonConfig now adds JavaTimeModule and writes ISO-8601 strings, so "
+                    "`promisedAt` serialises."),
+    ]),
+    Spec("ord-grpc-deadline", ORD, "2026-11-27 13:35", "gRPC DEADLINE_EXCEEDED on inventory reservations", [
+        turn("order placement fails about 3% of the time with DEADLINE_EXCEEDED from the inventory service",
+             bash("kubectl logs deploy/orders-service --since=1h | grep -c DEADLINE_EXCEEDED", "1288"),
+             bash("grep -rn withDeadlineAfter src/main/java", "src/main/java/com/acme/orders/inventory/InventoryClient.java:44:"
+                  "    .withDeadlineAfter(500, TimeUnit.MILLISECONDS)"),
+             say("The reservation deadline is 500 ms but the inventory service's p99 for ReserveStock is 1.4 s when it "
+                 "locks a hot SKU. And the call is retried without an idempotency token."),
+             edit("src/main/java/com/acme/orders/inventory/InventoryClient.java", "withDeadlineAfter(500, TimeUnit.MILLISECONDS)",
+                  "withDeadlineAfter(config.reserveDeadline().toMillis(), TimeUnit.MILLISECONDS)  // 2s"),
+             commit("inventory client: 2 s ReserveStock deadline from config, reservation id as idempotency token", "f26b3d0"),
+             answer="`io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED` came from a 500 ms deadline on ReserveStock, "
+                    "whose p99 is 1.4 s under contention. The deadline is 2 s (configurable) and retries carry the "
+                    "reservation id so the inventory service does not reserve twice."),
+    ]),
+    Spec("ord-flyway-checksum", ORD, "2026-12-02 09:50", "Flyway checksum mismatch for V12 after editing an applied migration", [
+        turn("staging won't start: flyway validate failed, migration checksum mismatch for version 12",
+             bash("./mvnw -q flyway:validate -Dflyway.url=$STAGING_DB",
+                  "ERROR: Validate failed: Migrations have failed validation\nMigration checksum mismatch for migration version 12\n"
+                  "-> Applied to database : 1187323411\n-> Resolved locally    : -822131075", exit=1),
+             say("V12__order_status_index.sql was edited after staging had applied it (a comment and a CONCURRENTLY). "
+                 "Never edit an applied migration: revert the file, put the change in V13."),
+             bash("git checkout HEAD~3 -- src/main/resources/db/migration/V12__order_status_index.sql", ""),
+             write("src/main/resources/db/migration/V13__order_status_index_concurrently.sql",
+                   "DROP INDEX IF EXISTS idx_order_status; CREATE INDEX CONCURRENTLY idx_order_status ..."),
+             commit("Restore V12 as applied; the concurrent index rebuild goes in V13", "0a7c5e3"),
+             answer="Flyway refused to start because V12 had been edited after staging applied it (checksums differ). "
+                    "V12 is back to what was applied and the change is a new V13; no `flyway repair` needed."),
+    ]),
+
+    # ---------------------------------------------------------------- orders-service: sessions typed in Chinese
+    Spec("ord-cn-fk-migration", ORD, "2026-11-06 03:40", "订单表迁移失败：外键约束冲突", [
+        turn("生产环境执行订单表迁移脚本的时候报错了，外键约束冲突，帮我看一下",
+             bash("psql $ORDERS_DB -f migrations/2026_11_06_split_order_items.sql",
+                  "ERROR:  insert or update on table \"order_items\" violates foreign key constraint \"order_items_order_id_fkey\"\n"
+                  "DETAIL:  Key (order_id)=(771204) is not present in table \"orders\".", exit=3),
+             bash("psql $ORDERS_DB -c \"select count(*) from order_items_old i left join orders o on o.id = i.order_id where o.id is null\"",
+                  " count\n-------\n   214"),
+             say("旧表里有 214 条订单明细指向已经被归档删除的订单，所以新表加了外键以后插入失败。"
+                 "先把这些孤儿数据移到 order_items_orphans，再做迁移。"),
+             edit("migrations/2026_11_06_split_order_items.sql", "INSERT INTO order_items SELECT * FROM order_items_old;",
+                  "INSERT INTO order_items_orphans SELECT i.* FROM order_items_old i LEFT JOIN orders o ON o.id = i.order_id WHERE o.id IS NULL;\n"
+                  "INSERT INTO order_items SELECT i.* FROM order_items_old i JOIN orders o ON o.id = i.order_id;"),
+             bash("psql $ORDERS_DB -f migrations/2026_11_06_split_order_items.sql", "INSERT 0 214\nINSERT 0 1820455"),
+             commit("迁移：先移走孤儿订单明细（214 条）再加外键", "5b1d8e6"),
+             answer="迁移失败是因为旧的 order_items 里有 214 条明细引用了已归档删除的订单，新表的外键 "
+                    "order_items_order_id_fkey 不允许。脚本现在先把这些孤儿数据放进 order_items_orphans，"
+                    "再迁移其余 1,820,455 条。迁移已在生产环境完成。"),
+    ]),
+    Spec("ord-cn-pdf-font", ORD, "2026-11-19 07:15", "报表 PDF 里的中文显示成方块", [
+        turn("导出的月度报表 PDF 里中文全部显示成方块，英文正常",
+             bash("pdffonts reports/monthly-2026-10.pdf",
+                  "name                                 type              emb sub uni\nHelvetica                            Type 1            no  no  no"),
+             say("报表用的是 OpenPDF 默认的 Helvetica，它没有中文字形，也没有嵌入字体。"
+                 "需要把思源黑体（Noto Sans CJK SC）作为嵌入字体加载。"),
+             write("src/main/resources/fonts/NotoSansCJKsc-Regular.otf", "(font)"),
+             edit("src/main/java/com/acme/orders/reports/PdfReport.java", "FontFactory.getFont(FontFactory.HELVETICA)",
+                  "FontFactory.getFont(\"fonts/NotoSansCJKsc-Regular.otf\", BaseFont.IDENTITY_H, BaseFont.EMBEDDED)"),
+             bash("./mvnw -q test -Dtest=PdfReportTest", "Tests run: 4, Failures: 0"),
+             commit("报表 PDF：嵌入 Noto Sans CJK 字体，中文不再显示为方块", "6c2e9f7"),
+             answer="中文变成方块是因为 PDF 用的是不含中文字形、也没有嵌入的 Helvetica。现在报表嵌入 "
+                    "Noto Sans CJK SC（IDENTITY_H 编码），中文和英文都正常显示，加了一个检查字体嵌入的测试。"),
+    ]),
+
+    # ---------------------------------------------------------------- trailmap-android: generated classes, Japanese
+    Spec("and-hilt-ksp", AND, "2026-11-05 10:30", "Hilt_TrailmapApp missing after moving from kapt to KSP", [
+        turn("after switching annotation processing from kapt to ksp the build says Hilt_TrailmapApp doesn't exist",
+             bash("./gradlew :app:compileDebugKotlin",
+                  "e: file:///app/src/main/java/com/trailmap/TrailmapApp.kt:9:28 Unresolved reference: Hilt_TrailmapApp\n"
+                  "FAILURE: Build failed with an exception.", exit=1),
+             read("app/build.gradle.kts", "ksp(\"com.google.dagger:hilt-compiler:2.48\")\nid(\"com.google.dagger.hilt.android\") version \"2.44\""),
+             say("Hilt supports KSP from 2.48, but the Gradle plugin is still 2.44 and the Room/Moshi processors stay on "
+                 "kapt; the plugin and the compiler must be the same version."),
+             edit("gradle/libs.versions.toml", "hilt = \"2.44\"", "hilt = \"2.51.1\""),
+             bash("./gradlew :app:assembleDebug", "BUILD SUCCESSFUL in 1m 12s"),
+             commit("Hilt 2.51.1 for plugin and compiler (KSP needs >= 2.48 on both)", "7d3f0a8"),
+             answer="`Unresolved reference: Hilt_TrailmapApp` meant Hilt's generated base class was never made: the "
+                    "hilt-compiler ran under KSP but the Hilt Gradle plugin was 2.44. Both are 2.51.1 from the version "
+                    "catalog now and the debug build passes."),
+    ]),
+    Spec("and-room-impl-release", AND, "2026-11-17 17:05", "Release build: AppDatabase_Impl does not exist", [
+        turn("release APK crashes when opening the offline regions screen, debug is fine",
+             bash("adb logcat -d | grep -m2 -A1 FATAL",
+                  "E AndroidRuntime: FATAL EXCEPTION: main\nE AndroidRuntime: java.lang.RuntimeException: Cannot find "
+                  "implementation for com.trailmap.data.AppDatabase. AppDatabase_Impl does not exist"),
+             read("app/build.gradle.kts", "debugImplementation(libs.room.compiler)"),
+             say("room-compiler was added as debugImplementation by the dependency bump PR instead of ksp(...), so the "
+                 "release variant never generates AppDatabase_Impl (and R8 had nothing to keep)."),
+             edit("app/build.gradle.kts", "debugImplementation(libs.room.compiler)", "ksp(libs.room.compiler)"),
+             bash("./gradlew :app:assembleRelease && unzip -l app/build/outputs/apk/release/app-release.apk | grep -c AppDatabase_Impl",
+                  "BUILD SUCCESSFUL in 3m 2s\n1"),
+             commit("Room compiler via ksp for every variant (release lacked AppDatabase_Impl)", "8e4a1b9"),
+             answer="The release build had no Room implementation class (`AppDatabase_Impl does not exist`) because "
+                    "room-compiler was only on the debug configuration. It runs through KSP for all variants now; "
+                    "the release APK contains AppDatabase_Impl and the offline regions screen opens."),
+    ]),
+    Spec("and-jp-push-permission", AND, "2026-11-23 12:00", "Android 13 でプッシュ通知が届かない", [
+        turn("Android 13 以降の端末でプッシュ通知が届かないとユーザーから報告があった。原因を調べて",
+             bash("adb shell dumpsys notification | grep -A2 com.trailmap",
+                  "  AppSettings: com.trailmap (10231) importance=NONE userSet=false\n    POST_NOTIFICATIONS: denied"),
+             say("Android 13 から通知は実行時パーミッション POST_NOTIFICATIONS が必要。アプリは targetSdk 34 なのに "
+                 "一度もリクエストしていないので、新規インストールでは通知がオフのまま。"),
+             edit("app/src/main/AndroidManifest.xml", "<uses-permission android:name=\"android.permission.INTERNET\"/>",
+                  "<uses-permission android:name=\"android.permission.INTERNET\"/>\n<uses-permission android:name=\"android.permission.POST_NOTIFICATIONS\"/>"),
+             write("app/src/main/java/com/trailmap/notify/NotificationPermission.kt", "rememberLauncherForActivityResult(RequestPermission())"),
+             commit("Android 13+: POST_NOTIFICATIONS を宣言し、初回のルート保存時にリクエストする", "9f5b2c0"),
+             answer="Android 13 (API 33) 以降では POST_NOTIFICATIONS を実行時に許可してもらう必要があり、"
+                    "アプリはそれを宣言もリクエストもしていなかった。マニフェストに追加し、最初にルートを保存した"
+                    "ときに許可ダイアログを出すようにした。FCM のトークン送信はそのまま。"),
+    ]),
+
+    # ---------------------------------------------------------------- storefront-web: products named by what they do, Japanese, German
+    Spec("web-jp-ime-search", WEB, "2026-11-08 14:40", "日本語入力の変換中に検索が走る", [
+        turn("検索ボックスで日本語を入力すると、変換を確定する前に検索が何度も走ってしまう",
+             read("src/components/SearchBox.tsx", "onChange={(e) => search(e.target.value)}"),
+             say("IME の変換中（compositionstart〜compositionend）も onChange が呼ばれるので、未確定の文字列で"
+                 "検索 API を叩いている。isComposing の間は検索しないようにする。"),
+             edit("src/components/SearchBox.tsx", "onChange={(e) => search(e.target.value)}",
+                  "onChange={(e) => { if (!e.nativeEvent.isComposing) search(e.target.value) }}\n"
+                  "onCompositionEnd={(e) => search(e.currentTarget.value)}"),
+             bash("npx jest src/components/SearchBox", "PASS src/components/SearchBox.test.tsx\nTests: 5 passed"),
+             commit("SearchBox: IME 変換中は検索しない（compositionend で検索）", "a06c3d1"),
+             answer="IME で変換中の未確定文字列でも onChange が発火していたのが原因。isComposing の間は検索せず、"
+                    "compositionend で確定した文字列だけ検索するようにした。検索 API の呼び出しは 1 語あたり "
+                    "約 8 回から 1 回に減った。"),
+    ]),
+    Spec("web-sentry-quota", WEB, "2026-11-11 09:45", "Sentry quota burnt by ChunkLoadError after deploys", [
+        turn("Sentry says we used 100% of the monthly error quota on the 11th, almost all ChunkLoadError",
+             bash("sentry-cli issues list --project storefront --query 'is:unresolved' | head -3",
+                  "STOREFRONT-2K1  ChunkLoadError: Loading chunk 8812 failed.  events: 412,884\n"
+                  "STOREFRONT-2JZ  TypeError: Failed to fetch dynamically imported module  events: 61,020"),
+             say("Every deploy deletes the old chunks, so open tabs fail to lazy-load a route. Keep the previous "
+                 "build's assets for a day, reload once on a failed chunk, and drop these in beforeSend."),
+             edit("src/sentry.ts", "Sentry.init({", "Sentry.init({\n  ignoreErrors: [/ChunkLoadError/, /dynamically imported module/],"),
+             write("src/utils/lazyWithReload.ts", "reload the page once when a chunk fails to load"),
+             commit("Sentry: drop chunk-load errors; reload once on a stale chunk; keep old assets 24 h", "b17d4e2"),
+             answer="Almost all of the quota went to `ChunkLoadError` from tabs that were open across a deploy. The "
+                    "CDN keeps the previous build's assets for 24 h, a failed lazy import reloads the page once, and "
+                    "Sentry ignores these two errors. Asked Sentry support to reset the spike."),
+    ]),
+    Spec("web-renovate-lockfile", WEB, "2026-11-25 10:20", "Renovate PRs fail CI: pnpm lockfile not up to date", [
+        turn("every renovate PR fails in CI with ERR_PNPM_OUTDATED_LOCKFILE",
+             bash("gh run view 91834 --log-failed | tail -2",
+                  " ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with \"frozen-lockfile\" because pnpm-lock.yaml is not up to date "
+                  "with package.json"),
+             say("Renovate runs pnpm 8 and writes a lockfile v6; our packageManager field says pnpm 9 (lockfile v9), so CI "
+                 "sees the lockfile as outdated. Pin Renovate to the packageManager version."),
+             edit("renovate.json", "\"extends\": [\"config:recommended\"]",
+                  "\"extends\": [\"config:recommended\"],\n  \"constraints\": {\"pnpm\": \"9.12.3\"},\n  \"postUpdateOptions\": [\"pnpmDedupe\"]"),
+             commit("renovate: use pnpm 9.12.3 like packageManager (lockfile v9)", "c28e5f3"),
+             answer="Renovate regenerated pnpm-lock.yaml with pnpm 8, CI installs with pnpm 9 in frozen mode and "
+                    "rejects it (`ERR_PNPM_OUTDATED_LOCKFILE`). renovate.json pins pnpm 9.12.3; rebased the open PRs and "
+                    "they pass."),
+    ]),
+    Spec("web-keycloak-redirect", WEB, "2026-11-30 15:00", "Keycloak rejects the login redirect after the domain move", [
+        turn("login is broken on shop.acme.eu, keycloak shows Invalid parameter: redirect_uri",
+             bash("curl -s 'https://auth.acme.eu/realms/shop/protocol/openid-connect/auth?client_id=storefront&redirect_uri="
+                  "https%3A%2F%2Fshop.acme.eu%2Fauth%2Fcallback&response_type=code' | grep -o 'Invalid parameter: [a-z_]*'",
+                  "Invalid parameter: redirect_uri"),
+             say("The storefront client in Keycloak only allows https://shop.acme.com/*; the move to shop.acme.eu needs "
+                 "the new origin in Valid Redirect URIs and Web Origins."),
+             edit("infra/keycloak/realm-shop.json", "\"redirectUris\": [\"https://shop.acme.com/*\"]",
+                  "\"redirectUris\": [\"https://shop.acme.com/*\", \"https://shop.acme.eu/*\"]"),
+             commit("keycloak storefront client: allow shop.acme.eu redirects and origin", "d39f6a4"),
+             answer="Keycloak answered `Invalid parameter: redirect_uri` because the storefront client allowed only "
+                    "the old shop.acme.com domain. Added shop.acme.eu to Valid Redirect URIs and Web Origins in the realm "
+                    "export and imported it; login works on both domains."),
+    ]),
+    Spec("web-de-pdf-umlauts", WEB, "2026-11-14 16:30", "Umlaute in der Rechnungs-PDF als Fragezeichen", [
+        turn("In der Rechnungs-PDF aus dem Kundenkonto werden Umlaute als Fragezeichen angezeigt, z. B. 'M?nchen'",
+             read("server/render/invoicePdf.ts", "doc.font('Helvetica').text(address.city)"),
+             bash("node -e \"console.log(Buffer.from('München','latin1'))\"", "<Buffer 4d fc 6e 63 68 65 6e>"),
+             say("Die Adresse kommt aus der Datenbank schon doppelt kodiert (latin1 gelesen), und pdfkit bekommt "
+                 "dann Zeichen, die Helvetica nicht kennt. Den Treiber auf utf8mb4 stellen und eine eingebettete Schrift "
+                 "nehmen."),
+             edit("server/db.ts", "charset: 'latin1'", "charset: 'utf8mb4'"),
+             edit("server/render/invoicePdf.ts", "doc.font('Helvetica')", "doc.font('fonts/Inter-Regular.ttf')"),
+             commit("Rechnungs-PDF: utf8mb4-Verbindung und eingebettete Schrift (Umlaute)", "e40a7b5"),
+             answer="Zwei Ursachen: die DB-Verbindung las die Adressen als latin1, und die PDF nutzte die "
+                    "Standardschrift Helvetica ohne eingebettete Glyphen. Jetzt utf8mb4 und Inter eingebettet; "
+                    "'München' erscheint korrekt."),
+    ]),
+
+    # ---------------------------------------------------------------- payments-api: durations vs the logged figures
+    Spec("pay-gunicorn-timeout", PAY, "2026-11-07 13:15", "Invoice PDF download dies: gunicorn WORKER TIMEOUT", [
+        turn("downloading big invoices as PDF fails with a 502, small ones work",
+             bash("kubectl logs deploy/payments-api --since=1h | grep -m2 -E 'TIMEOUT|SIGKILL'",
+                  "[2026-11-07 12:58:03 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:812)\n"
+                  "[2026-11-07 12:58:04 +0000] [1] [ERROR] Worker (pid:812) was sent SIGKILL! Perhaps out of memory?"),
+             read("gunicorn.conf.py", "timeout = 30\nworkers = 4\nworker_class = 'sync'"),
+             say("An invoice with 3,000 lines takes ~45 s to render with WeasyPrint in the request; gunicorn kills a sync "
+                 "worker after 30 s. Render it in the celery queue and serve the stored file."),
+             write("invoices/tasks.py", "@shared_task def render_invoice_pdf(invoice_id): ..."),
+             edit("invoices/views.py", "return pdf_response(render_pdf(invoice))", "return redirect_to_rendered_pdf(invoice)  # 202 while rendering"),
+             commit("Invoice PDFs render in celery; the view serves the stored file (gunicorn 30 s timeout)", "f51b8c6"),
+             answer="Big invoice PDFs took ~45 s to render inside the request and gunicorn's 30-second worker timeout "
+                    "killed the worker (`WORKER TIMEOUT`, then a 502 from the ingress). The PDF is rendered by a celery "
+                    "task now; the view returns 202 until it is stored, then the file."),
+    ]),
+    Spec("pay-redis-lock-expiry", PAY, "2026-11-21 10:40", "Payout job runs twice: Redis lock expires before the job ends", [
+        turn("the nightly seller payout ran twice last night, two transfers for the same sellers",
+             bash("kubectl logs cronjob/payouts --since=12h | grep -E 'lock|started|finished'",
+                  "02:00:00 payouts started (lock payouts:nightly acquired, ttl=600)\n02:10:02 payouts started (lock payouts:nightly acquired, ttl=600)\n"
+                  "02:14:51 payouts finished (812 transfers)\n02:24:40 payouts finished (812 transfers)"),
+             say("The lock's TTL is 600 s; the payout run now takes ~15 minutes, so the second cron (the retry policy) "
+                 "got the lock after 10 minutes. Extend the lock while the job runs, and make transfers idempotent per "
+                 "seller and day."),
+             edit("payments/payouts/job.py", "with redis_lock('payouts:nightly', ttl=600):",
+                  "with redis_lock('payouts:nightly', ttl=600, auto_renewal=True):"),
+             edit("payments/payouts/transfers.py", "stripe.Transfer.create(", "stripe.Transfer.create(idempotency_key=f'payout-{seller.id}-{day}', "),
+             commit("payouts: renew the Redis lock while running; one transfer per seller and day", "0b6c9d1"),
+             answer="The payout job's Redis lock expired after 600 s (10 min) while the run took ~15 min, so the retry "
+                    "started a second run: 812 sellers were paid twice. The lock renews itself now and each transfer has "
+                    "an idempotency key per seller and day. Reversed the 812 duplicate transfers."),
+    ]),
+
+    # ---------------------------------------------------------------- data-pipeline: durations, French
+    Spec("dp-export-execution-timeout", DATA, "2026-11-04 05:20", "Finance export task killed by Airflow execution_timeout", [
+        turn("the finance_export task failed again overnight, the log just says timeout",
+             bash("airflow tasks logs finance_export export_ledger 2026-11-03 | tail -3",
+                  "[2026-11-04 03:00:00,118] {taskinstance.py:2612} ERROR - Task failed with exception\n"
+                  "airflow.exceptions.AirflowTaskTimeout: Timeout, PID: 4411\n"
+                  "[2026-11-04 03:00:00,131] {taskinstance.py:1226} INFO - Marking task as UP_FOR_RETRY"),
+             read("dags/finance_export.py", "execution_timeout=timedelta(seconds=3600)"),
+             say("The ledger export grew past the 3600 s execution timeout: it reads the whole ledger each night. Make it "
+                 "incremental by day and keep the timeout."),
+             edit("jobs/export/ledger.py", "read_table('ledger')", "read_table('ledger', where=f\"day = '{ds}'\")"),
+             commit("finance export: one day of ledger per run (the full read outgrew execution_timeout)", "1c7d0e2"),
+             answer="Airflow killed export_ledger with `AirflowTaskTimeout` after its 3600-second execution_timeout: it "
+                    "exported the whole ledger every night. It exports only the run's day now (4 minutes)."),
+    ]),
+    Spec("dp-fr-csv-excel", DATA, "2026-11-15 11:10", "Export CSV pour la compta : accents cassés dans Excel", [
+        turn("L'export CSV pour la compta s'ouvre mal dans Excel : les accents sont cassés (« FranÃ§ois ») et tout est dans une seule colonne",
+             bash("head -c 120 exports/compta-2026-10.csv | xxd | head -2",
+                  "00000000: 6964 2c6e 6f6d 2c6d 6f6e 7461 6e74 0a31  id,nom,montant.1\n00000010: 2c46 7261 6ec3 a76f 6973 2c31 3230 2c35  ,Fran..ois,120,5"),
+             say("Excel en français lit un CSV sans BOM comme du Windows-1252 et attend le point-virgule comme séparateur "
+                 "(la virgule est le séparateur décimal). On écrit en utf-8-sig avec ';' pour ce fichier."),
+             edit("jobs/export/compta.py", "df.to_csv(path, index=False)", "df.to_csv(path, index=False, sep=';', decimal=',', encoding='utf-8-sig')"),
+             commit("export compta : UTF-8 avec BOM, séparateur ; et décimales à la virgule pour Excel", "2d8e1f3"),
+             answer="Excel (paramètres régionaux français) ouvrait le fichier UTF-8 sans BOM en Windows-1252, d'où "
+                    "« FranÃ§ois », et séparait sur ';'. L'export est maintenant en UTF-8 avec BOM, séparateur ';' et "
+                    "virgule décimale ; il s'ouvre correctement par double-clic."),
+    ]),
+
+    # ---------------------------------------------------------------- logfmt, dotfiles: errors said differently
+    Spec("rs-broken-pipe", RS, "2026-11-22 21:30", "logfmt panics on broken pipe when piped into head", [
+        turn("logfmt panics when I pipe it into head: failed printing to stdout",
+             bash("logfmt big.log | head -1",
+                  "level=info msg=started\nthread 'main' panicked at library/std/src/io/stdio.rs:1118:9:\n"
+                  "failed printing to stdout: Broken pipe (os error 32)", exit=101),
+             say("println! panics on EPIPE. Write through a locked BufWriter and treat BrokenPipe as a normal end."),
+             edit("src/output.rs", "println!(\"{}\", line);", "if let Err(e) = writeln!(out, \"{}\", line) { return quiet_on_broken_pipe(e); }"),
+             bash("logfmt big.log | head -1; echo ${PIPESTATUS[0]}", "level=info msg=started\n0"),
+             commit("output: a closed pipe ends the run quietly instead of panicking", "3e9f2a4"),
+             answer="`println!` panics with `failed printing to stdout: Broken pipe` when the reader (head) exits. Output "
+                    "goes through a buffered writer now and a broken pipe ends the program with status 0."),
+    ]),
+    Spec("dot-git-signing-1password", DOT, "2026-11-28 19:40", "git commit signing through 1Password's SSH agent fails", [
+        turn("git commit fails with error: gpg failed to sign the data since I moved my keys into 1password",
+             bash("git commit --allow-empty -m test",
+                  "error: Couldn't load public key /Users/dev/.ssh/id_ed25519.pub: No such file or directory?\n\n"
+                  "fatal: failed to write commit object", exit=128),
+             say("gpg.format is ssh and user.signingkey points at a key file that moved into 1Password. Use 1Password's "
+                 "op-ssh-sign as the signing program and the public key itself as the signing key."),
+             edit("git/gitconfig", "signingkey = ~/.ssh/id_ed25519.pub",
+                  "signingkey = ssh-ed25519 AAAAC3Nza...dev\n[gpg \"ssh\"]\n  program = /Applications/1Password.app/Contents/MacOS/op-ssh-sign"),
+             commit("git: sign commits with op-ssh-sign (keys live in 1Password)", "4fa03b5"),
+             answer="Signing used the key file ~/.ssh/id_ed25519.pub, which no longer exists since the keys moved into "
+                    "1Password. gitconfig sets the public key inline and `gpg.ssh.program` to 1Password's op-ssh-sign; "
+                    "commits are signed (\"Good signature\" in `git log --show-signature`)."),
     ]),
 ]

@@ -37,6 +37,10 @@ REPOS = {
     "logfmt": ("cargo test", ["src/parse.rs", "src/filter.rs", "src/output.rs", "src/config.rs", "src/main.rs"],
                ["clap", "serde", "reqwest", "insta"],
                ["installation", "the filter syntax", "output formats", "contributing"]),
+    "orders-service": ("./mvnw -q test", ["OrderController", "OrderMapper", "InventoryClient", "FulfilmentConsumer",
+                                          "PdfReport", "JsonConfig"],
+                       ["Spring Boot", "spring-kafka", "grpc-java", "MapStruct", "Flyway"],
+                       ["local setup", "the event schema", "deploying", "observability"]),
 }
 
 _NAMES = ["total", "handler", "client", "result", "payload", "config", "state", "items", "value", "record"]

@@ -65,8 +65,10 @@ def make_repository(path: Path) -> None:
         (path / ".git").mkdir(exist_ok=True)   # what capture looks for
 
 
-def build(root: Path, *, fillers: int = 150, import_sessions: bool = True) -> World:
-    specs = list(corpus.SESSIONS) + filler.filler_specs(fillers)
+def build(root: Path, *, fillers: int = 150, import_sessions: bool = True, judged=None) -> World:
+    """The machine with the `judged` sessions (default: all of recall_corpus) and `fillers`
+    everyday ones."""
+    specs = list(corpus.SESSIONS if judged is None else judged) + filler.filler_specs(fillers)
     world = World(Path(root), environment(Path(root)), specs)
     for folder in (world.config_dir, world.vault):
         folder.mkdir(parents=True, exist_ok=True)
