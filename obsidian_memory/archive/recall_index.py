@@ -2,9 +2,24 @@
 under FTS5, kept in step with the session's rows."""
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from obsidian_memory.archive.store import Store
+
+
+# counters: the recall_terms.VERSION the index's documents were made with
+TERMS_VERSION_COUNTER = "recall_terms_version"
+
+
+def _files_touched(details: str | None) -> list[str]:
+    """The names of the files a session edited or wrote (from its details), for its recall
+    document: `PdfReport.java`, `gunicorn.conf.py` say what the work was about."""
+    try:
+        paths = json.loads(details or "{}").get("files_touched") or []
+    except (ValueError, AttributeError):
+        return []
+    return [p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths[:50] if isinstance(p, str)]
 
 
 class RecallIndex(Store):
@@ -33,8 +48,9 @@ class RecallIndex(Store):
 
     def _texts(self, session_id: str) -> dict[str, list[str]]:
         texts: dict[str, list[str]] = {"title": [], "asked": [], "outcome": [], "said": []}
-        row = self.db.execute("SELECT title FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        row = self.db.execute("SELECT title, details FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         texts["title"] = [row[0]] if row and row[0] else []
+        files = _files_touched(row[1]) if row else []
         for text, answer in self.db.execute(
                 "SELECT text, answer FROM prompts WHERE session_id = ? ORDER BY position", (session_id,)):
             texts["asked"].append(text)
@@ -47,6 +63,7 @@ class RecallIndex(Store):
                 "WHEN 'commit' THEN 1 WHEN 'pull_request' THEN 2 WHEN 'todo' THEN 3 WHEN 'plan' THEN 4 ELSE 5 END, "
                 "position", (session_id,)):
             texts["said" if kind == "command" else "outcome"].append(text)
+        texts["said"] += files
         return texts
 
     def sessions_missing(self, limit: int) -> list[str]:
@@ -56,6 +73,29 @@ class RecallIndex(Store):
         return [r[0] for r in self.db.execute(
             "SELECT session_id FROM sessions WHERE session_id NOT IN (SELECT session_id FROM recall_docs) "
             "ORDER BY started_at DESC LIMIT ?", (int(limit),))]
+
+    def renew_if_outdated(self) -> bool:
+        """Empty the index when its documents were made by another version of the term rules
+        (recall_terms.VERSION) than this one, so that the backfill (sessions_missing) makes them
+        again, newest first; whether it did. Any size of index costs the same: the delete trigger
+        (one FTS delete per row) is set aside while the table is emptied at once."""
+        from obsidian_memory.archive.recall_terms import VERSION
+
+        if not self.available():
+            return False
+        row = self.db.execute("SELECT value FROM counters WHERE name = ?", (TERMS_VERSION_COUNTER,)).fetchone()
+        if row is not None and int(row[0]) == VERSION:
+            return False
+        with self._write():
+            (trigger,) = self.db.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'recall_docs_delete'").fetchone()
+            self.db.execute("DROP TRIGGER recall_docs_delete")
+            self.db.execute("DELETE FROM recall_docs")
+            self.db.execute("INSERT INTO recall_fts (recall_fts) VALUES ('delete-all')")
+            self.db.execute(trigger)
+            self.db.execute("INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
+                            "value = excluded.value", (TERMS_VERSION_COUNTER, VERSION))
+        return True
 
     def index(self, session_ids: Iterable[str]) -> None:
         with self._write():

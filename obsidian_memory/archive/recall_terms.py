@@ -5,14 +5,22 @@ A term is a lower-cased word without its English inflection (`lagging`, `lagged`
 another form. An identifier written with joiners or in camel case (`billing-db-2`,
 `KotlinCompileDaemon`, `ERR_OSSL_EVP_UNSUPPORTED`, `orders_daily.py`) gives its parts and, in
 addition, one compound term of them all (`billingdb2`): rare, and so strong evidence when a prompt
-names the same thing. Function words, chat words ("again", "please", "look") and lone short
+names the same thing. A run of Chinese, Japanese or Korean text gives its bigrams (core.cjk), as
+the vault index does. Function words, chat words ("again", "please", "look") and lone short
 numbers are no terms.
 
-Pure and import-light (only `re`, patterns compiled on first use): the prompt hook runs it.
+Pure and import-light (`re` and core.cjk, patterns compiled on first use): the prompt hook runs it.
 """
 from __future__ import annotations
 
 import re
+
+from obsidian_memory.core import cjk
+
+# The version of these rules. The archive's recall index is made again when its documents were
+# made by another version (RecallIndex.renew_if_outdated): bump it on any change to what a
+# text's terms are.
+VERSION = 2
 
 MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
@@ -39,12 +47,18 @@ seem tried try trying wrong think know tell show let's lets whats what's
 """.split())
 
 
+def words(text: str) -> list[str]:
+    """The words of `text`, in order: identifiers whole, a CJK run as its bigrams (core.cjk, as
+    the vault index splits it)."""
+    return re.findall(WORD, cjk.spaced(text or ""))
+
+
 def terms(text: str) -> list[str]:
-    """The terms of `text`, in order, with repeats."""
+    """The terms of `text`, in order, with repeats (its words', then its durations')."""
     found: list[str] = []
-    for match in re.finditer(WORD, text or ""):
-        found.extend(word_terms(match.group(0)))
-    return found
+    for word in words(text):
+        found.extend(word_terms(word))
+    return found + [term for _, term in quantities(text)]
 
 
 def word_terms(word: str) -> list[str]:
@@ -104,6 +118,76 @@ def stem_word(word: str) -> str:
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
     return word
+
+
+# -- quantities: a duration said in any unit, or in words, is one term -------------------------
+# "half a minute", "30 s", "30-second", "30000ms" and `timeout.ms=30000` all say 30 seconds; a
+# prompt says "five minutes" where the log said `max.poll.interval.ms (300000)`. Each duration
+# gives the term `<milliseconds>ms`, the value rounded to one significant digit ("nearly two
+# seconds" meets 1874ms and 1.9 s; "a month" meets 32 days).
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+                 "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "half a": 0.5, "half an": 0.5}
+_UNIT_MS = {"ms": 1, "msec": 1, "msecs": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
+            "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
+            "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
+            "h": 3_600_000, "hr": 3_600_000, "hrs": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+            "day": 86_400_000, "days": 86_400_000, "week": 604_800_000, "weeks": 604_800_000,
+            "month": 2_592_000_000, "months": 2_592_000_000}
+_NUMBER = r"\d+(?:\.\d+)?|" + "|".join(sorted((w.replace(" ", r"\s+") for w in _NUMBER_WORDS), key=len, reverse=True))
+_UNIT = "|".join(sorted(_UNIT_MS, key=len, reverse=True))
+_QUANTITY = None   # compiled on first use
+
+
+def _quantity_patterns():
+    global _QUANTITY
+    if _QUANTITY is None:
+        _QUANTITY = (
+            # 30 s, 30s, 30-second, half a minute, five minutes
+            re.compile(rf"(?<![\w.])({_NUMBER})(?:\s*|-)({_UNIT})(?![^\W_])", re.IGNORECASE),
+            # timeout.ms=30000, max.poll.interval.ms (300000), timedelta(seconds=3600), ttl_seconds: 600
+            re.compile(rf"(?:(?<=[._])|(?<![^\W_]))({_UNIT})[\"']?\s*[=:(]\s*\(?\s*(\d+(?:\.\d+)?)(?![\w.])",
+                       re.IGNORECASE))
+    return _QUANTITY
+
+
+def quantities(text: str) -> list[tuple[str, str]]:
+    """(the words as written, the duration's term) of each duration in `text`, in order."""
+    if not text or not any(ch.isdigit() for ch in text) and not re.search(r"(?i)\b(?:a|an|one|two|three|four|"
+                                                                          r"five|six|seven|eight|nine|ten|"
+                                                                          r"half|twelve|eleven|fifteen|twenty|"
+                                                                          r"thirty|forty|fifty|sixty|ninety)\b",
+                                                                          text):
+        return []
+    written, units = _quantity_patterns()
+    found = []
+    for match in written.finditer(text):
+        if match.group(2) == "s" and re.fullmatch(r"[1-5]\d\ds", match.group(0)):
+            continue   # "502s": HTTP statuses in the plural, not seconds
+        found.append((match.start(), match.group(0), _duration_term(match.group(1), match.group(2))))
+    for match in units.finditer(text):
+        found.append((match.start(), match.group(0), _duration_term(match.group(2), match.group(1))))
+    return [(words, term) for _, words, term in sorted(found) if term]
+
+
+def _duration_term(number: str, unit: str) -> str:
+    number = re.sub(r"\s+", " ", number.lower())
+    value = _NUMBER_WORDS.get(number)
+    if value is None:
+        try:
+            value = float(number)
+        except ValueError:
+            return ""
+    ms = value * _UNIT_MS[unit.lower()]
+    if not 1 <= ms < 1e13:
+        return ""
+    return f"{_one_digit(ms)}ms"
+
+
+def _one_digit(value: float) -> int:
+    """`value` rounded to one significant digit (1874 -> 2000, 0.45 -> 0)."""
+    scale = 10 ** (len(str(int(value))) - 1)
+    return int(value / scale + 0.5) * scale
 
 
 def distinct(items) -> list[str]:

@@ -731,12 +731,14 @@ def cannot_write(exc: BaseException) -> str:
 
 
 def _index_for_recall(settings, archive, deadline: float | None) -> None:
-    """Put the sessions archived before the recall index existed into it, newest first, in
+    """Put the sessions archived before the recall index existed (or before its term rules last
+    changed: the index is then emptied first) into it, newest first, in
     batches (each its own transaction), until `deadline` (time.monotonic(); None: all). A session
     still missing after it was indexed in this run ends it: an index that does not take its rows
     (damaged) would otherwise have the loop write the same batch forever."""
     indexed: set[str] = set()
     try:
+        archive.recall.renew_if_outdated()
         while deadline is None or time.monotonic() < deadline:
             batch = archive.recall.sessions_missing(RECALL_BATCH)
             if not batch:

@@ -10,7 +10,9 @@ its outcome (errors met, commits, tasks), a little less in a prompt, less again 
 count PARTS_ONLY (`billing-db-3` is not `billing-db-2`). Its `score` is the coverage, times
 OTHER_PLACE for a session of another repository (this repository's sessions first).
 
-The best session is shown only when all of these hold:
+The words are archive.recall_terms' (a CJK run as its character pairs, a duration in any unit or in
+words as one term: "half a minute" is `timeout 30 s`). The best session is shown only when all of
+these hold:
   - the prompt is no slash command and has at least MIN_TERMS informative words (not a greeting,
     thanks or a one-word nudge), and the archive knows some of them;
   - the best score reaches MIN_COVERAGE, or MIN_COVERAGE_NEW_WORK for a prompt that asks for new
@@ -22,8 +24,9 @@ The best session is shown only when all of these hold:
 Then the sessions within KEEP_RATIO of the best (a problem met twice), up to MAX_ITEMS, minus those
 already shown in this session, are the answer.
 
-The thresholds were set on the dev half of benchmarks/recall_set/prompts.json and are reported on
-its test half by benchmarks/prompt_recall.py. Read-only and light to import: the prompt hook runs
+The thresholds were set on the dev half of the first judged set (benchmarks/recall_set/prompts.json);
+benchmarks/prompt_recall.py reports them on the test halves of it and of the written set, on
+archives of 10 to 10,000 sessions (docs/recall.md). Read-only and light to import: the prompt hook runs
 it before the model sees the prompt (no dataclasses: they import `inspect`).
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ import math
 import os
 import re
 
+from obsidian_memory.core import cjk
 from obsidian_memory.core import machine as machine_module
 from obsidian_memory.archive import recall_terms as terms_module
 
@@ -224,22 +228,46 @@ def asks_for_new_work(prompt: str) -> bool:
 def weigh(archive, prompt: str, size: int) -> list[Word]:
     """The prompt's distinct words with their terms and weights."""
     found: dict[str, tuple[list[str], list[str]]] = {}
-    for match in re.finditer(terms_module.WORD, prompt):
-        word = match.group(0)
-        if word.lower() not in found:
-            split = terms_module.split_word(word)
-            if split[0] or split[1]:
-                found[word.lower()] = split
-                if len(found) >= MAX_WORDS:
-                    break
+    characters: set[str] = set()
+    for piece in cjk.split_runs(prompt):
+        if len(found) >= MAX_WORDS:
+            break
+        if cjk.has_cjk(piece):
+            for character, pairs in cjk_characters(piece)[:MAX_WORDS - len(found)]:
+                found.setdefault(character, ([], []))[1].extend(p for p in pairs if p not in found[character][1])
+                characters.add(character)
+            continue
+        for word in terms_module.words(piece):
+            if word.lower() not in found:
+                split = terms_module.split_word(word)
+                if split[0] or split[1]:
+                    found[word.lower()] = split
+                    if len(found) >= MAX_WORDS:
+                        break
+    for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
+        found.setdefault(written.lower(), ([term], []))
     counts = archive.recall.document_counts(t for parts, compounds in found.values() for t in parts + compounds)
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
         weights = {t: idf(max(n, 1), size) for t, n in held.items()}
+        if text in characters:   # as much as its commoner pair says
+            weights = dict.fromkeys(weights, min(weights.values()))
         words.append(Word(text, held, weights, tuple(compounds),
                           informative=min(held.values()) <= common_above(size)))
     return words
+
+
+def cjk_characters(run: str) -> list[tuple[str, list[str]]]:
+    """Each character of a CJK run with the pairs it is in (the one before and the one after).
+
+    A CJK prompt counts by characters, not by pairs: of the pairs of a run, the ones that cut across
+    two words (`又失` in `迁移又失败了`) are in no session, and as words of their own they would
+    weigh as much as the real ones. A character is held by a session that holds either of its pairs
+    (a compound of the two, as an identifier's compound counts whole)."""
+    if len(run) < 2:
+        return []
+    return [(ch, [run[i:i + 2] for i in (n - 1, n) if 0 <= i < len(run) - 1]) for n, ch in enumerate(run)]
 
 
 def common_above(size: int) -> float:

@@ -24,7 +24,7 @@ def test_recall_shows_the_decision_the_words_the_scores_and_the_text(machine):
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
     assert out.startswith("decision: inject (covers 100% of the prompt's informative words)")
-    assert "words (sessions holding them, weight):\n  kotlin 4 2.48, daemon 2 3.07, error 19 1.02 (common)\n" in out
+    assert "words (sessions holding them, weight):\n  kotlin 5 2.73, daemon 2 3.51, error 29 1.05 (common)\n" in out
     assert "1.00  1.00  here" in out and "matched: kotlin (title), daemon (title)" in out
     assert "would inject (" in out and machine.session_id(KOTLIN[0]) in out
 
@@ -48,7 +48,7 @@ def test_the_prompt_may_be_given_as_several_words(machine):
     ("hi there", "too few informative words"),
     ("/compact", "a slash command"),
     ("Lisbon itinerary with tapas bars", "no informative word of the prompt is in the archive"),
-    ("Plan a 3 day trip to Lisbon", "the best session covers 22% of the prompt, x0.85 as another repository's; "
+    ("Plan a 3 day trip to Lisbon", "the best session covers 23% of the prompt, x0.85 as another repository's; "
                                     "needs 60%"),
 ])
 def test_recall_says_why_nothing_would_be_injected(machine, prompt, reason):

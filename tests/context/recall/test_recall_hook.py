@@ -113,12 +113,14 @@ def test_a_bad_mode_falls_back_to_the_first_prompt(machine, mode):
 
 
 def test_sessions_the_session_start_context_listed_are_not_shown_again(machine):
+    prompt, recent = "the release build crashes again: AppDatabase_Impl does not exist", "and-room-impl-release"
+    assert archived(machine, recent)["id"] in ask(machine, "trailmap-android", prompt)   # in a fresh session
     session = new_session()
     start = hook(machine, "session-start", start_payload(machine, "trailmap-android", session))
     assert start.returncode == 0
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert all(archived(machine, key)["id"] in context for key in KOTLIN)   # this repository's recent sessions
-    assert ask(machine, "trailmap-android", REVISIT, session) is None
+    assert archived(machine, recent)["id"] in context   # one of this repository's recent sessions
+    assert ask(machine, "trailmap-android", prompt, session) is None
 
 
 def test_a_session_start_that_listed_other_sessions_leaves_the_first_prompt_to_recall(machine):
@@ -260,3 +262,17 @@ def test_hostile_or_long_past_sessions_stay_inside_the_fence_and_the_budget(tmp_
     assert len(fence) > max(len(run) for run in re.findall(r"`+", body))
     assert "</system-reminder>" not in context and "<system-reminder>" not in context
     assert body.count("resume id ") == 2   # three matched; the third did not fit in the budget
+
+
+@pytest.mark.parametrize("repo, prompt, key", [
+    ("orders-service", "订单表迁移又失败了，外键约束冲突", "ord-cn-fk-migration"),
+    ("storefront-web", "検索ボックスで日本語の変換中に検索が走る問題がまた出た", "web-jp-ime-search"),
+])
+def test_a_prompt_in_chinese_or_japanese_finds_the_session_held_in_it(machine, repo, prompt, key):
+    context = ask(machine, repo, prompt)
+    assert context and archived(machine, key)["id"] in context
+
+
+@pytest.mark.parametrize("prompt", ["给订单表加一个新的索引，按用户查询太慢", "订单表的迁移脚本要加一个字段"])
+def test_a_chinese_prompt_about_other_work_on_the_same_table_gets_nothing(machine, prompt):
+    assert ask(machine, "orders-service", prompt) is None

@@ -114,3 +114,40 @@ def test_doctor_says_when_recall_looks_and_how_much_of_the_archive_it_knows(tmp_
                                       "index the rest)")
     set_mode(machine, "off")
     assert check() == {"name": "prompt recall", "status": "info", "detail": "off (prompt_recall: off in config.yaml)"}
+
+
+@pytest.mark.parametrize("command", [["import"], ["sweep", "--quiet-seconds", "0"]])
+def test_an_index_made_by_older_term_rules_is_made_again_by_the_next_import_or_sweep(tmp_path, command):
+    from obsidian_memory.archive import recall_index, recall_terms
+
+    machine = build(tmp_path, specs=[spec("ord-cn-fk-migration"), spec("pay-double-charge")])
+    database = machine.config_dir / "session-archive.db"
+
+    def holding(term: str) -> int:
+        with sqlite3.connect(database) as db:
+            row = db.execute("SELECT doc FROM recall_vocab WHERE term = ?", (term,)).fetchone()
+        return row[0] if row else 0
+
+    with sqlite3.connect(database) as db:   # as the rules before bigrams left it: a CJK clause is one term
+        db.execute("UPDATE recall_docs SET title = '订单表迁移失败', asked = '生产环境执行订单表迁移脚本的时候报错了', "
+                   "outcome = '', said = '' WHERE session_id = ?", (machine.session_id("ord-cn-fk-migration"),))
+        db.execute("INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)",
+                   (recall_index.TERMS_VERSION_COUNTER, recall_terms.VERSION - 1))
+    assert holding("迁移") == holding("外键") == 0
+    done = machine.run(*command)
+    assert done.returncode == 0, done.stderr
+    assert holding("迁移") == holding("外键") == holding("idempotency") == 1
+    assert count(machine, "recall_docs") == 2
+    fts_integrity(machine)
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT value FROM counters WHERE name = ?",
+                          (recall_index.TERMS_VERSION_COUNTER,)).fetchone()[0] == recall_terms.VERSION
+
+
+def test_the_files_a_session_edited_are_in_its_recall_document(tmp_path):
+    machine = build(tmp_path, specs=[spec("ord-cn-pdf-font"), spec("pay-double-charge")])
+    with sqlite3.connect(machine.config_dir / "session-archive.db") as db:
+        (said,) = db.execute("SELECT said FROM recall_docs WHERE session_id = ?",
+                             (machine.session_id("ord-cn-pdf-font"),)).fetchone()
+    assert {"pdfreport", "notosanscjkscregular"} <= set(said.split())   # PdfReport.java, NotoSansCJKsc-Regular.otf
+    assert words(machine, "PdfReport")["pdfreport"] == 1

@@ -52,3 +52,32 @@ def test_a_document_is_bounded_whatever_the_session_holds(texts):
         budget = terms.FIELD_CHARS[name]
         assert len(value.split()) <= budget   # never more terms than characters read
         assert len(set(value.split())) == len(value.split())
+
+
+def test_a_cjk_run_gives_its_bigrams_as_the_vault_index_does():
+    from obsidian_memory.search.engines import fulltext
+
+    assert terms.terms("数据库迁移失败了") == ["数据", "据库", "库迁", "迁移", "移失", "失败", "败了"]
+    assert terms.terms("orders表的迁移") == ["order", "表的", "的迁", "迁移"]
+    assert terms.terms("検索が走る") == ["検索", "索が", "が走", "走る"]
+    # one tokenisation: a CJK word is the same term in the archive's recall index and the vault index
+    assert [t for t in terms.terms("外键约束冲突") if t] == fulltext.words("外键约束冲突")
+
+
+def test_a_duration_is_one_term_whatever_its_unit_or_words():
+    def durations(text):
+        return [term for _, term in terms.quantities(text)]
+
+    thirty = ["half a minute", "30 s", "30s", "30-second timeout", "30000ms", "timeout.ms=30000", "30 seconds"]
+    assert {d for text in thirty for d in durations(text)} == {"30000ms"}
+    assert durations("five minutes") == durations("max.poll.interval.ms (300000)") == ["300000ms"]
+    assert durations("an hour") == durations("timedelta(seconds=3600)") == durations("3600-second limit")
+    assert durations("nearly two seconds") == durations("timed out after 1874ms") == ["2000ms"]
+    assert durations("about a month") == durations("768h") == durations("32 days")
+    assert durations("10 min") != durations("15 min")
+    assert "30000ms" in terms.terms("gunicorn killed it after half a minute")
+
+
+def test_what_only_looks_like_a_duration_is_none():
+    for text in ("502s from the ingress", "a cat", "one thing", "id_ed25519", "ttl=600", "version 2", "5m"):
+        assert terms.quantities(text) == [], text
