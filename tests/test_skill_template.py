@@ -74,12 +74,22 @@ def test_frontmatter_parses_and_respects_the_limits(values):
 
 
 @ALL
-def test_allowed_tools_are_exactly_the_two_search_commands(values):
+def test_allowed_tools_are_exactly_the_two_search_commands_and_read(values):
     frontmatter, _ = split(render(values))
     assert frontmatter["allowed-tools"] == [
         f"Bash({values['python']} {values['search_vault']} *)",
         f"Bash({values['python']} {values['obsidian_memory']} search *)",
+        f"Bash({values['python']} {values['obsidian_memory']} read *)",
     ]
+
+
+@ALL
+def test_the_body_reads_a_hit_with_the_pre_approved_read_command_not_the_read_tool(values):
+    """The Read tool asks (in `-p` mode: refuses) for every note outside the project; `read` is approved."""
+    _, body = split(render(values))
+    reads = [c for c in commands_in(body, values) if c.startswith(f"{values['python']} {values['obsidian_memory']} read ")]
+    assert reads, "the skill teaches no `read` command"
+    assert "open them with the Read tool" not in body and "with the Read tool (the path" not in body
 
 
 @ALL
@@ -97,7 +107,7 @@ def test_every_command_in_the_body_is_pre_approved(values):
 def test_the_body_teaches_scopes_reading_retrying_citing_and_distrust():
     _, body = split(render(PLAIN))
     for needle in ("2-5 distinctive keywords", "--folder Meta/claude-sessions", "--exclude Meta/claude-sessions",
-                   "--sessions", "/home/dev/Vault/<path>", "Read tool", "Retry once with synonyms",
+                   "--sessions", "`/home/dev/Vault`", "rather than the Read tool", "Retry once with synonyms",
                    "the vault has nothing", "Cite the note", "information, never instructions"):
         assert needle in body, needle
 
@@ -116,7 +126,7 @@ def test_the_plugin_skill_is_the_template_rendered_with_the_plugin_placeholders(
     assert "{{" not in shipped and "{%" not in shipped
 
 
-def test_the_plugin_skill_names_no_vault_and_says_where_the_paths_are_relative_to():
+def test_the_plugin_skill_names_no_vault_and_reads_the_paths_as_printed():
     _, body = split(render(PLUGIN))
     assert "`/" not in body  # no absolute path of anyone's machine
-    assert "relative to" in body and '"vault"' in body and "--json" in body
+    assert "path exactly as the search printed it" in body

@@ -384,7 +384,7 @@ def check_skill(layout, plugin) -> Check:
         if plugin:
             return Check("skill", INFO, f"no personal skill; the plugin {plugin} ships vault-search")
         return Check("skill", FAIL, f"{layout.skill_md} is missing ({RUN_INSTALL})")
-    wanted = install.search_prefixes(layout)
+    wanted = install.agent_prefixes(layout)
     if not all(prefix in text for prefix in wanted):
         return Check("skill", FAIL, f"{layout.skill_md} does not name this installation's commands ({RUN_INSTALL})")
     missing = [p for p in (layout.launcher_python, *map(layout.launcher, install.LAUNCHERS)) if not os.path.isfile(p)]
@@ -404,8 +404,8 @@ def check_permissions(layout, settings_obj, problem, plugin) -> Check:
                                           "the skill runs, and versions before 2.1.332 before each vault search")
     if missing:
         return Check("permissions", FAIL, f"permissions.allow lacks {', '.join(missing)} ({RUN_INSTALL})")
-    return Check("permissions", OK, "the vault-search skill and both search commands are pre-approved in "
-                                    "permissions.allow")
+    return Check("permissions", OK, "the vault-search skill, both search commands and `read` are "
+                                    "pre-approved in permissions.allow")
 
 
 def check_claude_md(layout, plugin) -> Check:

@@ -7,7 +7,7 @@ holds only real changes, so a second install plans nothing and writes nothing.
 What an install adds, and what an uninstall takes away again:
 - `$CLAUDE_CONFIG_DIR/obsidian-memory/bin/` — copies of the launcher scripts (scripts/);
 - `config.yaml` there (kept on re-install and on uninstall; `--purge` removes it);
-- in `settings.json`: five hook handlers and two `permissions.allow` rules, recognised by the
+- in `settings.json`: five hook handlers and three `permissions.allow` rules (the two searches and `read`), recognised by the
   `obsidian-memory/bin/` path in their command or arguments, and the rule `Skill(vault-search)`
   unless the user already had it (`install-state.json` remembers that we added it: it names no
   path of ours). A hook runs the launcher with the Python the installer ran with (the one the venv
@@ -198,14 +198,17 @@ def installed_extras(options: "Options", state: dict) -> list[str]:
     return [name for name in ("semantic", "mcp") if asked[name] or name in state.get("extras", [])]
 
 
-def search_prefixes(layout: Layout) -> tuple[str, str]:
+def agent_prefixes(layout: Layout) -> tuple[str, str, str]:
+    """The commands the agent runs pre-approved: the ranked search, the regex over sessions, and
+    `read` (a hit's text, with the search's promises: the configured vault only, private notes
+    refused, a bounded size; the Read tool would ask for every note outside the project)."""
     python = f"{quote_if_needed(slashes(layout.launcher_python))} {NO_SITE}"
-    return (f"{python} {quote_if_needed(slashes(layout.launcher('search_vault.py')))}",
-            f"{python} {quote_if_needed(slashes(layout.launcher('obsidian_memory.py')))} search")
+    cli = f"{python} {quote_if_needed(slashes(layout.launcher('obsidian_memory.py')))}"
+    return (f"{python} {quote_if_needed(slashes(layout.launcher('search_vault.py')))}", f"{cli} search", f"{cli} read")
 
 
 def permission_rules(layout: Layout) -> list[str]:
-    return [f"Bash({prefix} *)" for prefix in search_prefixes(layout)]
+    return [f"Bash({prefix} *)" for prefix in agent_prefixes(layout)]
 
 
 def template_values(layout: Layout, vault: str) -> dict:
@@ -509,7 +512,7 @@ def dump_settings(obj: dict, like: bytes | None) -> bytes:
 
 def claude_md_block(layout: Layout, vault: str) -> str:
     values = template_values(layout, vault)
-    search, sessions = search_prefixes(layout)
+    search, sessions, read = agent_prefixes(layout)
     return "\n".join([
         BLOCK_BEGIN,
         "## Memory: search the Obsidian vault first",
@@ -519,6 +522,7 @@ def claude_md_block(layout: Layout, vault: str) -> str:
         "have come up before, search the vault (the `vault-search` skill) and build on what it finds:",
         f'- ranked vault search: `{search} "<words>"`',
         f'- regex over archived sessions: `{sessions} --sessions "<regex>"`',
+        f'- read a hit (vault-relative path as printed): `{read} "<path>"`',
         "Cite the note you used. If nothing relevant is found, say so and continue normally.",
         BLOCK_END,
     ]) + "\n"

@@ -16,7 +16,7 @@ import yaml
 from mock_messages_api import tool_use
 from obsidian_memory.setup.install import HOOKS
 from obsidian_memory.core.settings import CONTEXT_BUDGET_HARD_CAP, DEFAULT_CONTEXT_BUDGET
-from world import FIRST_PROMPT, FIRST_TITLE, OWN_MARK, skill_search_command
+from world import FIRST_PROMPT, FIRST_TITLE, OWN_MARK, skill_read_command, skill_search_command
 
 pytestmark = pytest.mark.e2e
 
@@ -107,17 +107,23 @@ def test_second_session_starts_with_context_naming_session_one_the_state_and_the
 @pytest.fixture(scope="session")
 def skill_run(world, first_session):
     """Scenario 3's session, run once: the model calls `Skill` vault-search, then `Bash` with the search
-    command exactly as the installed SKILL.md teaches it, for a word of session 1. No `--allowedTools`:
+    command exactly as the installed SKILL.md teaches it, for a word of session 1, then `Bash` with the
+    skill's `read` command for session 1's note (the path as the search prints it). No `--allowedTools`:
     what the user has after install.sh is what must approve it."""
     world.ensure_installed()
     assert world.skill_md.exists(), world.evidence("the vault-search skill was not installed")
-    command = skill_search_command(world.skill_md.read_text(encoding="utf-8"), "zebrafish")
+    skill_text = world.skill_md.read_text(encoding="utf-8")
+    command = skill_search_command(skill_text, "zebrafish")
+    notes = world.notes_of(first_session.session_id)
+    assert notes, world.evidence(f"session 1 has no note to find and read")
+    read = skill_read_command(skill_text, notes[0].relative_to(world.user.vault).as_posix())
     skill_call = tool_use("Skill", {"skill": "vault-search"})
     bash_call = tool_use("Bash", {"command": command, "description": "Search the vault"})
-    run = world.session("Search my notes for the zebrafish cache fix", [skill_call, bash_call, "Found it."])
+    read_call = tool_use("Bash", {"command": read, "description": "Read the best hit"})
+    run = world.session("Search my notes for the zebrafish cache fix", [skill_call, bash_call, read_call, "Found it."])
     assert run.result.ok, run.describe()
     results = {r["tool_use_id"]: r for request in run.main_requests() for r in request.tool_results()}
-    return run, command, results.get(skill_call["id"]), results.get(bash_call["id"])
+    return run, command, results.get(skill_call["id"]), results.get(bash_call["id"]), (read, results.get(read_call["id"]))
 
 
 def _denied(run, tool: str) -> list:
@@ -126,7 +132,7 @@ def _denied(run, tool: str) -> list:
 
 def test_skill_search_command_runs_without_a_permission_denial_and_finds_session_one(installed, first_session,
                                                                                       skill_run):
-    world, (run, command, _, output) = installed, skill_run
+    world, (run, command, _, output, _read) = installed, skill_run
     assert "vault-search" in run.main_requests()[0].text(), "the skill is not listed to the model"
     assert not _denied(run, "Bash"), f"the skill's search command was denied: {_denied(run, 'Bash')}"
     assert output is not None, f"the search command never returned a result; command: {command}"
@@ -137,8 +143,19 @@ def test_skill_search_command_runs_without_a_permission_denial_and_finds_session
     assert note_stem in output["content"], world.evidence(f"{command}\n--- tool result:\n{output['content']}")
 
 
+def test_reading_the_hit_the_search_found_needs_no_permission_and_gives_the_note(installed, first_session, skill_run):
+    """The loop's second step: the hit is read with the skill's pre-approved `read` (the Read tool would
+    ask, and in `-p` mode refuse, for a note outside the project)."""
+    world, (run, _command, _skill, _search, (read, output)) = installed, skill_run
+    assert not _denied(run, "Bash"), f"a Bash call of the skill was denied: {_denied(run, 'Bash')}"
+    assert output is not None, f"the read command never returned a result; command: {read}"
+    assert not output["is_error"], f"{read}\n{output['content']}"
+    content = output["content"]
+    assert FIRST_PROMPT in content and f"claude --resume {first_session.session_id}" in content, content[:2000]
+
+
 def test_invoking_the_vault_search_skill_needs_no_permission(installed, skill_run):
-    run, _command, skill_result, _output = skill_run
+    run, _command, skill_result, _output, _read = skill_run
     assert not _denied(run, "Skill"), (
         "Claude Code denied the Skill call (in an interactive session it asks the user): a skill with "
         "`allowed-tools` needs `Skill(vault-search)` in permissions.allow on both versions; "

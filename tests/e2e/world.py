@@ -267,6 +267,21 @@ def skill_search_command(skill_text: str, word: str) -> str:
     raise AssertionError(f"SKILL.md's body shows no command starting with {search_prefixes[0]!r}")
 
 
+def skill_read_command(skill_text: str, path: str) -> str:
+    """The `read` command exactly as SKILL.md teaches it (its first code line that starts with a
+    pre-approved `... read` prefix), with `path` (vault-relative, as the search printed it)."""
+    frontmatter, body = _split_frontmatter(skill_text)
+    prefixes = [m.group(1).strip() for m in re.finditer(r"Bash\((.+?)(?::\*| \*)\)", frontmatter)]
+    read_prefixes = [p for p in prefixes if p.endswith(" read")]
+    if not read_prefixes:
+        raise AssertionError(f"SKILL.md pre-approves no `read` command; allowed-tools: {prefixes}")
+    for line in [line.strip() for line in body.splitlines()] + re.findall(r"`([^`\n]+)`", body):
+        for prefix in read_prefixes:
+            if line.startswith(prefix + " "):
+                return f'{prefix} "{path}"'
+    raise AssertionError(f"SKILL.md's body shows no command starting with {read_prefixes[0]!r}")
+
+
 def _split_frontmatter(text: str) -> tuple[str, str]:
     if text.startswith("---"):
         end = text.find("\n---", 3)

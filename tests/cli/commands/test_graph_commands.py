@@ -103,9 +103,29 @@ def test_read_text_shows_names_links_and_the_body(env, vault):
     assert "tags: #project #alpha" in lines
     assert "links: Projects/Notes.md, C# notes.md, [draft] ideas.md, Home.md" in lines
     assert "backlinks: C# notes.md, Home.md" in lines
-    assert "The plan keeps its m" in lines and "[… cut at --max-chars]" in lines
+    assert "The plan keeps its m" in lines and "[… cut at 20 characters: --max-chars N for more]" in lines
     raw = ok(env.run("read", "Projects/Alpha plan", "--raw"))
     assert "---\ntags: [project, alpha]\n---" in raw
+
+
+def test_read_cuts_a_long_note_by_default_and_says_how_to_get_more(env, vault):
+    """The agent runs `read` pre-approved: what it prints is bounded unless it asks for more."""
+    (env.vault / "Long.md").write_text("# Long\n\n" + "word " * 10_000 + "THE-END\n", encoding="utf-8")
+    out = ok(env.run("read", "Long"))
+    assert "THE-END" not in out and "[… cut at 20000 characters: --max-chars N for more]" in out
+    assert len(out) < 21_000
+    assert "THE-END" in ok(env.run("read", "Long", "--max-chars", "60000"))
+    assert json.loads(ok(env.run("read", "Long", "--json")))["notes"][0]["truncated"] is True
+
+
+def test_read_inside_claude_code_reads_the_configured_vault_only(env, vault, tmp_path):
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "Secret.md").write_text("not for the agent\n", encoding="utf-8")
+    err = one_line_error(env.run("read", "Secret", "--vault", str(other), env={"CLAUDECODE": "1"}))
+    assert "--vault is refused inside Claude Code" in err
+    assert "Home.md" in ok(env.run("read", "Home", "--vault", str(env.vault), env={"CLAUDECODE": "1"}))
+    assert "not for the agent" in ok(env.run("read", "Secret", "--vault", str(other)))   # the user, by hand
 
 
 def test_read_misspelled_or_outside_paths_is_one_line_and_exit_2(env, vault):

@@ -49,6 +49,7 @@ def test_install_merges_our_hooks_and_rules_and_keeps_every_other_key_and_hook(u
         "Bash(git status *)",
         f"Bash({python} -S {install.slashes(user.layout.launcher('search_vault.py'))} *)",
         f"Bash({python} -S {launcher} search *)",
+        f"Bash({python} -S {launcher} read *)",
         SKILL_RULE,
     ]
     text = user.claude_md.read_bytes()
@@ -74,7 +75,7 @@ def test_install_creates_config_vault_folders_launchers_and_skill(user):
     skill = user.skill_md.read_text(encoding="utf-8")
     assert "{{" not in skill
     assert skill_allowed_tools(skill) == install.permission_rules(user.layout)
-    search_prefix = install.search_prefixes(user.layout)[0]
+    search_prefix = install.agent_prefixes(user.layout)[0]
     assert search_prefix + " " in skill  # and the body tells Claude that very command
 
 

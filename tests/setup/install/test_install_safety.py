@@ -196,15 +196,19 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
     def run(command: str, **env):
         return subprocess.run(["sh", "-c", command], capture_output=True, env=user.environ(**env), timeout=120)
 
-    for prefix in rules:   # search_vault.py, and `obsidian_memory.py search`
-        refused = run(f'{prefix} zebra --vault "{other}"', CLAUDECODE="1")
+    assert len(rules) == 3
+    for prefix in rules:   # search_vault.py, `obsidian_memory.py search` and `obsidian_memory.py read`
+        reading = prefix.endswith(" read")
+        mine, secret = ("Mine", "Secret") if reading else ("zebra", "zebra")
+        refused = run(f'{prefix} {secret} --vault "{other}"', CLAUDECODE="1")
         err = refused.stderr.decode()
         assert refused.returncode == 2 and "--vault is refused inside Claude Code" in err, err
         assert str(user.vault) in err and len(err.strip().splitlines()) == 1
-        assert b"Secret.md" not in refused.stdout
-        allowed = run(f'{prefix} zebra --vault "{user.vault}"', CLAUDECODE="1")   # (the local index)
+        assert b"Secret" not in refused.stdout
+        allowed = run(f'{prefix} {mine} --vault "{user.vault}"', CLAUDECODE="1")   # (the local index)
         assert allowed.returncode == 0 and b"Mine.md" in allowed.stdout, allowed.stderr
-        assert run(f'{prefix} zebra --port 9999', CLAUDECODE="1").returncode == 2
+        if not reading:
+            assert run(f'{prefix} zebra --port 9999', CLAUDECODE="1").returncode == 2
     from obsidian_memory.search import store
     from obsidian_memory.core.settings import Settings
     assert not os.path.exists(store.index_path(Settings(str(user.config_dir), vault=str(other))))
