@@ -68,14 +68,29 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
                               repo_id=repo_id, here=machine.current(settings),
                               hidden=lambda note_path: note_is_private(settings, note_path))
             shown = session_text.for_sessions(settings, archive, [c.session_id for c in decision.chosen])
-            evidence = {c.session_id: [(kind, text) for kind, text in archive.recall.evidence(c.session_id)
-                                       if session_text.of(shown, c.session_id).shows(kind)]
+            evidence = {c.session_id: [(kind, text) for kind, text in
+                                       archive.recall.evidence(c.session_id) + _outcome(archive, c.session_id)
+                                       if session_text.of(shown, c.session_id).shows(_TEXT_KIND.get(kind, kind))]
                         for c in decision.chosen}
             return decision, evidence
     except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time
         from obsidian_memory.core import logs
         logs.log_for(settings, f"user-prompt: no recall ({type(exc).__name__}: {exc})")
         return None, {}
+
+
+# The kind of text (session_text's words) each outcome evidence kind of render is.
+_TEXT_KIND = {"open_task": "todo"}
+
+
+def _outcome(archive, session_id: str) -> list[tuple[str, str]]:
+    """The session's evidence of what came of it (render.STOPPED, render.OPEN_TASK): the start of
+    its last answer and its tasks not done."""
+    from obsidian_memory.context.recall.render import OPEN_TASK, STOPPED, STOPPED_CHARS
+
+    stopped = archive.sessions.where_it_stopped(session_id, answer_chars=STOPPED_CHARS * 2)
+    rows = [(STOPPED, stopped["last_answer"])] if stopped["last_answer"] else []
+    return rows + [(OPEN_TASK, text) for text, _status in stopped["open_todos"]]
 
 
 def hook_json(text: str) -> str:
