@@ -8,8 +8,9 @@ new part) must never shrink it. Pure functions on `Session`s, no I/O.
 - It holds nothing the record lacks: the record is kept as it is ("richer").
 - Each has something the other lacks: merged. Prompts by entry uuid (the text of a prompt is
   the transcript's, which is redacted the way the settings say now; each keeps its answer),
-  summaries by text; the span of time, the tools, files, models and subagents of both; the
-  commits, pull requests, commands and errors of both; the rest (the todo list, the plan unless
+  summaries by what they say (`same_summary`: the transcript's entry and PostCompact's payload
+  are one compaction), a prompt known only from the queue as its later user entry; the span of
+  time, the tools, files, models and subagents of both; the commits, pull requests, commands and errors of both; the rest (the todo list, the plan unless
   only the other has one, the last answer) from the record that ends later.
 """
 from __future__ import annotations
@@ -17,26 +18,77 @@ from __future__ import annotations
 import copy
 from dataclasses import fields
 
+from obsidian_memory.archive.rows import same_summary
+
 TAKE_TRANSCRIPT, KEEP_ARCHIVED, MERGED = "transcript", "archived", "merged"
+# A prompt typed while Claude works is first known only from the queue (no entry uuid; a hook that
+# archived then saw it so), and is written as a user entry when the turn ends: that long at most.
+QUEUE_WAIT_SECONDS = 3600
 
 
 def prompt_key(prompt) -> tuple:
     return ("uuid", prompt.uuid) if prompt.uuid else ("text", prompt.text, prompt.timestamp)
 
 
+class _Prompts:
+    """One side's prompts, to ask whether a prompt of the other side is among them: the same entry
+    (uuid, or text and time), or the user entry of a prompt the other side knew only from the queue."""
+
+    def __init__(self, prompts):
+        self.keys = {prompt_key(p) for p in prompts}
+        self.times_by_text: dict[str, list[str]] = {}
+        self.queued_by_text: dict[str, list[str]] = {}
+        for p in prompts:
+            self.times_by_text.setdefault(p.text, []).append(p.timestamp or "")
+            if not p.uuid:
+                self.queued_by_text.setdefault(p.text, []).append(p.timestamp or "")
+
+    def has(self, prompt) -> bool:
+        if prompt_key(prompt) in self.keys:
+            return True
+        if not prompt.uuid:   # queued then: its user entry comes later
+            return any(_waited(prompt.timestamp, t) for t in self.times_by_text.get(prompt.text, ()))
+        return any(_waited(t, prompt.timestamp) for t in self.queued_by_text.get(prompt.text, ()))
+
+
+def _waited(queued_at: str | None, delivered_at: str | None) -> bool:
+    """A prompt queued at `queued_at` can be the user entry written at `delivered_at`."""
+    from obsidian_memory.core import clock
+
+    queued, delivered = clock.parse_iso(queued_at), clock.parse_iso(delivered_at)
+    if not queued or not delivered:
+        return queued_at == delivered_at
+    return 0 <= (delivered - queued).total_seconds() <= QUEUE_WAIT_SECONDS
+
+
+def _distinct_summaries(summaries) -> list:
+    """Each compaction once (the first of those that say the same: the transcript's, given first)."""
+    kept = []
+    for summary in summaries:
+        if not any(same_summary(summary.text, other.text) for other in kept):
+            kept.append(summary)
+    return kept
+
+
 def compare(stored, parsed) -> tuple[bool, bool]:
     """(the record has something the transcript lacks, the transcript has something the record lacks)."""
-    stored_keys = {prompt_key(p) for p in stored.prompts}
-    parsed_keys = {prompt_key(p) for p in parsed.prompts}
-    stored_summaries = {s.text for s in stored.compact_summaries if (s.origin or "transcript") == "transcript"}
-    parsed_summaries = {s.text for s in parsed.compact_summaries}
-    record_more = (bool(stored_keys - parsed_keys) or bool(stored_summaries - parsed_summaries)
+    stored_prompts, parsed_prompts = _Prompts(stored.prompts), _Prompts(parsed.prompts)
+    stored_summaries = [s.text for s in stored.compact_summaries if (s.origin or "transcript") == "transcript"]
+    parsed_summaries = [s.text for s in parsed.compact_summaries]
+    record_lacks = any(not parsed_prompts.has(p) for p in stored.prompts)
+    transcript_lacks = any(not stored_prompts.has(p) for p in parsed.prompts)
+    record_more = (record_lacks or _summaries_lacking(stored_summaries, parsed_summaries)
                    or _later(stored.ended_at, parsed.ended_at) or _earlier(stored.started_at, parsed.started_at)
                    or (stored.entry_count or 0) > (parsed.entry_count or 0))
-    transcript_more = (bool(parsed_keys - stored_keys) or bool(parsed_summaries - stored_summaries)
+    transcript_more = (transcript_lacks or _summaries_lacking(parsed_summaries, stored_summaries)
                        or _later(parsed.ended_at, stored.ended_at) or _earlier(parsed.started_at, stored.started_at)
                        or (parsed.entry_count or 0) > (stored.entry_count or 0))
     return record_more, transcript_more
+
+
+def _summaries_lacking(these: list[str], those: list[str]) -> bool:
+    """Whether one of `these` summaries is none of `those`."""
+    return any(not any(same_summary(text, other) for other in those) for text in these)
 
 
 def merge(stored, parsed) -> tuple[object, str, str]:
@@ -59,11 +111,12 @@ def _union(stored, parsed):
         value = getattr(merged, item.name)
         if isinstance(value, (list, dict)):
             setattr(merged, item.name, copy.copy(value))
-    by_key = {prompt_key(p): p for p in stored.prompts}
+    in_transcript = _Prompts(parsed.prompts)
+    by_key = {prompt_key(p): p for p in stored.prompts if not in_transcript.has(p)}
     by_key.update({prompt_key(p): p for p in parsed.prompts})   # the transcript's text wins
     merged.prompts = _in_time_order(list(by_key.values()), [*stored.prompts, *parsed.prompts])
-    summaries = {s.text: s for s in [*stored.compact_summaries, *parsed.compact_summaries]}
-    merged.compact_summaries = sorted(summaries.values(), key=lambda s: s.timestamp or "")
+    summaries = _distinct_summaries([*parsed.compact_summaries, *stored.compact_summaries])
+    merged.compact_summaries = sorted(summaries, key=lambda s: s.timestamp or "")
     merged.started_at = min(filter(None, [stored.started_at, parsed.started_at]), default=None)
     merged.ended_at = max(filter(None, [stored.ended_at, parsed.ended_at]), default=None)
     merged.duration_seconds = _span(merged.started_at, merged.ended_at)
@@ -99,8 +152,8 @@ def _commands_of_both(first: list, second: list) -> list:
 
 
 def _what_it_lacks(stored, parsed) -> str:
-    parsed_keys = {prompt_key(p) for p in parsed.prompts}
-    missing = sum(1 for p in stored.prompts if prompt_key(p) not in parsed_keys)
+    in_transcript = _Prompts(parsed.prompts)
+    missing = sum(1 for p in stored.prompts if not in_transcript.has(p))
     parts = []
     if missing:
         parts.append(f"{missing} of the {len(stored.prompts)} archived prompts")

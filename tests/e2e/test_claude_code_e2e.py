@@ -182,8 +182,15 @@ def test_compact_on_a_resumed_session_stores_the_summary_in_its_one_note(install
     assert world.archive_rows_containing(SUMMARY_MARK), world.evidence("the compact summary is not in the archive")
     notes = world.wait_for_note(session_id)
     assert len(notes) == 1, world.evidence(f"expected exactly one note for {session_id}: {notes}")
-    assert SUMMARY_MARK in notes[0].read_text(encoding="utf-8"), world.evidence("the note does not show the summary")
+    text = notes[0].read_text(encoding="utf-8")
+    assert SUMMARY_MARK in text, world.evidence("the note does not show the summary")
     assert len(_history_rows(world, notes[0].stem)) == 1
+    # one prompt, one compaction, whatever order the hooks and the transcript arrive in
+    (row,) = [s for s in _sessions_json(world) if s.get("session_id") == session_id]
+    assert row.get("prompt_count") == 2, f"two typed prompts (the first and /compact): {row}"
+    assert text.count("keep the zebrafish details") == 1, world.evidence(f"the /compact prompt is not listed once:\n{text}")
+    assert text.count(SUMMARY_MARK) == 1, world.evidence(f"the one compaction is not shown once:\n{text}")
+    assert "lacks" not in world.log_text(), world.log_text()[-2000:]
 
 
 def test_the_hooks_are_written_in_exec_form_and_the_client_runs_them_without_a_shell(installed):
