@@ -56,6 +56,9 @@ def test_a_first_prompt_that_revisits_the_problem_reaches_the_model_with_the_pas
     assert context, world.evidence("no prompt-recall context was accepted by the client",
                                    run.debug_text()[-3000:])
     assert solved.session_id in context and "why: " in context
+    # what came of it, in the block itself: where it stopped and its commit (unless the why line quotes it)
+    assert "stopped: The importer now defaults a missing wingspan column to 0" in context, context
+    assert COMMIT in context, context
     request = run.main_requests()[0].text()
     assert solved.session_id in request and LABEL in request, "the recalled session did not reach the model"
     assert REVISIT in request
