@@ -84,7 +84,7 @@ class Sessions(Store):
                     f"INSERT INTO sessions ({columns}, details, note_path, first_archived_at, archived_at) "
                     f"VALUES ({marks}, ?, ?, ?, ?)",
                     (*values, details_json(session), note_path, now, now))
-            self._replace_prompts(session)
+            self._replace_prompts(session, stored)
             self._replace_summaries(session)
             self._replace_outcomes(session)
             self.recall.refresh_in_transaction(session.session_id)
@@ -99,11 +99,20 @@ class Sessions(Store):
                                                        "archived", now)
         return why
 
-    def _replace_prompts(self, session: Session) -> None:
-        self.db.execute("DELETE FROM prompts WHERE session_id = ?", (session.session_id,))
+    def _replace_prompts(self, session: Session, stored: Session | None) -> None:
+        """The session's prompt rows. Those the `stored` record (None: none) holds as they are
+        stay as they are: a growing session archived again writes its last few prompts, not
+        every prompt again."""
+        rows = [(p.text, p.timestamp, p.uuid, p.answer) for p in session.prompts]
+        same = 0
+        if stored is not None:
+            kept = [(p.text, p.timestamp, p.uuid, p.answer) for p in stored.prompts]
+            while same < min(len(kept), len(rows)) and kept[same] == rows[same]:
+                same += 1
+        self.db.execute("DELETE FROM prompts WHERE session_id = ? AND position >= ?", (session.session_id, same))
         self.db.executemany(
             "INSERT INTO prompts (session_id, position, text, timestamp, uuid, answer) VALUES (?, ?, ?, ?, ?, ?)",
-            [(session.session_id, i, p.text, p.timestamp, p.uuid, p.answer) for i, p in enumerate(session.prompts)])
+            [(session.session_id, i, *rows[i]) for i in range(same, len(rows))])
 
     def _replace_summaries(self, session: Session) -> None:
         stored_extra = [
@@ -181,7 +190,7 @@ class Sessions(Store):
             + ", ".join(f"{c} = excluded.{c}" for c in SESSION_COLUMNS[1:])
             + ", details = excluded.details, note_path = excluded.note_path, archived_at = excluded.archived_at",
             (*session_values(session), details_json(session), note_path, now, now))
-        self._replace_prompts(session)
+        self._replace_prompts(session, None)
         self._write_summaries(session.session_id, [(c.text, c.timestamp, c.trigger, "note")
                                                    for c in session.compact_summaries])
         self._replace_outcomes(session)

@@ -172,6 +172,17 @@ def test_upserting_again_replaces_prompts_and_keeps_one_row(db):
     assert db.db.execute("SELECT COUNT(*) FROM prompts").fetchone()[0] == 3
 
 
+def test_a_grown_session_writes_only_its_new_and_changed_prompt_rows(db):
+    prompts = [Prompt(f"prompt {i}", f"2026-03-04T09:{i:02d}:00.000Z", f"u{i}", f"answer {i}") for i in range(50)]
+    db.sessions.upsert(make_session(1, prompts=prompts[:40]))
+    db.db.executescript("CREATE TEMP TABLE written (position INTEGER); CREATE TEMP TRIGGER prompt_written AFTER INSERT "
+                        "ON prompts BEGIN INSERT INTO written VALUES (new.position); END;")
+    prompts[39] = Prompt("prompt 39", "2026-03-04T09:39:00.000Z", "u39", "answer 39, and more of it")
+    db.sessions.upsert(make_session(1, prompts=prompts, transcript_size=2000))
+    assert [(p.text, p.answer) for p in db.sessions.get(session_id(1)).prompts] == [(p.text, p.answer) for p in prompts]
+    assert [r[0] for r in db.db.execute("SELECT position FROM written")] == list(range(39, 50))   # the rest kept
+
+
 def test_upsert_without_note_path_keeps_the_recorded_note_path(db):
     db.sessions.upsert(make_session(1), note_path="Meta/x.md")
     db.sessions.upsert(make_session(1, transcript_size=2000))
