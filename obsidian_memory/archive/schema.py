@@ -315,3 +315,12 @@ def _vault_notes_by_start(db: sqlite3.Connection) -> None:
     # `started` property through this index, so that an archive run reads the records of the
     # notes it shows, not of every note of the vault
     db.execute("CREATE INDEX vault_notes_by_start ON vault_notes(kind, started)")
+
+
+@migration("note-written")
+def _note_written(db: sqlite3.Connection) -> None:
+    # what we wrote last as each session's note (notes.sessions.Written, compressed): how a note
+    # is shown to be ours before it is rewritten (docs/vault-writes.md). Notes of earlier
+    # versions have none: rendered again, they get their markers and a record.
+    db.execute("ALTER TABLE sessions ADD COLUMN note_written BLOB")
+    db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL AND origin = 'transcript'")

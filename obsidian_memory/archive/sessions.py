@@ -156,13 +156,20 @@ class Sessions(Store):
                             (now, session_id))
             self.recall.refresh_in_transaction(session_id)
 
-    def record_note(self, session_id: str, note_path: str, revision: int) -> None:
-        """The session's note was written at `note_path` from the session at `revision`."""
+    def record_note(self, session_id: str, note_path: str, revision: int, written: bytes | None = None) -> None:
+        """The session's note was written at `note_path` from the session at `revision`;
+        `written`: what was written (notes.sessions.Written, as bytes), kept when given."""
         with self._write():
             if self.note_path(session_id) != note_path:
                 self.history.changed_in_transaction()
-            self.db.execute("UPDATE sessions SET note_path = ?, note_revision = MAX(note_revision, ?) "
-                            "WHERE session_id = ?", (note_path, int(revision), session_id))
+            self.db.execute("UPDATE sessions SET note_path = ?, note_revision = MAX(note_revision, ?), "
+                            "note_written = COALESCE(?, note_written) WHERE session_id = ?",
+                            (note_path, int(revision), written, session_id))
+
+    def note_written(self, session_id: str) -> bytes | None:
+        """What record_note kept of the session's note as last written, or None."""
+        row = self.db.execute("SELECT note_written FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return bytes(row[0]) if row and row[0] is not None else None
 
     def record_learned(self, learned: list[tuple], paths: list[str]) -> int:
         """In one transaction: record other machines' sessions, each `(session, note_path)` as its

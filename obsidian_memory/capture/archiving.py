@@ -302,11 +302,13 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
             if session.origin != "transcript":
                 return  # another machine's session: its note is that machine's to write
             owners = {session.machine, *archive.machines.former()} - {None}
-            relative = notes.write_note(session, settings, note_path=archive.sessions.note_path(session_id),
-                                        indexed=lambda sid: _indexed_note_paths(settings, sid),
-                                        known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners)
-            archive.sessions.record_note(session_id, relative, revision)
-            result.note_path = relative
+            written = notes.write_note(session, settings, note_path=archive.sessions.note_path(session_id),
+                                       indexed=lambda sid: _indexed_note_paths(settings, sid),
+                                       known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners,
+                                       written=notes.Written.from_bytes(archive.sessions.note_written(session_id)),
+                                       log=lambda message: logs.log_for(settings, f"archive: {message}"))
+            archive.sessions.record_note(session_id, written.path, revision, written.to_bytes())
+            result.note_path = written.path
     except (OSError, ValueError) as exc:
         result.note_error = f"{type(exc).__name__}: {exc}"
         logs.log_for(settings, f"archive: session {session_id} kept in the archive, note not written: "
@@ -509,7 +511,8 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
                 logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "
                                        f"transcript {path} holds, and the archive cannot say which is right")
                 return None
-            relative = notes.write_note(session, settings, note_path=found, indexed=indexed)
+            relative = notes.write_note(session, settings, note_path=found, indexed=indexed,
+                                        log=lambda message: logs.log_for(settings, f"hook archive: {message}")).path
     except (OSError, ValueError) as exc:
         logs.log_for(settings, f"hook archive: no note for session {session.session_id} either: "
                                f"{type(exc).__name__}: {exc}")

@@ -19,30 +19,14 @@ def atomic_write_text(path: str, text: str) -> None:
 def atomic_write_bytes(path: str, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """As atomic_write_text; `mode` (e.g. the replaced file's, which may be 0600) for the new file.
     `durable=False` skips the fsync: for a cache file that a crash may lose (still never half-written)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = _temp_beside(path, data, mode, durable=durable)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
         if os.path.isdir(path):
             raise IsADirectoryError(f"{path} is a folder")
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(tmp)
         raise
 
 
@@ -236,3 +220,202 @@ def resolve_inside(vault: str, relative: str) -> str:
     if target != root and not target.startswith(root + os.sep):
         raise OutsideVault(f"{relative!r} resolves outside the vault")
     return target
+
+
+# -- compare-and-swap of a file another program may write at any moment ------------------------
+
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
+_AT_FDCWD = -100
+
+
+def _renameat2():
+    """libc's renameat2 (Linux, glibc >= 2.28), or None."""
+    global _RENAMEAT2
+    if _RENAMEAT2 is False:
+        import sys
+        _RENAMEAT2 = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                libc = ctypes.CDLL(None, use_errno=True)
+                function = getattr(libc, "renameat2", None)
+                if function is not None:
+                    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+                    _RENAMEAT2 = function
+            except (OSError, AttributeError):
+                _RENAMEAT2 = None
+    return _RENAMEAT2
+
+
+_RENAMEAT2 = False   # (not looked up yet)
+
+
+def _rename_with(flags: int, source: str, target: str) -> bool:
+    """renameat2(source, target, flags); False when this system or filesystem has no such call
+    (then the caller does it the portable way). Raises OSError for a real failure."""
+    function = _renameat2()
+    if function is None:
+        return False
+    import ctypes
+    if function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), flags) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (22, 38, 95):   # EINVAL, ENOSYS, EOPNOTSUPP: this filesystem cannot
+        return False
+    raise OSError(error, os.strerror(error), target)
+
+
+def _temp_beside(path: str, data: bytes, mode: int | None, *, durable: bool = True) -> str:
+    """A hidden temp file holding `data` beside `path` (same filesystem, so that a rename is
+    atomic; Obsidian, Omnisearch and our own index skip dot-files), removed on failure."""
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def create_new(path: str, data: bytes) -> None:
+    """Write a new file at `path`, atomically, only if nothing is there: FileExistsError when a
+    file appeared there (another program made it since we looked: the caller reads it)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = _temp_beside(path, data, None)
+    try:
+        if _rename_with(_RENAME_NOREPLACE, tmp, path):
+            return
+        try:
+            os.link(tmp, path)        # (fails if the name is taken, as NOREPLACE does)
+        except FileExistsError:
+            raise
+        except OSError:               # a filesystem without hard links: check, then rename
+            if os.path.lexists(path):
+                raise FileExistsError(17, "File exists", path)
+            os.replace(tmp, path)
+            return
+    finally:
+        _unlink_quietly(tmp)
+
+
+def swap_file(path: str, data: bytes, expected: bytes, *, durable: bool = True) -> tuple[bool, bytes, bool]:
+    """Compare-and-swap: replace the file at `path` with `data` if it holds `expected`.
+
+    Returns (done, what was there, whether `data` is in place). (True, expected, True) when the
+    swap is done. Otherwise the caller merges what was there and tries again: with renameat2's
+    RENAME_EXCHANGE (Linux) `data` is in place by then and the bytes returned are exactly what
+    it replaced (even a file a sync client renamed over the note after we read it, or a line an
+    editor appended a moment ago); without it nothing was replaced. Raises FileNotFoundError when `path` is gone (the note
+    was moved or deleted meanwhile: the caller looks for it again).
+
+    Either way the replaced file is read again once no other program holds it open
+    (read_when_closed), so that a write an editor had begun lands in what comes back. The
+    portable way (no exchange) keeps the old file open across the rename: a file renamed over
+    `path` between its check and the rename can still be lost there (docs/vault-writes.md).
+    `durable=False`: no fsync before the swap (a retry against a writer racing us: each round
+    must be quick to win); the caller syncs what it leaves in place (sync_file).
+    """
+    mode = None
+    try:
+        import stat as stat_module
+        mode = stat_module.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        pass
+    tmp = _temp_beside(path, data, mode, durable=durable)
+    try:
+        if _rename_with(_RENAME_EXCHANGE, tmp, path):
+            displaced = _read_displaced(tmp)
+            return displaced == expected, displaced, True
+        with open_regular(path) as old:
+            there = old.read()
+            if there != expected:
+                return False, there, False
+            os.replace(tmp, path)
+            after = read_when_closed(old)
+            return after == expected, after, True
+    finally:
+        _unlink_quietly(tmp)
+
+
+def sync_file(path: str) -> None:
+    """fsync the file at `path` (what a swap without fsync left in place)."""
+    try:
+        with open_regular(path) as handle:
+            os.fsync(handle.fileno())
+    except OSError:
+        pass
+
+
+def append_bytes(path: str, data: bytes) -> None:
+    """Append to the file at `path` in place (O_APPEND: never over another writer's append)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+DISPLACED_WAIT_SECONDS = 0.5   # how long a replaced file is waited for while another program holds it open
+
+
+def _read_displaced(tmp: str) -> bytes:
+    """The file an exchange put at `tmp`, read once no other program holds it open (bounded)."""
+    with open_regular(tmp) as handle:
+        return read_when_closed(handle)
+
+
+def read_when_closed(handle) -> bytes:
+    """All of an open file, read once no other process or thread holds it open (a writer that
+    opened the note just before we replaced it may still write into it): on Linux a write lease
+    is granted only then. Waits at most DISPLACED_WAIT_SECONDS; elsewhere, reads until the
+    file stops changing for a moment."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    deadline = time.monotonic() + DISPLACED_WAIT_SECONDS
+    if fcntl is not None and hasattr(fcntl, "F_SETLEASE"):
+        while True:
+            try:
+                fcntl.fcntl(handle.fileno(), fcntl.F_SETLEASE, fcntl.F_WRLCK)
+            except OSError as exc:
+                if exc.errno in (11, 16) and time.monotonic() < deadline:   # EAGAIN, EBUSY: open elsewhere
+                    time.sleep(0.003)
+                    continue
+                break      # leases off, or not the file's owner: the portable way
+            try:
+                handle.seek(0)
+                return handle.read()
+            finally:
+                fcntl.fcntl(handle.fileno(), fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    handle.seek(0)
+    data = handle.read()
+    while time.monotonic() < deadline:
+        time.sleep(0.002)
+        handle.seek(0)
+        again = handle.read()
+        if again == data:
+            break
+        data = again
+    return data

@@ -8,7 +8,8 @@ of earlier versions), commands, errors, files touched, tools, subagents. A note
 holds what its caps let it show (a shortened text keeps its visible mark); there is no transcript.
 Notes written by earlier versions (without the Outcome, answers or typed properties) are read as
 far as they go; a section the reader does not know is skipped; everything from `## My notes` on is
-the user's and is not read. Times: the properties and headings show the owner machine's local
+the user's and is not read, nor is anything outside the generated part's markers (note_layout).
+Times: the properties and headings show the owner machine's local
 time, taken here as this machine's (the same zone on most people's machines).
 """
 from __future__ import annotations
@@ -66,7 +67,14 @@ def read_session(text: str) -> Session | None:
 
 
 def _body_lines(text: str) -> list[str]:
+    """The lines of the generated part (the user's text around it is not read), or of the whole
+    body in a note of an earlier version (without the markers)."""
+    from obsidian_memory.vault.notes import note_layout
+
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
+    region = note_layout.split(text).region
+    if region is not None:
+        return region.split("\n")[1:-2]
     return text[frontmatter.body_start(text):].split("\n")
 
 

@@ -1,29 +1,33 @@
 """One Markdown note per archived session, rendered from the archive with `session.md.j2`.
 
-The note is a rendering of the archive plus the user's own section: everything from the
-`## My notes` heading to the end of the file is the user's and is kept verbatim when the note is
-rendered again. Transcript text cannot break the note: prompts and summaries go into code blocks
-whose fence is longer than any backtick run they contain, single-line values are escaped, and
-the user-section heading is only recognised outside code blocks. A file the session touched
+The note is a rendering of the archive between two hidden markers, and around it the user's text
+(note_layout: everything outside the markers is the user's and is kept byte for byte when the note
+is rendered again). Every write is compare-and-swap against what was read (docs/vault-writes.md):
+an editor or a sync client writing the note meanwhile is merged, never overwritten, and a note is
+rewritten only when we can show we wrote it (`Written`: what the archive recorded we wrote last).
+Transcript text cannot break the note: prompts and summaries go into code blocks whose fence is
+longer than any backtick run they contain, single-line values are escaped, and the markers are
+only recognised outside code blocks. A file the session touched
 that is a private note of the vault (`privacy`), or lies in a private folder, is listed as
 PRIVATE_FILE: its path is not written into a note that search returns.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+from dataclasses import dataclass, field
 
 from obsidian_memory.core import clock, fsutil
 from obsidian_memory.vault import frontmatter
-from obsidian_memory.vault.notes import session_view
+from obsidian_memory.vault.notes import note_layout, session_view
 from obsidian_memory.core.textclean import code_span, fenced, markdown_inline, quoted_prose, strip_control, yaml_scalar
 
 TEMPLATE = "session.md.j2"
 PRIVATE_FILE = "(a private note of the vault)"
-MY_NOTES_HEADING = "## My notes"
-MY_NOTES_HINT = ("<!-- Write your own notes below this heading: obsidian-memory keeps everything from "
-                 "the heading to the end of the file when it archives this session again. -->")
+MY_NOTES_HEADING = note_layout.MY_NOTES
+MY_NOTES_HINT = note_layout.MY_NOTES_HINT
 
 
 class VaultUnavailable(OSError):
@@ -32,7 +36,12 @@ class VaultUnavailable(OSError):
 
 class NotOurNote(OSError):
     """The file at the note's path holds another session, or is another machine's note: a
-    machine never rewrites another machine's note (issue 16)."""
+    machine never rewrites another machine's note."""
+
+
+class NoteEvicted(OSError):
+    """The note is there but iCloud evicted its content (`.Name.md.icloud`): it is written when
+    it is downloaded again, never beside the placeholder."""
 
 
 # -- paths ---------------------------------------------------------------------------------
@@ -64,13 +73,20 @@ def _local_start(session):
 # -- rendering -----------------------------------------------------------------------------
 
 def render_note(session, settings=None, *, user_section: str | None = None, whole: bool = False) -> str:
-    """The note text: our rendering, then the user's section (or an empty one with a hint).
-    `whole`: every prompt and text uncut (`show --all`), not the note's capped view."""
+    """A new note: the properties, the generated part, then `user_section` (or an empty
+    `## My notes` section with a hint). `whole`: every prompt and text uncut (`show --all`),
+    not the note's capped view."""
+    front, region = render_parts(session, settings, whole=whole)
+    return note_layout.compose(front, "", region, "\n" + user_section if user_section is not None
+                               else note_layout.FRESH_TAIL)
+
+
+def render_parts(session, settings=None, *, whole: bool = False) -> tuple[str, str]:
+    """(our properties, the generated part with its markers) of the session's note."""
     from obsidian_memory.core import templating
 
-    body = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings, whole=whole))
-    body = body.rstrip("\n") + "\n\n"
-    return body + (user_section if user_section is not None else f"{MY_NOTES_HEADING}\n\n{MY_NOTES_HINT}\n")
+    rendered = templating.render(TEMPLATE, settings, filters=FILTERS, **_context(session, settings, whole=whole))
+    return note_layout.rendered_parts(rendered)
 
 
 def _context(session, settings=None, *, whole: bool = False) -> dict:
@@ -171,8 +187,11 @@ FILTERS = {"yaml": yaml_scalar, "inline": markdown_inline, "code": code_span, "f
 # -- the user's section ----------------------------------------------------------------------
 
 def split_user_section(text: str) -> str | None:
-    """The user's section (from the first `## My notes` heading outside a code block to the end),
-    or None when the note has none."""
+    """The user's text after the generated part (a note of an earlier version: from its first
+    `## My notes` heading outside a code block on), or None when the note has none."""
+    parts = note_layout.split(text)
+    if parts.region is not None:
+        return parts.after.lstrip("\r\n") or None
     from obsidian_memory.vault.markdown import fence_closed_by, fence_opened
 
     fence = None
@@ -192,38 +211,173 @@ def split_user_section(text: str) -> str | None:
 
 # -- writing -----------------------------------------------------------------------------------
 
-def write_note(session, settings, *, note_path: str | None = None, indexed=None, known=None,
-               owners: set | None = None) -> str:
-    """Render and write the session's note; returns its vault-relative path.
+WRITE_TRIES = 20          # compare-and-swap rounds against a note that keeps changing
+RECENT_REGIONS = 8        # digests of the generated parts written before the last, kept
 
-    The note is found by its `session_id` property wherever the user moved it (locate_note: the
-    recorded `note_path` first, then `known(session_id)`'s and `indexed(session_id)`'s candidates,
-    then, unless `known` could tell, a bounded walk) and
-    updated in place, keeping the user's section and the properties and tags they added. A new
-    note goes to note_relative_path, with a longer name when a note of another session (the same
-    first 8 characters of its id) or a file of the user's is there. With `owners` (the machine
-    ids this machine has had), another machine's note of the session is never overwritten
-    (NotOurNote: a machine writes its own notes only). The vault itself is never created.
-    Raises OSError (the vault is missing or read-only, the path is a folder, ...).
+
+@dataclass
+class Written:
+    """What we last wrote as a session's note (the archive keeps it): where, the digest of the
+    whole file, the generated part, and the digests of the generated parts written before it.
+    It is how a note is shown to be ours: the markers alone can be forged or copied."""
+    path: str
+    sha256: str
+    region: str
+    recent: list[str] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        import zlib
+        return zlib.compress(json.dumps({"path": self.path, "sha256": self.sha256, "region": self.region,
+                                         "recent": self.recent}).encode("utf-8"))
+
+    @classmethod
+    def from_bytes(cls, data: bytes | None) -> "Written | None":
+        if not data:
+            return None
+        import zlib
+        try:
+            value = json.loads(zlib.decompress(data).decode("utf-8"))
+            return cls(str(value["path"]), str(value["sha256"]), str(value["region"]),
+                       [str(d) for d in value.get("recent") or []][:RECENT_REGIONS])
+        except (ValueError, KeyError, TypeError, zlib.error):
+            return None
+
+    def after(self, path: str, text: str, region: str) -> "Written":
+        recent = [self.region and note_layout.digest(self.region), *self.recent] if self.region else self.recent
+        return Written(path, note_layout.digest(text), region,
+                       [d for d in dict.fromkeys(recent) if d and d != note_layout.digest(region)][:RECENT_REGIONS])
+
+    def knows(self, region: str) -> bool:
+        return region == self.region or note_layout.digest(region) in self.recent
+
+
+def write_note(session, settings, *, note_path: str | None = None, indexed=None, known=None,
+               owners: set | None = None, written: Written | None = None, log=None) -> Written:
+    """Render and write the session's note; returns what was written (its path first).
+
+    The note is found by its `session_id` property wherever the user moved it (the recorded
+    `note_path` first, then `known(session_id)`'s and `indexed(session_id)`'s candidates, then,
+    unless `known` could tell, a bounded walk), and rewritten only when it is ours (`_is_ours`:
+    what we wrote last, `written`, shows it); the user's text around the generated part and the
+    properties and tags they added are kept. A note of the user's that carries the session's id
+    is left as it is (`log` says so) and ours is written at our own path. A new note goes to
+    note_relative_path, with a longer name when a note of another session (the same first 8
+    characters of its id) or a file of the user's is there. Every replace is compare-and-swap
+    (fsutil.swap_file): what changed meanwhile is merged and tried again. With `owners` (the
+    machine ids this machine has had), another machine's note of the session is never
+    overwritten (NotOurNote). The vault itself is never created.
+    Raises OSError (the vault is missing or read-only, the path is a folder, NoteEvicted, ...).
     """
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
-    relative = locate_note(settings, session.session_id, note_path, indexed, known)
-    if relative is None:
-        relative = _free_note_path(session, settings, note_path)
+    front, region = render_parts(session, settings)
+    log = log or (lambda message: None)
+    for _ in range(WRITE_TRIES):
+        relative, current = _our_note(settings, session.session_id, note_path, indexed, known, written, log)
+        if relative is None:
+            relative = _free_note_path(session, settings, note_path)
+            text = note_layout.compose(front, "", region, note_layout.FRESH_TAIL)
+            target = _target(settings, relative)
+            try:
+                fsutil.create_new(target, text.encode("utf-8"))
+            except FileExistsError:
+                continue     # a file appeared there meanwhile: look again
+            return _record(written, relative, text, region)
+        target = _target(settings, relative)
+        existing = current.decode("utf-8", "replace")
+        if owners is not None:
+            _refuse_others_note(existing, session, owners, relative)
+        text, moved = _merged(front, region, [existing], written)
+        try:
+            text = _swap_until_done(target, text, current, front, region, written)
+        except FileNotFoundError:
+            note_path = note_path if note_path != relative else None
+            continue         # moved or deleted meanwhile: look for it again
+        if moved:
+            log(f"note {relative}: {len(moved)} line(s) written inside the generated part moved below it")
+        return _record(written, relative, text, region)
+    raise OSError(f"the note of session {session.session_id} kept changing: left for the next run")
+
+
+def _record(written: Written | None, relative: str, text: str, region: str) -> Written:
+    return (written or Written("", "", "")).after(relative, text, region)
+
+
+def _target(settings, relative: str) -> str:
     target = fsutil.resolve_inside(settings.vault, relative)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
-    existing = fsutil.read_text(target) if os.path.exists(target) else None
-    if existing and owners is not None:
-        _refuse_others_note(existing, session, owners, relative)
-    user_section = split_user_section(existing) if existing else None
-    text = render_note(session, settings, user_section=user_section)
-    if existing:
-        text = keep_user_properties(text, existing)
-    if text != existing:
-        fsutil.atomic_write_text(target, text)
-    return relative
+    return target
+
+
+def _merged(front: str, region: str, versions: list[str], written: Written | None) -> tuple[str, list[str]]:
+    """The note of `region` with the user's text of every one of `versions` (the file's states
+    we saw in one write; usually one), their properties and tags kept. Returns (text, lines
+    moved out of the generated part)."""
+    before = after = None
+    moved: list[str] = []
+    properties = front
+    for version in versions:
+        mine_before, mine_after, mine_moved = note_layout.users_text(
+            version, region, written.region if written else None, frozenset(written.recent) if written else frozenset())
+        before = mine_before if before is None else note_layout.merge_lines(before, mine_before)
+        after = mine_after if after is None else note_layout.merge_lines(after, mine_after)
+        moved += mine_moved
+        properties = keep_user_properties(properties, version)
+    return note_layout.compose(properties, before or "", region, after or ""), moved
+
+
+def _swap_until_done(target: str, text: str, current: bytes, front: str, region: str,
+                     written: Written | None) -> str:
+    """Put `text` in place of the file that held `current`; when the file changed meanwhile,
+    merge what it held and try again (WRITE_TRIES rounds, the retries without waiting for an
+    fsync, so that each is quick). Returns the text put in place."""
+    expected = current
+    for round_ in range(WRITE_TRIES):
+        data = text.encode("utf-8")
+        if data == expected:
+            break
+        done, there, replaced = fsutil.swap_file(target, data, expected, durable=round_ == 0)
+        if done:
+            break
+        seen = there.decode("utf-8", "replace")
+        if replaced:   # ours is in place; `seen` is what it replaced: both users' texts are kept
+            merged, _ = _merged(front, region, [text, seen], written)
+            if round_ == WRITE_TRIES - 1:
+                _append_missing(target, text, seen, region, written)
+                break
+            text, expected = merged, data
+        else:
+            text, _ = _merged(front, region, [seen], written)
+            expected = there
+    if round_:
+        fsutil.sync_file(target)
+    return text
+
+
+def _append_missing(target: str, text: str, seen: str, region: str, written: Written | None) -> None:
+    """The last round lost to a writer too: the user's lines that only `seen` (what our text
+    replaced) holds are appended to the note in place, as an editor appends, so that none is lost."""
+    references = [_merged("", region, [text], written)[0]]
+    missing = note_layout.missing_lines(_merged("", region, [seen], written)[0], references)
+    if missing:
+        fsutil.append_bytes(target, ("\n" + "".join(line + "\n" for line in missing)).encode("utf-8"))
+
+
+def _is_ours(text: str, relative: str, recorded: str | None, written: Written | None) -> bool:
+    """Whether the note at `relative` is ours to rewrite. With a record of what we wrote last:
+    that file, or a note whose generated part is one we wrote (moved, with the user's text
+    around it), or the note at the recorded path with our markers (the user wrote inside the
+    generated part). Without one (an archive of an earlier version, or none): the note at the
+    recorded path, a marked one, or one shaped as an earlier version of ours wrote it."""
+    parts = note_layout.split(text)
+    if written is None or not written.region:
+        return relative == recorded or parts.region is not None or note_layout.looks_like_earlier_note(text)
+    if note_layout.digest(text) == written.sha256:
+        return True
+    if parts.region is None:
+        return False
+    return written.knows(parts.region) or relative == recorded
 
 
 # -- finding a session's note ----------------------------------------------------------------------
@@ -273,13 +427,62 @@ def locate_note(settings, session_id: str, recorded: str | None, indexed=None, k
     (sessions folder first) bounded in files and time: with thousands of notes (other machines'
     too) a walk reads them all. Only when the recorded note is gone or not this session's is
     anything but that one file read."""
+    return next(_notes_of(settings, session_id, recorded, indexed, known), None)
+
+
+def _notes_of(settings, session_id: str, recorded: str | None, indexed=None, known=None):
+    """The paths of the notes that say they are the session's, as locate_note looks for them."""
     if recorded and is_note_of(settings, recorded, session_id, unmarked=True):
-        return recorded
+        yield recorded
     complete = known(session_id) if known else None
+    seen = {recorded}
     for candidate in [*(complete or []), *((indexed(session_id) or []) if indexed else [])]:
-        if is_note_of(settings, candidate, session_id):
-            return candidate
-    return None if complete is not None else _walk_for_note(settings, session_id)
+        if candidate not in seen and is_note_of(settings, candidate, session_id):
+            seen.add(candidate)
+            yield candidate
+    if complete is None:
+        for candidate in _walk_for_notes(settings, session_id):
+            if candidate not in seen:
+                seen.add(candidate)
+                yield candidate
+
+
+def _our_note(settings, session_id: str, recorded: str | None, indexed, known, written: Written | None,
+              log) -> tuple[str | None, bytes | None]:
+    """(path, bytes) of the session's note that is ours to rewrite, or (None, None). A note of the
+    user's carrying the session's id is passed over (and logged); a placeholder iCloud left for
+    an evicted note at the recorded path raises NoteEvicted."""
+    if recorded and evicted(settings, recorded):
+        raise NoteEvicted(f"{recorded} is evicted by iCloud (only its placeholder is in the vault): "
+                          "written when it is downloaded again")
+    for relative in _notes_of(settings, session_id, recorded, indexed, known):
+        data = _read_bytes(settings, relative)
+        if data is None:
+            continue
+        if _is_ours(data.decode("utf-8", "replace"), relative, recorded, written):
+            return relative, data
+        log(f"note {relative} carries session {session_id}'s id but is not a note obsidian-memory wrote: "
+            "left as it is; the session's note is written at its own path")
+    return None, None
+
+
+def _read_bytes(settings, relative: str) -> bytes | None:
+    try:
+        with fsutil.open_regular(fsutil.resolve_inside(settings.vault, relative)) as handle:
+            return handle.read()
+    except (OSError, ValueError):
+        return None
+
+
+def evicted(settings, relative: str) -> bool:
+    """Whether the note at `relative` is an iCloud placeholder only (`.Name.md.icloud` beside
+    where the note was): the note is there, its content is in the cloud."""
+    try:
+        target = fsutil.resolve_inside(settings.vault, relative)
+    except ValueError:
+        return False
+    folder, name = os.path.split(target)
+    return not os.path.exists(target) and os.path.isfile(os.path.join(folder, f".{name}.icloud"))
 
 
 def session_note_ids(settings, *, limit: int | None = None) -> set[str]:
@@ -308,7 +511,9 @@ def prompts_shown(text: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _walk_for_note(settings, session_id: str) -> str | None:
+def _walk_for_notes(settings, session_id: str):
+    """The notes holding `session_id` by a walk of the vault (sessions folder first), bounded in
+    files and time."""
     import time
 
     deadline = time.monotonic() + WALK_SECONDS
@@ -325,12 +530,11 @@ def _walk_for_note(settings, session_id: str) -> str | None:
                     continue
                 seen += 1
                 if seen > WALK_FILE_LIMIT or time.monotonic() > deadline:
-                    return None
+                    return
                 path = os.path.join(folder, name)
                 head = _head_bytes(path)
                 if needle in head and note_session_id(head.decode("utf-8", "replace")) == session_id:
-                    return os.path.relpath(path, vault).replace(os.sep, "/")
-    return None
+                    yield os.path.relpath(path, vault).replace(os.sep, "/")
 
 
 def _head_bytes(path: str) -> bytes:
@@ -418,8 +622,9 @@ def _refuse_others_note(existing: str, session, owners: set, relative: str) -> N
 
 
 def note_exists(settings, note_path: str) -> bool:
+    """Whether the note is in the vault (an iCloud placeholder of it counts: `evicted`)."""
     try:
-        return os.path.isfile(fsutil.resolve_inside(settings.vault, note_path))
+        return os.path.isfile(fsutil.resolve_inside(settings.vault, note_path)) or evicted(settings, note_path)
     except ValueError:
         return False
 

@@ -16,7 +16,7 @@ def other_machines_note(user) -> str:
     session = Session(session_id="0123abcd-1111-2222-3333-444455556666", title="done on the desktop",
                       project="proj", machine="desk-cdcdcd", repo_id="github.com/o/proj",
                       started_at="2026-03-04T09:00:00.000Z", prompts=[Prompt("refactor the parser", answer="Done.")])
-    return notes.write_note(session, settings_module.Settings(str(user.root / "elsewhere"), vault=str(user.vault)))
+    return notes.write_note(session, settings_module.Settings(str(user.root / "elsewhere"), vault=str(user.vault))).path
 
 
 def sessions_of(user) -> list[dict]:

@@ -18,7 +18,7 @@ DAYS = ("2026-01-10", "2026-01-20", "2026-02-03", "2026-03-01", "2026-03-05")
 def write(settings, n: int, day: str) -> str:
     session = Session(session_id=f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}", project="demo", title=f"topic {n}",
                       machine="desk-000001", started_at=f"{day}T09:05:00.000Z", prompts=[Prompt(f"work {n}")])
-    return notes.write_note(session, settings)
+    return notes.write_note(session, settings).path
 
 
 def titles(path) -> list[str]:

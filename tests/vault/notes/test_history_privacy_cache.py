@@ -39,7 +39,7 @@ def written(settings):
     for n, title in enumerate(TITLES):
         session = Session(session_id=session_id(n + 1), project="demo", title=title, machine="desk-000001",
                           started_at=f"2026-03-0{n + 1}T09:05:00.000Z", prompts=[Prompt(f"work on {title}")])
-        paths[title] = notes.write_note(session, settings)
+        paths[title] = notes.write_note(session, settings).path
     return paths
 
 

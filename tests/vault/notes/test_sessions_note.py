@@ -12,7 +12,7 @@ from testkit import open_fence_at_end
 
 from obsidian_memory.capture import transcript
 from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
-from obsidian_memory.vault.notes import sessions as notes
+from obsidian_memory.vault.notes import note_layout, sessions as notes
 
 HOSTILE_TITLE = 'Fix: "quotes", #tag, [[link]] | pipe: yes\nsecond line \u2028 %% comment'
 
@@ -107,7 +107,7 @@ def test_terminal_escapes_never_reach_the_note(settings):
 
 
 def test_the_user_section_survives_writing_the_note_again(settings):
-    relative = notes.write_note(session(), settings)
+    relative = notes.write_note(session(), settings).path
     path = settings.vault_path(relative)
     text = open(path, encoding="utf-8").read()
     mine = "## My notes\n\nThe importer needs a retry.\n```\nunclosed block of mine\n"
@@ -120,7 +120,7 @@ def test_the_user_section_survives_writing_the_note_again(settings):
 
 
 def test_a_note_whose_text_is_unchanged_is_not_rewritten(settings):
-    relative = notes.write_note(session(), settings)
+    relative = notes.write_note(session(), settings).path
     path = settings.vault_path(relative)
     before = __import__("os").stat(path).st_mtime_ns
     time.sleep(0.01)
@@ -151,5 +151,5 @@ def test_a_user_template_overrides_the_packaged_one(settings):
     with open(os.path.join(settings.user_templates_dir, notes.TEMPLATE), "w", encoding="utf-8") as handle:
         handle.write("custom {{ session.session_id }} {{ title | inline }}\n")
     text = notes.render_note(session(title="a #b"), settings)
-    assert text.startswith("custom 0123abcd-1111-4222-8333-444455556666 a \\#b\n")
+    assert text.startswith(f"{note_layout.BEGIN}\ncustom 0123abcd-1111-4222-8333-444455556666 a \\#b\n{note_layout.END}\n")
     assert notes.split_user_section(text) is not None

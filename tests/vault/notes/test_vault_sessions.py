@@ -24,7 +24,7 @@ def archive(settings):
 def write(settings, n: int, machine: str = "desk-000001", day: str = "04") -> str:
     session = Session(session_id=f"{n:08x}-bbbb-4ccc-8ddd-{n:012x}", title=f"session {n}", project="demo",
                       machine=machine, started_at=f"2026-03-{day}T09:00:00.000Z", prompts=[Prompt(f"prompt {n}")])
-    return notes.write_note(session, settings)
+    return notes.write_note(session, settings).path
 
 
 def counting_reads(monkeypatch) -> list[str]:
@@ -154,8 +154,8 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
                                             [f"work {n}"], cwd=str(tmp_path), start="2026-03-05T09:00:00.000Z")
     first, second = transcripts
     walks, reads = [], counting_reads(monkeypatch)
-    real_walk = notes._walk_for_note
-    monkeypatch.setattr(notes, "_walk_for_note", lambda *a: walks.append(a) or real_walk(*a))
+    real_walk = notes._walk_for_notes
+    monkeypatch.setattr(notes, "_walk_for_notes", lambda *a: walks.append(a) or real_walk(*a))
     capture.archive_transcript(str(transcripts[first]), settings, session_id=first)   # first sight: reads them all
     reads.clear()
     result = capture.archive_transcript(str(transcripts[second]), settings, session_id=second)
