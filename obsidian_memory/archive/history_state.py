@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 
 from obsidian_memory.archive.counters import Counters, Meta
 from obsidian_memory.archive.store import Store
@@ -45,10 +46,10 @@ class HistoryState(Store):
         again (VaultNotesRecord.update)."""
         return set(json.loads(self.meta.get(MONTHS_TO_WRITE) or "[]"))
 
-    def add_months_in_transaction(self, months) -> None:
+    def add_months_in_transaction(self, months: Iterable[str]) -> None:
         """(inside the caller's write transaction)"""
         self.meta.set_in_transaction(MONTHS_TO_WRITE, json.dumps(sorted(self.months_to_write() | set(months))))
 
-    def months_written(self, months) -> None:
+    def months_written(self, months: Iterable[str]) -> None:
         with self._write():
             self.meta.set_in_transaction(MONTHS_TO_WRITE, json.dumps(sorted(self.months_to_write() - set(months))))

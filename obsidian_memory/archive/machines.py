@@ -9,6 +9,10 @@ from obsidian_memory.archive.counters import Meta
 from obsidian_memory.archive.rows import loads_list
 from obsidian_memory.archive.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Machines(Store):
     def __init__(self, db: sqlite3.Connection, *, readonly: bool, meta: Meta):
@@ -58,7 +62,7 @@ class Machines(Store):
             self.db.execute("UPDATE sessions SET repo_id = ?, revision = revision + 1 "
                             "WHERE repo_root = ? AND origin = 'transcript' AND repo_id IS NULL", (repo_id, repo_root))
 
-    def known(self) -> list[dict]:
+    def known(self) -> list[dict[str, Any]]:
         """Each machine whose sessions the archive holds: {machine, sessions, last_started}
         (machine None: sessions from notes that do not say), most recent first."""
         return [{"machine": m, "sessions": n, "last_started": last} for m, n, last in self.db.execute(

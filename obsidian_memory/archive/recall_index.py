@@ -7,6 +7,10 @@ from collections.abc import Iterable
 
 from obsidian_memory.archive.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # counters: the recall_terms.VERSION the index's documents were made with
 TERMS_VERSION_COUNTER = "recall_terms_version"
@@ -125,7 +129,7 @@ class RecallIndex(Store):
                                                       (f'"{term}"',))]
                 for term in dict.fromkeys(terms)}
 
-    def documents(self, doc_ids: Iterable[int]) -> list[dict]:
+    def documents(self, doc_ids: Iterable[int]) -> list[dict[str, Any]]:
         """The recall documents with what a reader needs of their session."""
         doc_ids = list(doc_ids)
         if not doc_ids:

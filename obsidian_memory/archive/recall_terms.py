@@ -14,6 +14,7 @@ Pure and import-light (`re` and core.cjk, patterns compiled on first use): the p
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from obsidian_memory.core import cjk
 
@@ -139,7 +140,7 @@ _UNIT = "|".join(sorted(_UNIT_MS, key=len, reverse=True))
 _QUANTITY = None   # compiled on first use
 
 
-def _quantity_patterns():
+def _quantity_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     global _QUANTITY
     if _QUANTITY is None:
         _QUANTITY = (
@@ -187,10 +188,10 @@ def _duration_term(number: str, unit: str) -> str:
 def _one_digit(value: float) -> int:
     """`value` rounded to one significant digit (1874 -> 2000, 0.45 -> 0)."""
     scale = 10 ** (len(str(int(value))) - 1)
-    return int(value / scale + 0.5) * scale
+    return int(value / scale + 0.5) * int(scale)
 
 
-def distinct(items) -> list[str]:
+def distinct(items: Iterable[str]) -> list[str]:
     """The terms of several texts, each once, in first-seen order."""
     seen: dict[str, None] = {}
     for text in items:

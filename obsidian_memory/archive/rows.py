@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from obsidian_memory.capture.model import Session
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
@@ -32,7 +34,7 @@ def utc_now() -> str:
     return utcnow_iso()
 
 
-def session_values(session: Session) -> tuple:
+def session_values(session: Session) -> tuple[Any, ...]:
     """The session's values for SESSION_COLUMNS (prompt_count: how many prompts it has)."""
     return tuple(len(session.prompts) if column == "prompt_count" else getattr(session, column)
                  for column in SESSION_COLUMNS)
@@ -41,18 +43,19 @@ def session_values(session: Session) -> tuple:
 def details_json(session: Session) -> str:
     from dataclasses import asdict, is_dataclass
 
-    details = {}
+    details: dict[str, Any] = {}
     for name in DETAIL_FIELDS:
         value = getattr(session, name)
         if name == "subagents":
-            value = [asdict(s) if is_dataclass(s) else dict(s) for s in value]
+            value = [asdict(s) if is_dataclass(s) and not isinstance(s, type) else dict(s) for s in value]
         details[name] = value
     return json.dumps(details, ensure_ascii=False)
 
 
-def outcome_rows(session: Session) -> list[tuple]:
+def outcome_rows(session: Session) -> list[tuple[str, int, str, str | None]]:
     """(kind, position, text, detail JSON) for each outcome item of the session."""
-    rows = [("todo", i, t.text, json.dumps({"status": t.status})) for i, t in enumerate(session.todos)]
+    rows: list[tuple[str, int, str, str | None]] = [
+        ("todo", i, t.text, json.dumps({"status": t.status})) for i, t in enumerate(session.todos)]
     if session.plan:
         rows.append(("plan", 0, session.plan, None))
     rows += [("commit", i, c.message, json.dumps({"hash": c.hash})) for i, c in enumerate(session.commits)]
@@ -63,7 +66,7 @@ def outcome_rows(session: Session) -> list[tuple]:
     return rows
 
 
-def read_outcomes(session: Session, rows: Iterable[tuple]) -> None:
+def read_outcomes(session: Session, rows: Iterable[tuple[Any, ...]]) -> None:
     """Add the outcome `rows` (kind, text, detail JSON) to the session."""
     from obsidian_memory.capture.model import Command, Commit, Todo, ToolError
 
@@ -83,7 +86,7 @@ def read_outcomes(session: Session, rows: Iterable[tuple]) -> None:
             session.errors.append(ToolError(str(extra.get("tool") or "tool"), text))
 
 
-def loads(text: str | None) -> dict:
+def loads(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text or "{}")
     except ValueError:
@@ -91,7 +94,7 @@ def loads(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def loads_list(text: str | None) -> list:
+def loads_list(text: str | None) -> list[Any]:
     try:
         value = json.loads(text or "[]")
     except ValueError:
@@ -99,15 +102,15 @@ def loads_list(text: str | None) -> list:
     return value if isinstance(value, list) else []
 
 
-def is_older_parse(existing_row: tuple, parsed_path: str | None, parsed_size: int | None) -> bool:
+def is_older_parse(existing_row: tuple[Any, ...], parsed_path: str | None, parsed_size: int | None) -> bool:
     """Two hooks parsed the same growing file and the one that read less writes last (the file
     itself is still as long as the archived parse: it was not cut short)."""
     stored_path, stored_size = existing_row[0], existing_row[1]
-    if not (stored_path is not None and stored_path == parsed_path and stored_size is not None
+    if not (parsed_path is not None and stored_path == parsed_path and stored_size is not None
             and parsed_size is not None and parsed_size < stored_size):
         return False
     try:
-        return os.stat(parsed_path).st_size >= stored_size
+        return os.stat(parsed_path).st_size >= int(stored_size)
     except OSError:
         return False
 
@@ -141,7 +144,7 @@ def same_summary(a: str, b: str) -> bool:
     return core_a in _normalise(b) or core_b in _normalise(a)
 
 
-def in_time_order(rows: list) -> list:
+def in_time_order(rows: list[Any]) -> list[Any]:
     """Rows (text, timestamp, trigger, origin) by timestamp when every row has one; otherwise in
     the order given (transcript summaries first), since a partial order would be a guess."""
     rows = list(rows)

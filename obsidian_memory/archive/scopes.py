@@ -6,6 +6,14 @@ import sqlite3
 from obsidian_memory.archive.rows import basename
 from obsidian_memory.core.errors import UserError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.core.settings import Settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class MachineScope:
     """Which machines' sessions a listing covers: those whose id or readable name matches
@@ -15,7 +23,7 @@ class MachineScope:
         self.pattern, self.this_machine, self.current = pattern, this_machine, current
 
     @classmethod
-    def of(cls, settings, *, machine: str | None = None, this_machine: bool = False) -> "MachineScope | None":
+    def of(cls, settings: Settings, *, machine: str | None = None, this_machine: bool = False) -> "MachineScope | None":
         """The scope of `--machine PATTERN` / `--this-machine` (None: every machine)."""
         if machine is None and not this_machine:
             return None
@@ -26,7 +34,7 @@ class MachineScope:
         from obsidian_memory.core.machine import current
         return cls(pattern=machine, this_machine=this_machine, current=current(settings))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"pattern": self.pattern, "this_machine": self.this_machine, "current": self.current}
 
     def matches(self, machine: str | None) -> bool:
@@ -45,7 +53,7 @@ def project_matches(pattern: str, project: str | None, repo_root: str | None) ->
     return any(name and fnmatch.fnmatchcase(name.lower(), wanted) for name in names)
 
 
-def project_scope(db: sqlite3.Connection, alias: str, pattern: str | None) -> tuple[list[str], list]:
+def project_scope(db: sqlite3.Connection, alias: str, pattern: str | None) -> tuple[list[str], list[Any]]:
     """SQL conditions for `--project PATTERN` (see project_matches), on indexed columns."""
     if pattern is None:
         return [], []
@@ -62,7 +70,7 @@ def project_scope(db: sqlite3.Connection, alias: str, pattern: str | None) -> tu
     return [f"({' OR '.join(conditions)})"], [*sorted(projects), *sorted(roots)]
 
 
-def machine_scope(db: sqlite3.Connection, alias: str, scope: MachineScope | None) -> tuple[list[str], list]:
+def machine_scope(db: sqlite3.Connection, alias: str, scope: MachineScope | None) -> tuple[list[str], list[Any]]:
     """SQL conditions for `--machine PATTERN` / `--this-machine` (see MachineScope)."""
     if scope is None:
         return [], []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from collections.abc import Callable
+
 from obsidian_memory.archive.history_state import HistoryState
 from obsidian_memory.archive.recall_index import RecallIndex
 from obsidian_memory.archive.rows import (DETAIL_FIELDS, FROM_VAULT, OWN, SESSION_COLUMNS, details_json,
@@ -17,6 +19,8 @@ from obsidian_memory.archive.vault_notes import VaultNotesRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from obsidian_memory.capture.model import Session
 
 RECENT_COLUMNS = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
@@ -124,7 +128,7 @@ class Sessions(Store):
         merged = [(s.text, s.timestamp, s.trigger, s.origin or "transcript") for s in session.compact_summaries]
         self._write_summaries(session.session_id, in_time_order(merged + stored_extra))
 
-    def _write_summaries(self, session_id: str, rows: list[tuple]) -> None:
+    def _write_summaries(self, session_id: str, rows: list[tuple[Any, ...]]) -> None:
         self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session_id,))
         self.db.executemany(
             "INSERT INTO compact_summaries (session_id, position, text, timestamp, trigger, origin) "
@@ -171,7 +175,7 @@ class Sessions(Store):
         row = self.db.execute("SELECT note_written FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return bytes(row[0]) if row and row[0] is not None else None
 
-    def record_learned(self, learned: list[tuple], paths: list[str]) -> int:
+    def record_learned(self, learned: list[tuple[Any, ...]], paths: list[str]) -> int:
         """In one transaction: record other machines' sessions, each `(session, note_path)` as its
         note holds it (the note is that session's truth here: it replaces what was learned
         before; this machine's own sessions are never replaced), and mark the notes at `paths`
@@ -248,7 +252,7 @@ class Sessions(Store):
                               (session_id,)).fetchone()
         return bool(row and row[0])
 
-    def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> dict:
+    def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> dict[str, Any]:
         """The start of the session's last answer and its todo items that are not done, for the
         SessionStart context: {"last_answer": str | None, "open_todos": [(text, status), ...]}."""
         row = self.db.execute("SELECT substr(last_assistant_message, 1, ?) FROM sessions WHERE session_id = ?",
@@ -281,10 +285,10 @@ class Sessions(Store):
         """Those of `session_ids` that the archive holds (with a prompt or a start)."""
         return self._ids_among(session_ids, "(prompt_count > 0 OR started_at IS NOT NULL) AND ")
 
-    def provenance_of(self, session_ids: list[str]) -> dict[str, tuple[str, dict]]:
+    def provenance_of(self, session_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """{session id: (origin, {tool name: uses} of its main conversation)} of those of
         `session_ids` the archive holds (session_text decides from them what may be shown)."""
-        found: dict[str, tuple[str, dict]] = {}
+        found: dict[str, tuple[str, dict[str, Any]]] = {}
         for start in range(0, len(session_ids), 500):
             chunk = session_ids[start:start + 500]
             for session_id, origin, details in self.db.execute(
@@ -305,7 +309,7 @@ class Sessions(Store):
 
     def recent(self, *, repo_root: str | None = None, repo_id: str | None = None,
                project: str | None = None, cwd: str | None = None, limit: int = 20,
-               exclude_session_id: str | None = None, machines: MachineScope | None = None) -> list[dict]:
+               exclude_session_id: str | None = None, machines: MachineScope | None = None) -> list[dict[str, Any]]:
         """Newest first (by start). `repo_root` (a folder here) matches this machine's own sessions
         of that repository, `repo_id` every machine's (gitinfo.repo_identity); given both, either
         matches. `cwd` means this machine's sessions started in that folder outside any
@@ -314,7 +318,7 @@ class Sessions(Store):
         an identity, each picks its newest `limit` sessions by its own index and the newest of
         those are kept (one query with OR would sort every session of the repository)."""
         where: list[str] = []
-        params: list = []
+        params: list[Any] = []
         places = []
         if repo_root is not None:
             places.append(("repo_root = ? AND origin = 'transcript'", [repo_root]))
@@ -356,15 +360,15 @@ class Sessions(Store):
             "AND (started_at IS NOT NULL OR prompt_count > 0) AND origin = 'transcript' "
             "ORDER BY started_at, session_id")]
 
-    def history_rows(self) -> list[dict]:
+    def history_rows(self) -> list[dict[str, Any]]:
         """Every session that has a note, newest first: what the history table lists."""
         names = ("session_id", "started_at", "project", "title", "note_path")
         return [dict(zip(names, row)) for row in self.db.execute(
             "SELECT session_id, started_at, project, title, note_path FROM sessions "
             "WHERE note_path IS NOT NULL ORDER BY started_at DESC, session_id")]
 
-    def grep(self, regex, *, project: str | None = None, since_utc: str | None = None,
-             limit: int | None = None, snippet=None, machines: MachineScope | None = None) -> list[dict]:
+    def grep(self, regex: Any, *, project: str | None = None, since_utc: str | None = None,
+             limit: int | None = None, snippet: Callable[[str], str] | None = None, machines: MachineScope | None = None) -> list[dict[str, Any]]:
         """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
         commits, pull requests, commands, errors) `regex.search()` matches, newest first, each with
         the first matching field and `snippet(text)` of it. The caller bounds the regex's cost
@@ -400,7 +404,7 @@ class Sessions(Store):
             WHERE 1 = 1 {scope}
             ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
         """
-        results: list[dict] = []
+        results: list[dict[str, Any]] = []
         seen: set[str] = set()
         for session_id, title, proj, started_at, note_path, machine, origin, field, text in self.db.execute(query, params):
             if session_id in seen:

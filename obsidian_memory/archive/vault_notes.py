@@ -11,6 +11,10 @@ from obsidian_memory.archive.counters import Meta
 from obsidian_memory.archive.history_state import HistoryState
 from obsidian_memory.archive.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 FIELDS = ("path", "size", "mtime", "kind", "session_id", "machine", "started", "project", "title",
           "commits", "mtime_ns", "ctime_ns", "private", "learned")
 
@@ -25,7 +29,7 @@ class VaultNotesRecord(Store):
     def _describes(self, root: str) -> bool:
         return self.meta.get("vault_notes_root") == root
 
-    def notes(self, root: str, *, unlearned_sessions: bool = False) -> list[dict]:
+    def notes(self, root: str, *, unlearned_sessions: bool = False) -> list[dict[str, Any]]:
         """The Markdown files of the vault at `root` as last read ([] when the record describes
         another vault: then every note is read again); with `unlearned_sessions`, only the notes
         of the sessions that have a note not learned since it changed."""
@@ -37,7 +41,7 @@ class VaultNotesRecord(Store):
             f"SELECT {', '.join(FIELDS)} FROM vault_notes {where} ORDER BY path")]
 
     def stamps(self, root: str, privacy_rules: str, paths: Iterable[str] | None = None
-               ) -> dict[str, tuple[tuple | None, str, str | None]]:
+               ) -> dict[str, tuple[tuple[int, int, int] | None, str, str | None]]:
         """{path: ((size, mtime_ns, ctime_ns), kind, started)} of the files of the vault at `root` as last
         read (of `paths` only, if given). A session note (or conflict copy) not judged private or not
         under the text rules `privacy_rules` (privacy.Privacy.text_rules) has no stamp: it is to
@@ -54,7 +58,7 @@ class VaultNotesRecord(Store):
         return {path: ((size, mtime_ns, ctime_ns) if kind == "other" or private is not None else None, kind, started)
                 for path, size, mtime_ns, ctime_ns, kind, private, started in rows}
 
-    def cached_privacy(self, root: str, privacy_rules: str, paths: Iterable[str]) -> dict[str, tuple[tuple, bool]]:
+    def cached_privacy(self, root: str, privacy_rules: str, paths: Iterable[str]) -> dict[str, tuple[tuple[int, int, int], bool]]:
         """{path: ((size, mtime_ns, ctime_ns), private)} of those of `paths` whose text was last
         judged under the text rules `privacy_rules` (privacy.Privacy.text_rules) in the record of
         the vault at `root`; a path not judged, or judged under other rules, is left out (read
@@ -66,7 +70,7 @@ class VaultNotesRecord(Store):
                 in self.db.execute("SELECT path, size, mtime_ns, ctime_ns, private FROM vault_notes WHERE path IN "
                                    f"({', '.join('?' for _ in wanted)}) AND private IS NOT NULL", wanted)}
 
-    def update(self, root: str, read: list[dict], gone: list[str], months: Iterable[str] = ()) -> None:
+    def update(self, root: str, read: list[dict[str, Any]], gone: list[str], months: Iterable[str] = ()) -> None:
         """Record the notes just `read` (dicts of FIELDS but `learned`) and forget the paths that
         are `gone`. A note whose stamp changed is to be learned again (one read again with the
         same stamp, e.g. to judge its privacy under new rules, is not). `months`: those whose
@@ -91,7 +95,7 @@ class VaultNotesRecord(Store):
         """(inside the caller's write transaction)"""
         self.db.executemany("UPDATE vault_notes SET learned = 1 WHERE path = ?", [(p,) for p in paths])
 
-    def of_sessions(self, root: str, session_ids: Iterable[str]) -> list[dict]:
+    def of_sessions(self, root: str, session_ids: Iterable[str]) -> list[dict[str, Any]]:
         """The session notes (conflict copies aside) of the vault at `root` that hold one of
         `session_ids`, as last read."""
         if not self._describes(root):
@@ -111,7 +115,8 @@ class VaultNotesRecord(Store):
         the `limit` newest from `offset`. Served by vault_notes_by_start."""
         if not self._describes(root):
             return []
-        where, params = ["kind = 'session'"], []
+        where: list[str] = ["kind = 'session'"]
+        params: list[Any] = []
         if month == "":
             where.append("started IS NULL")
         elif month is not None:

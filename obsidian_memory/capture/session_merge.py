@@ -20,6 +20,10 @@ from dataclasses import fields
 
 from obsidian_memory.archive.rows import same_summary
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.capture.model import Session
+
 TAKE_TRANSCRIPT, KEEP_ARCHIVED, MERGED = "transcript", "archived", "merged"
 # A prompt typed while Claude works is first known only from the queue (no entry uuid; a hook that
 # archived then saw it so), and is written as a user entry when the turn ends: that long at most.
@@ -91,7 +95,7 @@ def _summaries_lacking(these: list[str], those: list[str]) -> bool:
     return any(not any(same_summary(text, other) for other in those) for text in these)
 
 
-def merge(stored, parsed) -> tuple[object, str, str]:
+def merge(stored: Session | None, parsed: Session) -> tuple[Session, str, str]:
     """(the session to archive, TAKE_TRANSCRIPT | KEEP_ARCHIVED | MERGED, why in words)."""
     if stored is None or not (stored.prompts or stored.started_at):
         return parsed, TAKE_TRANSCRIPT, ""
