@@ -8,8 +8,6 @@ compaction; the compaction is both the transcript's "This session is being conti
 PostCompact's `compact_summary`."""
 from __future__ import annotations
 
-import json
-import shutil
 import sqlite3
 
 import pytest

@@ -115,7 +115,7 @@ def skill_run(world, first_session):
     skill_text = world.skill_md.read_text(encoding="utf-8")
     command = skill_search_command(skill_text, "zebrafish")
     notes = world.notes_of(first_session.session_id)
-    assert notes, world.evidence(f"session 1 has no note to find and read")
+    assert notes, world.evidence("session 1 has no note to find and read")
     read = skill_read_command(skill_text, notes[0].relative_to(world.user.vault).as_posix())
     skill_call = tool_use("Skill", {"skill": "vault-search"})
     bash_call = tool_use("Bash", {"command": command, "description": "Search the vault"})
@@ -146,7 +146,7 @@ def test_skill_search_command_runs_without_a_permission_denial_and_finds_session
 def test_reading_the_hit_the_search_found_needs_no_permission_and_gives_the_note(installed, first_session, skill_run):
     """The loop's second step: the hit is read with the skill's pre-approved `read` (the Read tool would
     ask, and in `-p` mode refuse, for a note outside the project)."""
-    world, (run, _command, _skill, _search, (read, output)) = installed, skill_run
+    _world, (run, _command, _skill, _search, (read, output)) = installed, skill_run
     assert not _denied(run, "Bash"), f"a Bash call of the skill was denied: {_denied(run, 'Bash')}"
     assert output is not None, f"the read command never returned a result; command: {read}"
     assert not output["is_error"], f"{read}\n{output['content']}"
