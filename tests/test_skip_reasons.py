@@ -1,5 +1,5 @@
-"""What someone who cloned only this repository sees when tests skip: the reason in their terms
-(issue 13): what is missing, where it would be, and how to leave the tests out. The suite runs
+"""What someone who cloned only this repository sees when tests skip: the reason in their terms:
+what is missing, where it would be, and how to leave the tests out. The suite runs
 in a subprocess on a copy of tests/ that has no ../shared next to it, and without npm."""
 from __future__ import annotations
 

@@ -379,7 +379,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
 
 
-# -- many machines (issue 16) ----------------------------------------------------------------------
+# -- many machines ----------------------------------------------------------------------
 
 def this_machine(settings) -> str | None:
     """This installation's machine id (made on first use); None when machine.json is broken or

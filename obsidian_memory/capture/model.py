@@ -74,7 +74,7 @@ class Session:
     prompts: list[Prompt] = field(default_factory=list)
     compact_summaries: list[CompactSummary] = field(default_factory=list)
     last_assistant_message: str | None = None
-    # what the session did (issue 15): the final task list, the approved plan, commits, pull
+    # what the session did: the final task list, the approved plan, commits, pull
     # requests, distinct shell commands and the errors met, all from the main conversation
     todos: list[Todo] = field(default_factory=list)
     plan: str | None = None
@@ -91,7 +91,7 @@ class Session:
     oversized_lines: int = 0           # lines skipped unread for their size (transcript.LINE_LIMIT)
     transcript_size: int | None = None
     transcript_mtime: float | None = None
-    # one vault, many machines (issue 16): the machine that owns the transcript, the repository's
+    # one vault, many machines: the machine that owns the transcript, the repository's
     # identity on every machine (gitinfo.repo_identity), and where the record came from:
     # "transcript" (this machine's own session) or "vault" (learned from the session's note)
     machine: str | None = None

@@ -50,7 +50,7 @@ INSTRUCTIONS = ("Tools over the user's Obsidian vault and the archive of their p
                 "ranked search, reading notes, following links, similar notes, a regex over past sessions. "
                 + DATA_NOT_INSTRUCTIONS)
 READ_MAX_CHARS = 20_000
-# Argument sizes (issue 21.1): a client cannot make a tool hold or echo megabytes
+# Argument sizes: a client cannot make a tool hold or echo megabytes
 MAX_PATHS = 50
 Query = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
 Scope = Annotated[str, Field(max_length=MAX_SCOPE_CHARS)]

@@ -34,7 +34,7 @@ from obsidian_memory.core.textclean import shorten
 
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 MODES = ("hybrid", "semantic", "fulltext", "title")
-# Bounds on what a search takes (issue 21.1): every step then costs time and memory linear in them
+# Bounds on what a search takes: every step then costs time and memory linear in them
 MAX_QUERY_CHARS = 1000       # one query (a pasted error message fits; a whole file does not)
 MAX_QUERIES = 10             # phrasings fused in one search
 MAX_SCOPES = 32              # folders, excluded folders, tags, frontmatter pairs: of each kind

@@ -1,6 +1,6 @@
 """Search-quality metrics over a judged query set (pure functions).
 
-Definitions (issue 4): gain 1.0 for a relevant note, 0.5 for a partial one; DCG = sum of
+Definitions: gain 1.0 for a relevant note, 0.5 for a partial one; DCG = sum of
 gain / log2(i + 2) over the top k (i from 0); the ideal list is all relevant then all partial
 notes, cut at k; MRR and Hit@k count relevant notes only; Recall@k is the share of the relevant
 notes found in the top k. Each query's values are rounded to 3 decimals, then averaged.

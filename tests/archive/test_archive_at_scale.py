@@ -1,4 +1,4 @@
-"""The archive's queries on SessionStart's path stay bounded at 100,000 sessions (issue 20): the
+"""The archive's queries on SessionStart's path stay bounded at 100,000 sessions: the
 sessions of a repository by folder or identity, and its last known identity, read a few index
 entries, never every session of the repository; and they answer what a plain filter answers."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The archive keeps what a session did (issue 15): answers and outcome rows survive a round trip,
+"""The archive keeps what a session did: answers and outcome rows survive a round trip,
 `search --sessions` finds them, and migration 4 brings an older archive to re-archive its sessions."""
 from __future__ import annotations
 

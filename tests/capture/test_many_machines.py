@@ -1,4 +1,4 @@
-"""One vault, many machines (issue 16), through the real CLI and hooks as subprocesses.
+"""One vault, many machines, through the real CLI and hooks as subprocesses.
 
 Machines are separate CLAUDE_CONFIG_DIRs (each its own HOME, archive, machine id, clone of the
 repository at its own path with its own spelling of the remote URL), over one vault folder, or
@@ -108,7 +108,7 @@ def test_one_vault_folder_both_machines_sessions_listed_and_seen_in_the_other_cl
     a2 = laptop.session(2, "03", ["add the release notes for 2.0"], "release notes")
     b1 = desk.session(3, "02", ["profile the slow import"], "slow import")
     laptop.run("import")
-    desk.run("import")   # (before issue 16 the table then listed only the desk's session)
+    desk.run("import")   # (when each machine's table listed only its own sessions, it showed only the desk's)
     assert [row.split(" | ")[2:4] for row in history_rows(laptop.vault)] == [
         ["release notes", "laptop-ababab"], ["slow import", "desk-cdcdcd"], ["tokenizer crash", "laptop-ababab"]]
     laptops_notes = {k: v for k, v in snapshot(laptop.vault / SESSIONS).items() if "0000000" in k and "_00000003" not in k}

@@ -1,4 +1,4 @@
-"""What a session did, extracted from its transcript (issue 15): the answer to each prompt, the
+"""What a session did, extracted from its transcript: the answer to each prompt, the
 final todo list, the approved plan, commits with hashes, pull requests, commands with their
 failures, and the errors met; on our own small transcripts (one crafted in Claude Code 2.0's
 shape, one recorded with the real 2.1.332 client) and on the real shared ones."""
@@ -234,7 +234,7 @@ def test_odd_shapes_never_raise(use, result, tool_use_result):
 
 def test_a_merged_record_keeps_the_outcome_of_both_parts():
     """A resumed session's new file holds only the new part: the archived part's commits,
-    commands and errors stay, the later part's todo list is the session's (issue 13.3 + 15)."""
+    commands and errors stay, the later part's todo list is the session's."""
     from obsidian_memory.capture import session_merge
     from obsidian_memory.capture.model import Prompt, Session
 

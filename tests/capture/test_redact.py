@@ -157,7 +157,7 @@ def test_redact_session_redacts_every_text_field_and_leaves_the_original_alone()
     assert secret in session.prompts[0].text and secret in session.title   # the input is untouched
 
 
-# -- the corpus (issue 7: recall >= 0.95, false positives <= 1%) --------------------------------
+# -- the corpus (targets: recall >= 0.95, false positives <= 1%) --------------------------------
 
 def test_corpus_is_large_enough_and_covers_every_kind():
     bench = _load_benchmark()

@@ -1,4 +1,4 @@
-"""The SessionStart context shows where the latest session of the repository stopped (issue 15):
+"""The SessionStart context shows where the latest session of the repository stopped:
 its todo items not done and the start of its last answer, fenced, within the budget; the start of
 its last compaction summary stays."""
 from __future__ import annotations

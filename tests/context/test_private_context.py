@@ -117,7 +117,7 @@ def test_show_renders_a_session_from_the_archive_instead_of_reading_its_private_
     assert "zanzibar" in env.run("show", sid[:8]).stdout.decode()
 
 
-# -- the sessions' notes judged by the archive's record of the vault (issue 20) ----------------------
+# -- the sessions' notes judged by the archive's record of the vault ----------------------
 # Every archive run and sweep records, by each session note's stamp (size, mtime_ns, ctime_ns),
 # whether its text makes it private; SessionStart takes that verdict for a note whose stamp is
 # unchanged (a stat) and reads only the notes that changed since.

@@ -115,8 +115,8 @@ def test_the_hook_imports_nothing_heavy(env, repo):
 def test_the_sweep_runs_detached_and_the_hook_does_not_wait_for_it(env, repo):
     """The sweep is held up half-way (the vault lock is taken here, so it archives the missed
     session and then waits to write its note): the hook must have returned by then, and the
-    sweep must go on to write the note once the lock is free. (A FIFO held it up before: since
-    issue 21.3 a FIFO is never read, so it cannot stall a sweep any more.)"""
+    sweep must go on to write the note once the lock is free. (A FIFO held it up before: now
+    a FIFO is never read, so it cannot stall a sweep any more.)"""
     from obsidian_memory.core.locks import FileLock
 
     current = "00000000-0000-4000-8000-000000000001"

@@ -1,4 +1,4 @@
-"""A repository's identity across machines (issue 16): the normalized `origin` URL read from the
+"""A repository's identity across machines: the normalized `origin` URL read from the
 repository's config file (worktrees and submodules too), else its root commit, else its name."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""This installation's machine id (issue 16): made once, kept in machine.json, never in config.yaml."""
+"""This installation's machine id: made once, kept in machine.json, never in config.yaml."""
 from __future__ import annotations
 
 import json

@@ -4,7 +4,7 @@
 usage: python tests/e2e/record_outcomes.py VERSION OUT_DIR
        (the fixture: python tests/e2e/record_outcomes.py 2.1.332 tests/fixtures/transcripts/outcomes-2.1.332)
 
-The session note's outcome parts (issue 15) are extracted from what the client writes when a session
+The session note's outcome parts are extracted from what the client writes when a session
 tracks tasks, commits, opens a pull request, runs a failing command and meets errors. This runs, in a
 temporary HOME with a git repository as the working directory (and a `gh` stand-in on PATH that prints
 the URL `gh pr create` prints), one session of three `claude -p` runs:

@@ -1,5 +1,5 @@
 """obsidian-memory in the real Claude Code client (2.1.332 and 2.1.197), offline, against the scripted
-model server: install, archive, context, the skill, compaction, uninstall (issue 9, scenarios 1-5).
+model server: install, archive, context, the skill, compaction, uninstall (scenarios 1-5).
 
 The scenarios share one machine per client version and run in this order, as a person would:
 session 1, session 2 with context, a skill search, /compact on session 1 resumed, uninstall.

@@ -1,7 +1,7 @@
 """Prompt recall in the real Claude Code client (2.1.332 and 2.1.197), offline: a problem solved in one
 repository comes back in a new session started in another; the first prompt that names it reaches the
 model with the past session attached, and a prompt about something else reaches it with nothing; a
-resumed session's prompt gets nothing either (issue 17)."""
+resumed session's prompt gets nothing either."""
 from __future__ import annotations
 
 import subprocess

@@ -1,4 +1,4 @@
-"""`import` when nothing can be written (issue 21.9): a file size limit (`ulimit -f`) ended in a bare
+"""`import` when nothing can be written: a file size limit (`ulimit -f`) ended in a bare
 `OperationalError: disk I/O error` for every transcript, no summary, a traceback each in the log.
 The cause is reported once, the run stops cleanly with its summary, and the next run goes on."""
 from __future__ import annotations

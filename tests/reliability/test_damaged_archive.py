@@ -1,4 +1,4 @@
-"""A damaged or emptied archive (issue 21.8): left untouched, one line that says what to do, doctor
+"""A damaged or emptied archive: left untouched, one line that says what to do, doctor
 does not send the user to an import that fails, and session notes are still written from the
 transcripts meanwhile."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hook payloads and projects folders that are not what they claim (issue 21.2, 21.3): a
+"""Hook payloads and projects folders that are not what they claim: a
 transcript_path outside `$CLAUDE_CONFIG_DIR/projects/`, a file holding another session's entries,
 a FIFO, a link to /dev/zero. Only regular files inside the projects folder, named after the
 payload's session, are read; import and the sweep never block; the sweep has a deadline."""

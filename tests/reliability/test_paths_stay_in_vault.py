@@ -132,7 +132,7 @@ def test_a_sessions_folder_setting_leaving_the_vault_writes_nothing_outside(env,
     _archive_one(env, 4)
     assert not (env.root / "escaped").exists()
     # not a vault-relative folder: a setting that says where notes go stops the writers when it is
-    # not valid (issue 21.5), so nothing at all is written, and the log says why
+    # not valid, so nothing at all is written, and the log says why
     assert not env.archive_db.exists()
     assert "`sessions_folder` is '../escaped'" in env.log_file.read_text(encoding="utf-8")
     assert os.listdir(env.vault) in ([], ["Meta"])

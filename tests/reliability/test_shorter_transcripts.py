@@ -1,4 +1,4 @@
-"""A transcript that holds less than the archived record never shrinks it (issue 13.3): an excerpt,
+"""A transcript that holds less than the archived record never shrinks it: an excerpt,
 a copy under another path, the same file truncated, the file of a resumed session that holds only
 the new part. The record is kept (and import says so) or merged by entry uuid; a legitimately
 grown transcript is taken as it is."""

@@ -1,6 +1,6 @@
 """A damaged index cache (blocks overwritten mid-file: "database disk image is malformed") is
 deleted and built again by whatever meets it: a search (which says so), read, related, similar,
-reindex --force; status and doctor say it is damaged until then (issue 21.6)."""
+reindex --force; status and doctor say it is damaged until then."""
 from __future__ import annotations
 
 import json

@@ -104,7 +104,7 @@ def test_the_fan_out_golden_set_reuses_the_judgements_of_its_source_entries():
     fan = json.loads((golden / "obsidian-help-fanout.json").read_text(encoding="utf-8"))
     assert len(fan) >= 60 and len(ev.load_golden(str(golden / "obsidian-help-fanout.json"))) == len(fan)
     for entry in fan:
-        if "source" not in entry:               # the fusion cases of issue 14, judged on their own
+        if "source" not in entry:               # the fusion cases, judged on their own
             assert entry["category"] == "issue" and entry["queries"] and entry["relevant_paths"]
             continue
         source = sources[entry["source"]]

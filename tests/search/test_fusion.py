@@ -32,7 +32,7 @@ def test_a_ranking_s_first_note_gets_a_share_for_how_clearly_it_leads():
 
 
 def test_a_phrasing_s_clear_first_beats_a_note_found_lower_by_every_phrasing():
-    """Issue 14: plain RRF put the note a phrasing found clearly first below notes two phrasings
+    """Plain RRF put the note a phrasing found clearly first below notes two phrasings
     found third or fourth (the configuration folder at #35, Sync pricing out of the top 5)."""
     unsure = hits("x.md", "y.md", "both.md", "z.md", scores=[5.0, 4.9, 4.8, 4.7])
     clear = hits("answer.md", "w.md", "both.md", scores=[9.0, 3.0, 2.0])

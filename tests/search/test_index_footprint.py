@@ -1,4 +1,4 @@
-"""The index holds no plain copy of the vault (issue 20): the FTS index is contentless, and its
+"""The index holds no plain copy of the vault: the FTS index is contentless, and its
 links' context lines are stored compressed (a note's text too, where SQLite is older than 3.43
 and needs it to take the note out of the FTS index: test_index_text_from_files). It answers what
 it answered with a copy: the same hits, scores, excerpts and link contexts, after any mix of

@@ -1,7 +1,7 @@
 """The index keeps no copy of a note's text where SQLite can delete an FTS row by its rowid
 (3.43 or later: Python's own sqlite3, else sqlean.py): excerpts, a browse's previews and a note's
 words for `similar` are read from the note file, as it is when they are shown. On an older
-SQLite the file keeps the text, only to take a note's FTS row out with it (issue 20)."""
+SQLite the file keeps the text, only to take a note's FTS row out with it."""
 from __future__ import annotations
 
 import json

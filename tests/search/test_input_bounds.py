@@ -1,5 +1,5 @@
 """Every input of a search is bounded, so that its cost in time and memory is linear in it and
-no reply echoes a huge input (issue 21.1). The processes run under an address-space limit: a
+no reply echoes a huge input. The processes run under an address-space limit: a
 typo-variant step quadratic in a word's length (a 10,000-character word cost over 3 GB, 800
 distinct CJK characters as much) would die of it."""
 from __future__ import annotations

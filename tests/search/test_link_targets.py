@@ -1,4 +1,4 @@
-"""A link is stored with the id of the note it resolves to (issue 20: ids, not paths, in the
+"""A link is stored with the id of the note it resolves to (ids, not paths, in the
 index). These follow a link's target through the ways a note comes and goes (created after the
 link, renamed, deleted and created again, private, written in a later batch of a large update)
 and check every reader of the link graph: outgoing links, backlinks, `related` with its

@@ -1,6 +1,6 @@
 """A vault file name that is not valid UTF-8 (bytes from another system, an old archive) never
 takes the index down: every command answers, the note is left out and counted, and `status` and
-`doctor` say how many and which (issue 13.2). A property test covers arbitrary byte names."""
+`doctor` say how many and which. A property test covers arbitrary byte names."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The ranking signals of issue 14 on a real index: identifiers whole, markup runs as words, the
+"""The ranking signals on a real index: identifiers whole, markup runs as words, the
 words other notes link to a note with (kept in step with the links), the title against a long
 note holding every word, and the signals a hit carries with `explain`."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`reindex --force` reads every note into a new file beside the index, which takes the index's
 place at the end: a search meanwhile answers at once from the previous index instead of waiting
-for the whole rebuild (issue 13), and a second --force at the same time is refused."""
+for the whole rebuild, and a second --force at the same time is refused."""
 from __future__ import annotations
 
 import json

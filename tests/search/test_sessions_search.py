@@ -114,7 +114,7 @@ def test_project_without_sessions_is_refused(env):
     assert result.returncode == 2 and "only apply with --sessions" in result.stderr.decode()
 
 
-# -- bounded time (issue 13.1) ---------------------------------------------------------------------
+# -- bounded time ---------------------------------------------------------------------
 
 @pytest.fixture
 def a_run(env):

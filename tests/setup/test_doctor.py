@@ -183,7 +183,7 @@ def test_doctor_without_the_semantic_extra_says_so_and_still_passes(env, monkeyp
     assert "--semantic" in check["detail"] and "full text" in check["detail"]
 
 
-# -- issue 21.9: permissions are called permissions; packages are imported, not looked up -----------
+# -- permissions are called permissions; packages are imported, not looked up -----------
 
 def test_a_read_only_config_folder_is_a_permission_problem_with_the_path_and_the_fix(env):
     from testkit import without_root_powers

@@ -1,4 +1,4 @@
-"""Sync conflict copies of our files are recognised by name (issue 16)."""
+"""Sync conflict copies of our files are recognised by name."""
 from __future__ import annotations
 
 import datetime

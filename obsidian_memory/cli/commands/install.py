@@ -98,7 +98,7 @@ def _install(options, args) -> int:
 
 
 def _offer_vault_import(options, facts, args) -> None:
-    """One vault, many machines (issue 16): when the vault already holds session notes written
+    """One vault, many machines: when the vault already holds session notes written
     elsewhere (another machine, or this one before its archive was lost), offer to record them
     in this machine's archive now (`import --from-vault`; the background sweep would learn them
     at the next session start anyway). Yes is the default: nothing is written into the vault."""

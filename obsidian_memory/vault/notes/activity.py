@@ -1,4 +1,4 @@
-"""`Meta/claude-activity.md`: sessions and commits per week over the last 12 weeks (issue 15).
+"""`Meta/claude-activity.md`: sessions and commits per week over the last 12 weeks.
 
 Rebuilt with the history table (beside it: the history note's folder), from the same session notes
 in the vault (their `started`, `project` and `commits` properties: every machine's sessions, the

@@ -1,4 +1,4 @@
-"""`Meta/claude-sessions.base`: an Obsidian Bases view of the session notes (issue 15).
+"""`Meta/claude-sessions.base`: an Obsidian Bases view of the session notes.
 
 Three table views over the notes in the sessions folder tagged `claude-session`: all sessions
 newest first, grouped by project, and the last seven days. Its path is the sessions folder's

@@ -12,7 +12,7 @@ writing (names only, not a second walk of every note): if a note arrived meanwhi
 machine writing beside it), it writes again, so that two machines rebuilding at the same time end
 with the same table.
 
-Bounded at any size (issue 20): the history note shows the newest RECENT_ROWS sessions (a table
+Bounded at any size: the history note shows the newest RECENT_ROWS sessions (a table
 of 100,000 rows is 15 MB that Obsidian would index and the vault would sync again at every
 session's end), and a month's note is rewritten only when one of its session notes came, went or
 changed (vault_sessions.refresh says which months, and the archive keeps them until they are

@@ -1,4 +1,4 @@
-"""The session notes in the vault: the truth every machine shares (issue 16).
+"""The session notes in the vault: the truth every machine shares.
 
 The vault syncs between the user's machines; the archives do not. So what every machine derives
 for the vault (the history table) is built from the session notes found in the vault, and each

@@ -1,4 +1,4 @@
-"""Prompt-time recall never brings back a session whose note in the vault is private (issue 21):
+"""Prompt-time recall never brings back a session whose note in the vault is private:
 the hook and the `recall` command leave it out as if it were not archived, whichever way the
 note is private (its `private` property, the private tag, or a `private` folder rule)."""
 from __future__ import annotations

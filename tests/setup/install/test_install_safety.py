@@ -1,4 +1,4 @@
-"""What the installer must never do to a user (issue 13, 21.9): replace a symlinked settings.json or
+"""What the installer must never do to a user: replace a symlinked settings.json or
 CLAUDE.md by a file, loosen settings.json's permissions, act on a vault argument it has not checked,
 delete on a bare Enter, leave copies of the user's secrets behind on uninstall, or pre-approve a
 search the agent can point at any folder."""

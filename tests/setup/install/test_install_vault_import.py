@@ -1,4 +1,4 @@
-"""The installer offers the sessions another machine left in the vault (issue 16): with --yes (or
+"""The installer offers the sessions another machine left in the vault: with --yes (or
 no terminal) it records them in the new archive at once; --no-import leaves them to the sweep."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Obsidian-native views of the session notes (issue 15): the activity note (Mermaid charts of
+"""Obsidian-native views of the session notes: the activity note (Mermaid charts of
 sessions per week per project and commits per week, last 12 weeks, rebuilt with the history
 table) and the Bases view (written once, never overwritten)."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ def settings(env, monkeypatch):
 
 def add(settings, archive, n: int, started_at: str, project: str, commits: int = 0, note: bool = True) -> None:
     """A session in the archive and, with `note`, its note in the vault (what the activity note
-    is made of, as the history table: issue 16)."""
+    is made of, as the history table is)."""
     session = Session(session_id=f"{n:08d}-act", project=project, started_at=started_at, prompts=[Prompt("p")],
                       commits=[Commit(f"c{i}", f"{i:07x}") for i in range(commits)])
     archive.sessions.upsert(session)

@@ -1,4 +1,4 @@
-"""The history at any size (issue 20): the history note shows the newest sessions and links a note
+"""The history at any size: the history note shows the newest sessions and links a note
 per month that holds every session of that month; a month's note is rewritten only when one of
 its session notes came, went or changed."""
 from __future__ import annotations

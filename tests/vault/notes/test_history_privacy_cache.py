@@ -1,4 +1,4 @@
-"""The history table remembers whether each session note's text makes it private (issue 20):
+"""The history table remembers whether each session note's text makes it private:
 by the note's stamp (size, mtime_ns, ctime_ns) in the archive's record of the vault's notes, so
 that an unchanged vault is not read again on every archive; and never a stale answer: a note
 made private, a rules change, a moved note all show at the next rebuild."""

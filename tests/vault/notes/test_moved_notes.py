@@ -1,6 +1,6 @@
 """A session's note is found by its `session_id` property wherever the user moved it, updated in
-place with the user's section, properties and tags kept (issue 13.5); sessions whose ids share
-their first 8 characters get a note each (issue 21.9)."""
+place with the user's section, properties and tags kept; sessions whose ids share
+their first 8 characters get a note each."""
 from __future__ import annotations
 
 import sqlite3

@@ -1,4 +1,4 @@
-"""A session note says what was done (issue 15): the Outcome block under the title, answers under
+"""A session note says what was done: the Outcome block under the title, answers under
 their prompts, commands and errors, typed properties, within the note's caps; user templates of
 older versions keep rendering."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The note reader reads back what the renderer writes (issue 16): render → read → the same record,
+"""The note reader reads back what the renderer writes: render → read → the same record,
 for whatever text a transcript holds (backticks, Markdown, YAML and table specials, Unicode)."""
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_property_a_rendered_note_reads_back_as_the_same_session(session):
         [(shown(s.text), s.trigger) for s in session.compact_summaries]
     assert [(a.agent_id, a.entry_count, a.first_prompt) for a in back.subagents] == \
         [(a.agent_id, a.entry_count, one_line(a.first_prompt)) for a in session.subagents]
-    # what the session did (issue 15): answers, the outcome, commands, errors
+    # what the session did: answers, the outcome, commands, errors
     assert [p.answer for p in back.prompts] == [shown(p.answer) if p.answer else None for p in session.prompts]
     last = session.last_assistant_message
     assert back.last_assistant_message == (shown(last) if last else

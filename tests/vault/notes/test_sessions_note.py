@@ -57,7 +57,7 @@ def test_frontmatter_has_the_fields_and_reads_back_hostile_values(settings):
     assert data["cwd"] == "/w/it's: #here"
     assert (data["session_id"], data["project"], data["branch"], data["prompts"], data["tags"]) == (
         "0123abcd-1111-4222-8333-444455556666", "demo", "main", 2, ["claude-session"])
-    # typed as Obsidian reads them (issue 15): date & time unquoted, numbers as numbers
+    # typed as Obsidian reads them: date & time unquoted, numbers as numbers
     assert data["started"] == datetime.datetime(2026, 3, 4, 9, 0) and data["ended"] == datetime.datetime(2026, 3, 4, 10, 30)
     assert (data["duration"], data["commits"]) == (90, 0)
 

@@ -1,4 +1,4 @@
-"""The session notes in the vault as the archive last read them (issue 16): only changed notes are
+"""The session notes in the vault as the archive last read them: only changed notes are
 read, conflict copies and second notes never count, and the same notes count on every machine."""
 from __future__ import annotations
 
