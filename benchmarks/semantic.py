@@ -470,8 +470,9 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.dispatch", "search", "dispatch.search"),
     ("obsidian_memory.search.semantic", "embed_ahead", "query embedding started (embed_ahead)"),
     ("obsidian_memory.search.engines.hybrid", "semantic_ready", "semantic_ready"),
-    ("obsidian_memory.search.store.index", "VaultIndex.open_checking", "index opened, freshness walk started"),
-    ("obsidian_memory.search.store.freshness", "Beside._walk", "freshness walk"),
+    ("obsidian_memory.search.store.index", "VaultIndex.open_fresh", "index opened and brought up to date"),
+    ("obsidian_memory.search.store.index", "VaultIndex.open_checking", "index opened, freshness walk started"),  # (before it went)
+    ("obsidian_memory.search.store.freshness", "Beside._walk", "freshness walk"),                                # (before it went)
     ("obsidian_memory.search.engines.fulltext", "search", "BM25 query"),
     ("obsidian_memory.search.store.vectors", "load_matrix", "vector store read"),
     ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
@@ -482,7 +483,7 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.engines.hybrid", "score_notes", "vectors scored"),
     ("obsidian_memory.search.engines.hybrid", "reciprocal_rank_fusion", "fusion"),
     ("obsidian_memory.search.engines.fulltext", "add_excerpts", "excerpts of the hits shown"),
-    ("obsidian_memory.search.store.freshness", "Beside.unchanged", "waiting for the freshness walk"),
+    ("obsidian_memory.search.store.freshness", "Beside.unchanged", "waiting for the freshness walk"),           # (before it went)
     ("obsidian_memory.search.output", "response_text", "output"),
 ]
 TIMELINE = """

@@ -63,32 +63,23 @@ class Request:
     """What the engines of one search share: the settings, the Omnisearch port, the private
     rules (`privacy`: the engines that read the vault themselves leave private notes out before
     they count and cut their hits; the index never holds one), and the vault index, opened,
-    brought up to date and read in one snapshot at most once, on first use. With `check_beside`
-    (a one-shot process), the index is read while its freshness check runs: what an engine read
-    counts once `confirm_index()` says so."""
+    brought up to date and read in one snapshot at most once, on first use."""
 
-    def __init__(self, settings, port: int | None = None, check_beside: bool = False):
+    def __init__(self, settings, port: int | None = None):
         from obsidian_memory.vault.privacy import Privacy
 
         self.settings = settings
         self.port = port
         self.privacy = Privacy.of(settings)
-        self.check_beside = check_beside
         self._index = None
 
     def index(self):
-        """The vault index (`store.VaultIndex`), fresh, in this request's read snapshot (with
-        `check_beside`: fresh once `confirm_index()` is True)."""
+        """The vault index (`store.VaultIndex`), fresh, in this request's read snapshot."""
         if self._index is None:
             from obsidian_memory.search.store import VaultIndex
 
-            self._index = (VaultIndex.open_checking if self.check_beside else VaultIndex.open_fresh)(self.settings)
+            self._index = VaultIndex.open_fresh(self.settings)
         return self._index
-
-    def confirm_index(self) -> bool:
-        """Whether what was read from the index so far is fresh. False: the vault had changed; the
-        index is now up to date, in a new snapshot: read again."""
-        return self._index is None or self._index.confirm()
 
     def links_of(self, paths: list[str]) -> dict[str, dict]:
         """{path: {"links", "backlinks"}} from the index this request read (as it stands when no

@@ -84,7 +84,7 @@ def run_search(args) -> int:
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
                       not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json,
-                      explain=args.explain, check_beside=True)
+                      explain=args.explain)
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")

@@ -43,10 +43,9 @@ MAX_SCOPE_CHARS = 512        # one of them
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
            tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
-           links: bool = False, explain: bool = False, check_beside: bool = False) -> Response:
+           links: bool = False, explain: bool = False) -> Response:
     """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
-    the index knows, with `explain` what placed it (`extra["explain"]`). `check_beside` (a
-    one-shot process): the index's freshness check runs while it is read (`Request`). Bad input
+    the index knows, with `explain` what placed it (`extra["explain"]`). Bad input
     (scope leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     listing = not _given(query_or_queries) and any((folders, excludes, tags, not_tags, frontmatter, not_frontmatter))
@@ -70,8 +69,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
                  explain=bool(explain))
-    with Request(settings, _port(port if port is not None else settings.omnisearch_port),
-                 check_beside=check_beside) as request:
+    with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         for note in notes:
             run._note(note)
@@ -207,21 +205,13 @@ class _Dispatch:
         from obsidian_memory.core import sqlitedb
 
         try:
-            return self._fresh_answer(query)
+            return self._engine_for_index().search(query, self.request)
         except sqlitedb.errors("DatabaseError") as exc:
             if not sqlitedb.damaged(exc):
                 raise
             self.request.discard_index(exc)
             self._note(f"the local index was damaged ({exc}): it was deleted and built again")
-        return self._fresh_answer(query)
-
-    def _fresh_answer(self, query: Query) -> Result:
-        """The index engine's answer, asked again when the freshness check that ran beside it
-        found the vault changed (`Request.confirm_index`)."""
-        result = self._engine_for_index().search(query, self.request)
-        if not self.request.confirm_index():
-            result = self._engine_for_index().search(query, self.request)
-        return result
+        return self._engine_for_index().search(query, self.request)
 
     def _engine_for_index(self):
         """The engine of the mode asked for, else of the vault's default; a semantic mode that

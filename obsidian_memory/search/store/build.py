@@ -125,8 +125,7 @@ def _set_walk_state(conn: sqlite3.Connection, found: Walk | None) -> None:
 # -- the update ------------------------------------------------------------------------------
 
 def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, lock_path: str, force: bool = False,
-           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None,
-           walked: Walk | None = None) -> UpdateStats:
+           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None) -> UpdateStats:
     """Bring the index in step with the vault; only changed notes are parsed again.
 
     The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
@@ -135,12 +134,11 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     When the fingerprints differ the per-note comparison decides what to re-read. Private notes
     (`privacy`) are never indexed: those private by path are not walked, those private by their
     text are kept in `private_notes` (path and stamp only) so that they are read again only when
-    they change; when the rules change, every note is read again. `walked`: a walk of the vault
-    made with these settings since the caller's request arrived (then not walked again)."""
+    they change; when the rules change, every note is read again."""
     started = time.perf_counter()
     stats = UpdateStats()
     privacy = privacy if privacy is not None else Privacy(tag=None)
-    found = walked if walked is not None else walk_vault(vault, ignore, None, privacy, walk_state(conn))
+    found = walk_vault(vault, ignore, None, privacy, walk_state(conn))
     stats.skipped_names[:] = found.skipped
     on_disk = found.by_path()
     stored = None
@@ -444,7 +442,7 @@ def _parsed_batches(vault: str, todo: list, privacy: Privacy):
             offer(exc)
 
     # The writer gets the GIL back after each SQLite step only when the parser yields it, at
-    # most every switch interval: 5 ms by default, which costs a 20k build some 3-4 s.
+    # most every switch interval (docs/decisions/003-the-build-switch-interval.md).
     switch = sys.getswitchinterval()
     sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
     worker = threading.Thread(target=parse_all, name="index-parse", daemon=True)

@@ -115,8 +115,6 @@ class VaultIndex:
         self.settings = settings
         self.path = path
         self.created = created        # the file was (re)built on opening: missing, outdated or damaged
-        self._check: freshness.Beside | None = None     # the freshness check running beside the reads
-        self._unchanged_walk = None          # the walk that found the vault unchanged: its state is kept on closing (build.keep_walk_state)
         self._codec: schema.Codec | None = None
 
     # -- opening and closing ---------------------------------------------------------------------------
@@ -154,25 +152,6 @@ class VaultIndex:
         return cls._open_to_read(settings, check_first)
 
     @classmethod
-    def open_checking(cls, settings) -> "VaultIndex":
-        """The index read in one snapshot while its freshness check runs beside the reads (a
-        thread walks the vault): the query of a one-shot search costs no time after the walk.
-        What was read counts only once `confirm()` says it was fresh; else the index has been
-        brought up to date and the reads are made again. When the check needs more than a walk
-        (a new file, notes changed too recently for their stamp, an update cut off, other
-        private rules) the index is brought up to date first, as `open_fresh` does."""
-        def check_beside(index: "VaultIndex") -> None:
-            index.conn.execute("BEGIN")
-            expected = None if index.created else index._walk_proves_fresh()
-            if expected is None:
-                index.conn.execute("COMMIT")
-                index.update(lock_wait=SEARCH_LOCK_WAIT)
-                index.conn.execute("BEGIN")
-            else:
-                index._check = freshness.Beside(settings, expected, build.walk_state(index.conn))
-        return cls._open_to_read(settings, check_beside)
-
-    @classmethod
     def _open_to_read(cls, settings, prepare) -> "VaultIndex":
         """`open`, then `prepare(index)`, which leaves it in a read snapshot. A file found damaged
         on the way is deleted and built again (once)."""
@@ -190,36 +169,6 @@ class VaultIndex:
                 index.close()
                 raise
         raise AssertionError("unreachable")
-
-    def _walk_proves_fresh(self) -> str | None:
-        """The fingerprint of the walk the last complete update made, when a walk alone can tell
-        whether the snapshot is fresh: no note in `unsettled`, no update cut off, the same private
-        rules. Else None."""
-        from obsidian_memory.vault.privacy import Privacy
-
-        fingerprint = sqlitedb.meta(self.conn, "fingerprint")
-        if not fingerprint or sqlitedb.meta(self.conn, build.LINKS_PENDING) == "1" \
-                or sqlitedb.meta(self.conn, build.PRIVACY_RULES) != Privacy.of(self.settings).signature() \
-                or self.conn.execute("SELECT 1 FROM unsettled LIMIT 1").fetchone():
-            return None
-        return fingerprint
-
-    def confirm(self) -> bool:
-        """Whether what was read since `open_checking` is fresh: the check running beside the
-        reads found the vault as the snapshot's last update left it. When it did not, the index
-        is brought up to date and read in a new snapshot, and False: read again."""
-        check, self._check = self._check, None
-        if check is None:
-            return True
-        if check.unchanged():
-            self._unchanged_walk = check.walk()
-            return True
-        self.conn.execute("COMMIT")
-        try:
-            stats = self.update(lock_wait=SEARCH_LOCK_WAIT, walked=check.walk())
-        finally:
-            self.conn.execute("BEGIN")
-        return stats.changed == 0
 
     @classmethod
     def watch_vault(cls, settings) -> str | None:
@@ -256,17 +205,16 @@ class VaultIndex:
         conn.close()
         return None
 
-    def update(self, *, force: bool = False, progress=None, lock_wait: float | None = None,
-               walked=None) -> UpdateStats:
+    def update(self, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
         """Re-index what changed in the vault since the last update (everything with `force`).
         Private notes (`privacy`) are left out; the notes that left the index leave the vector
-        store too. `walked`: a walk made since the caller's request arrived (`build.update`)."""
+        store too."""
         from obsidian_memory.vault.privacy import Privacy
 
         stats = build.update(self.conn, self.settings.vault, tuple(self.settings.index_ignore or ()),
                              lock_path=self.path, force=force, progress=progress,
                              lock_wait=build.LOCK_WAIT_SECONDS if lock_wait is None else lock_wait,
-                             privacy=Privacy.of(self.settings), walked=walked)
+                             privacy=Privacy.of(self.settings))
         stats.rebuilt = stats.rebuilt or self.created
         self.created = False
         if stats.removed_paths:
@@ -279,14 +227,9 @@ class VaultIndex:
         try:
             if self.conn.in_transaction:
                 self.conn.execute("COMMIT")      # the read snapshot
-            if self._unchanged_walk is not None:
-                build.keep_walk_state(self.conn, self.path, self._unchanged_walk)
         except sqlitedb.errors("DatabaseError"):
             pass                                 # (a damaged file: what matters is closing it)
         finally:
-            if self._check is not None:          # (closed before `confirm`: the reads failed)
-                self._check, check = None, self._check
-                check.cancel()
             self.conn.close()
 
     def __enter__(self) -> "VaultIndex":
