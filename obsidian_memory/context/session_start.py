@@ -49,7 +49,7 @@ PRIVATE_SLACK = 10             # sessions read beyond the limit, for those whose
 SUMMARY_CHARS = 700            # the start of the latest session's last compaction summary
 STOPPED_CHARS = 700            # where the latest session stopped: open todos, the start of its last answer
 STATUS_WORDS = {"in_progress": "in progress", "pending": "open"}
-RESUME_LINE = "  resume id "  # how a listed session's id is shown (listed_session_ids reads it back)
+RESUME_LINE = "  resume id "  # how a listed session's id is shown
 ELSEWHERE_LINE = "  session id "  # ... and one of another machine's sessions (resumed on that machine only)
 MIN_ROOM = 200                 # below this much room for the sections, nothing is injected
 SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the user's notes and the notes "
@@ -58,13 +58,18 @@ SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the use
 
 # -- the hook ---------------------------------------------------------------------------------
 
-def session_start_output(payload: dict, settings) -> str | None:
-    """The hook's stdout: one JSON object, or None when there is nothing worth saying."""
+def session_start(payload: dict, settings) -> Context | None:
+    """The context of the session the SessionStart payload starts (None: not a SessionStart)."""
     if not _is_session_start(payload):
         return None
-    text = build_context(settings, cwd=_string(payload.get("cwd")) or os.getcwd(),
-                         source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
-    return hook_json(text) if text else None
+    return build(settings, cwd=_string(payload.get("cwd")) or os.getcwd(),
+                 source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
+
+
+def session_start_output(payload: dict, settings) -> str | None:
+    """The hook's stdout: one JSON object, or None when there is nothing worth saying."""
+    context = session_start(payload, settings)
+    return hook_json(context.text) if context is not None and context.text else None
 
 
 def config_broken_output(payload: dict, problems) -> str | None:
@@ -95,8 +100,22 @@ def _string(value) -> str:
 
 # -- the context ------------------------------------------------------------------------------
 
+class Context:
+    """What SessionStart injects: `text` ('' when there is nothing worth saying) and the ids of
+    the sessions it lists (`listed`, newest first: prompt recall does not show them again)."""
+    __slots__ = ("text", "listed")
+
+    def __init__(self, text: str = "", listed: list[str] | None = None):
+        self.text, self.listed = text, list(listed or [])
+
+
 def build_context(settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> str:
     """The context text ('' when there is nothing worth saying)."""
+    return build(settings, cwd=cwd, source=source, session_id=session_id).text
+
+
+def build(settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> Context:
+    """The context, and the sessions it lists."""
     budget = settings.effective_context_budget
     source = source if source in SOURCES else "startup"
     compact = source == "compact"
@@ -105,18 +124,26 @@ def build_context(settings, *, cwd: str, source: str | None = "startup", session
     scope, sessions = recent_sessions(settings, cwd, session_id,
                                       COMPACT_SESSION_LIMIT if compact else SESSION_LIMIT)
     if not (state.lines or learnings.entries or sessions):
-        return ""
+        return Context()
+    listed: list[str] = []
+
+    def sessions_block(cap: int | None) -> str:
+        text, count = sessions_with_count(sessions, scope, cap, with_summary=not compact)
+        if cap is not None:
+            listed[:] = [str(row.get("session_id") or "") for row in sessions[:count]]
+        return text
+
     renderers = {
         "state": lambda cap: render_state(state, settings.state_note, cap),
         "learnings": lambda cap: render_learnings(learnings, settings.learnings_note, cap),
-        "sessions": lambda cap: render_sessions(sessions, scope, cap, with_summary=not compact),
+        "sessions": sessions_block,
     }
     present = {"state": state.lines, "learnings": learnings.entries, "sessions": sessions}
     wanted = {name: len(render(None)) if present[name] else 0 for name, render in renderers.items()}
     header = _header(settings, source)
     framing = len(header) + len(SKILL_POINTER) + 1 + len(renderers) + 1  # the "\n" joints
     if budget - framing < MIN_ROOM:
-        return ""  # a budget this small holds no section worth the framing
+        return Context()  # a budget this small holds no section worth the framing
     caps = share_budget(budget - framing, wanted)
     parts = [header]
     for name, render in renderers.items():
@@ -124,10 +151,12 @@ def build_context(settings, *, cwd: str, source: str | None = "startup", session
         if block:
             parts.append(block)
     if len(parts) == 1:
-        return ""  # no section fitted: the framing alone is not worth saying
+        return Context()  # no section fitted: the framing alone is not worth saying
     parts.append(SKILL_POINTER + "\n")
     text = "\n".join(parts)
-    return text if len(text) <= budget else ""  # cannot happen; never cut through a fence
+    if len(text) > budget:
+        return Context()  # cannot happen; never cut through a fence
+    return Context(text, [session_id for session_id in listed if session_id] if caps.get("sessions") else [])
 
 
 class Material:
@@ -219,6 +248,12 @@ def render_learnings(learnings: Material, note: str, cap: int | None) -> str:
 
 
 def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_summary: bool = True) -> str:
+    return sessions_with_count(sessions, scope, cap, with_summary=with_summary)[0]
+
+
+def sessions_with_count(sessions: list[dict], scope: str, cap: int | None, *,
+                        with_summary: bool = True) -> tuple[str, int]:
+    """The recent-sessions section within `cap` characters, and how many sessions it lists."""
     heading = f"## Recent sessions in this {scope}, newest first (resume one with `claude --resume <id>`)\n"
     lines = [_session_lines(row) for row in sessions]
     fence = fence_for("\n".join(lines))
@@ -231,16 +266,17 @@ def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_s
         if with_summary and sessions else ""
     latest = summary + stopped
     if cap is None:
-        return whole_list + latest
+        return whole_list + latest, len(lines)
     for count in range(len(lines), 0, -1):
         left = len(lines) - count
         mark = _mark(f"{left} more sessions: `obsidian_memory.py sessions`") if left else ""
         block = heading + _fence_block(fence, "\n".join(lines[:count])) + mark
         if len(block) + len(latest) <= cap:
-            return block + latest
+            return block + latest, count
         if count == 1:
-            return next((block + extra for extra in (stopped, "") if len(block) + len(extra) <= cap), "")
-    return ""
+            text = next((block + extra for extra in (stopped, "") if len(block) + len(extra) <= cap), "")
+            return text, (1 if text else 0)
+    return "", 0
 
 
 def _session_lines(row: dict) -> str:
@@ -263,12 +299,6 @@ def _session_lines(row: dict) -> str:
     if row.get("note_path"):
         facts.append(f"  note {_one_line(row['note_path'])}")
     return "\n".join(facts)
-
-
-def listed_session_ids(text: str) -> list[str]:
-    """The session ids a context text lists (the lines _session_lines writes), of any machine."""
-    return [line[len(prefix):].split(" ", 1)[0] for line in text.splitlines()
-            for prefix in (RESUME_LINE, ELSEWHERE_LINE) if line.startswith(prefix)]
 
 
 def _summary_block(row: dict, room: int | None) -> str:

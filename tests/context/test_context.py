@@ -317,3 +317,21 @@ def test_a_corrupt_archive_costs_the_sessions_section_only(env, repo):
     text = context.build_context(make_settings(env), cwd=str(repo))
     assert set(sections(text)) == {"state"}
     assert "archive" in env.log_file.read_text(encoding="utf-8")
+
+
+# -- the sessions the context lists (prompt recall does not show them again) -------------------
+
+def test_the_sessions_listed_come_from_the_context_not_from_its_wording(env, repo, monkeypatch):
+    add_sessions(env.archive_db, str(repo), [1, 2, 3])
+    monkeypatch.setattr(context, "_session_lines", lambda row: f"{row['title']} (continue: {row['session_id']})")
+    built = context.build(make_settings(env), cwd=str(repo))
+    assert session_id(3) in built.text
+    assert built.listed == [session_id(3), session_id(2), session_id(1)]
+
+
+@pytest.mark.parametrize("budget", [1000, 1500, 2500, 6000])
+def test_the_sessions_listed_are_those_the_budget_left_in_the_text(env, repo, budget):
+    huge_vault(env, repo, sessions=30)
+    built = context.build(make_settings(env, context_budget=budget), cwd=str(repo))
+    assert built.listed == session_ids_in(built.text)
+    assert built.text == context.build_context(make_settings(env, context_budget=budget), cwd=str(repo))

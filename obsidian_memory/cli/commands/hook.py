@@ -23,6 +23,7 @@ def main(argv: list[str]) -> int:
     real_stdout = sys.stdout
     sys.stdout = io.StringIO()  # nothing a handler prints by accident may reach Claude Code
     output = None
+    listed: list[str] = []      # the sessions the SessionStart context lists
     settings = payload = None
     try:
         payload = _read_payload()
@@ -32,8 +33,10 @@ def main(argv: list[str]) -> int:
                 from obsidian_memory.context.session_start import config_broken_output
                 output = config_broken_output(payload, problems)
         elif event == "session-start":
-            from obsidian_memory.context.session_start import session_start_output
-            output = session_start_output(payload, settings)
+            from obsidian_memory.context.session_start import hook_json, session_start
+            context = session_start(payload, settings)
+            output = hook_json(context.text) if context is not None and context.text else None
+            listed = context.listed if context is not None else []
         elif event == "user-prompt":
             from obsidian_memory.context.recall.hook import user_prompt_output
             output = user_prompt_output(payload, settings)
@@ -54,7 +57,7 @@ def main(argv: list[str]) -> int:
         except Exception:
             pass
     if event == "session-start" and settings is not None:
-        _after_session_start(payload, settings, output)
+        _after_session_start(payload, settings, listed)
     return 0
 
 
@@ -71,7 +74,7 @@ def _settings():
     return settings, None
 
 
-def _after_session_start(payload, settings, output: str | None) -> None:
+def _after_session_start(payload, settings, listed: list[str]) -> None:
     """Background work (the sweep of sessions whose end hooks never fired) starts once the output
     is out (so that it does not compete with the context for the CPU), and prints nothing."""
     if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
@@ -80,7 +83,7 @@ def _after_session_start(payload, settings, output: str | None) -> None:
     session_id = payload.get("session_id")
     session_id = session_id.strip() if isinstance(session_id, str) else None
     try:
-        _note_listed_sessions(payload, settings, session_id, output)
+        _note_listed_sessions(payload, settings, session_id, listed)
     except BaseException as exc:
         _log(settings, "hook session-start: could not note the sessions listed", exc)
     try:
@@ -92,17 +95,15 @@ def _after_session_start(payload, settings, output: str | None) -> None:
         sys.stdout = real_stdout
 
 
-def _note_listed_sessions(payload, settings, session_id, output) -> None:
+def _note_listed_sessions(payload, settings, session_id, listed: list[str]) -> None:
     """For prompt recall: how the session started and which sessions the context listed (so that
     the prompt hook knows the first prompt and does not show them again)."""
     if not session_id or settings.prompt_recall == "off":
         return
-    from obsidian_memory.context.session_start import listed_session_ids
     from obsidian_memory.context.recall import seen
 
-    text = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
     source = payload.get("source") if isinstance(payload.get("source"), str) else None
-    seen.session_started(settings, session_id, source, listed_session_ids(text))
+    seen.session_started(settings, session_id, source, listed)
 
 
 def _read_payload() -> dict:
