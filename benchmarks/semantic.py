@@ -477,7 +477,8 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.store.vectors", "load_matrix", "vector store read"),
     ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
     ("obsidian_memory.search.semantic", "_Engine.query", "query embed (C)"),
-    ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),
+    ("obsidian_memory.search.semantic", "ComputedInThread.result", "waiting for the query vector"),
+    ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),                    # (before its rename)
     ("obsidian_memory.search.engines.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
     ("obsidian_memory.search.semantic", "start_loading", "model load started (start_loading)"),
     ("obsidian_memory.search.engines.hybrid", "score_notes", "vectors scored"),

@@ -184,9 +184,9 @@ class _Dispatch:
 
     def _index(self, query: Query, strict: bool):
         if self._index_engine is None and self.mode is None:
-            from obsidian_memory.search.engines.hybrid import embed_ahead
+            from obsidian_memory.search.engines.hybrid import embed_ahead_if_stored
 
-            embed_ahead(self.request.settings, query.text)     # (the default mode may rank by meaning)
+            embed_ahead_if_stored(self.request.settings, query.text)
         try:
             result = self._index_once(query)
         except UserError:

@@ -11,7 +11,7 @@ imported until a semantic search or `embed` asks for it; a search imports no num
   start_loading() -> bool         the model loading in a thread while the caller goes on
   embed_ahead(text)               the model loaded and the query embedding in a thread, as
                                   soon as a search knows it will rank by meaning
-  query_vector_soon(text) -> Soon that query's vector, under way (`.result()` waits for it)
+  query_vector_soon(text) -> ComputedInThread that query's vector, under way (`.result()` waits for it)
   embed_query(text) -> DIM floats (a sequence), L2-normalised
   embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
   cap_threads(n)                  at most n calls at once (default: one per core)
@@ -130,19 +130,19 @@ def embed_ahead(text: str) -> None:
     if not ok:
         return
     soon = query_vector_soon(text)
-    with Soon.lock:
+    with ComputedInThread.lock:
         _ahead[text] = soon
         while len(_ahead) > AHEAD_KEPT:        # (searches that ended up ranked by words alone)
             _ahead.pop(next(iter(_ahead)))
 
 
-def query_vector_soon(text: str) -> "Soon":
-    """The vector of `text` (None when it has no word) as a `Soon`: the one `embed_ahead`
+def query_vector_soon(text: str) -> "ComputedInThread":
+    """The vector of `text` (None when it has no word) as a `ComputedInThread`: the one `embed_ahead`
     started, else embedded in a thread started now. The engine lets go of the GIL, so the
     embedding (and the model's load, when only started) overlaps with the caller's BM25 ranking
     and reading of the store. A model that does not load raises `Unavailable` where the vector
     is waited for."""
-    with Soon.lock:
+    with ComputedInThread.lock:
         ahead = _ahead.pop(text, None)
     if ahead is not None:
         return ahead
@@ -153,10 +153,10 @@ def query_vector_soon(text: str) -> "Soon":
             raise Unavailable(why)
         return embed_query(text) if text.strip() else None
 
-    return Soon(compute)
+    return ComputedInThread(compute)
 
 
-class Soon:
+class ComputedInThread:
     """A value computed in a thread of its own (`start_thread`); `result()` waits for it, or
     raises what it raised. (concurrent.futures would cost a search process ~9 ms of imports,
     logging's among them.) Until it is computed the interpreter switches threads every HANDOFF
@@ -171,11 +171,11 @@ class Soon:
     def __init__(self, compute):
         self._done = threading.Event()
         self._value = self._error = None
-        with Soon.lock:
-            if Soon._running == 0:
-                Soon._switch = sys.getswitchinterval()
-                sys.setswitchinterval(min(Soon._switch, self.HANDOFF))
-            Soon._running += 1
+        with ComputedInThread.lock:
+            if ComputedInThread._running == 0:
+                ComputedInThread._switch = sys.getswitchinterval()
+                sys.setswitchinterval(min(ComputedInThread._switch, self.HANDOFF))
+            ComputedInThread._running += 1
         start_thread(self._run, compute)
 
     def _run(self, compute) -> None:
@@ -184,10 +184,10 @@ class Soon:
         except BaseException as exc:       # raised again where the caller waits for it
             self._error = exc
         finally:
-            with Soon.lock:
-                Soon._running -= 1
-                if Soon._running == 0:
-                    sys.setswitchinterval(Soon._switch)
+            with ComputedInThread.lock:
+                ComputedInThread._running -= 1
+                if ComputedInThread._running == 0:
+                    sys.setswitchinterval(ComputedInThread._switch)
             self._done.set()
 
     def result(self):
@@ -198,7 +198,7 @@ class Soon:
 
 
 AHEAD_KEPT = 8
-_ahead: dict[str, Soon] = {}      # query text -> its vector under way (`embed_ahead`), each taken once
+_ahead: dict[str, ComputedInThread] = {}      # query text -> its vector under way (`embed_ahead`), each taken once
 
 
 def embed_query(text: str):

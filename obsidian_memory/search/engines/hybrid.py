@@ -156,9 +156,9 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
 
 
-def embed_ahead(settings, text: str) -> None:
+def embed_ahead_if_stored(settings, text: str) -> None:
     """For a search in the vault's default mode, once the local index is asked (`dispatch`):
-    when a vector store exists, the query's vector is started (`semantic.embed_ahead`)."""
+    `semantic.embed_ahead(text)` when a vector store exists (the default mode may rank by meaning)."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
