@@ -68,8 +68,10 @@ def test_claude_code_spawns_the_stdio_server_and_its_search_and_read_answers_rea
         run = person.run("When do I prune the quince hedge?", api.base_url, "--allowedTools",
                          f"{SEARCH_TOOL},{READ_TOOL}", **DIRECT_TOOLS)
         assert run.ok, run.describe()
-        first, second, third = api.main_requests()[:3]
-        assert {SEARCH_TOOL, READ_TOOL} <= set(first.tool_names)
+        _first, second, third = api.main_requests()[:3]
+        # the request that carries the search's answer lists both tools: the client connects a stdio
+        # server beside its first request, so on a loaded machine (a 2 s start) that one may lack them
+        assert {SEARCH_TOOL, READ_TOOL} <= set(second.tool_names)
         [found] = second.tool_results()
         assert not found["is_error"] and "Garden/Quince hedge.md" in found["content"], found
         read = third.tool_results()[-1]

@@ -140,7 +140,8 @@ class World:
 
     # -- the vault and the archive ------------------------------------------------------------------
     def notes_of(self, session_id: str) -> list[Path]:
-        return sorted(self.user.vault.rglob(f"*_{session_id[:8]}.md"))
+        # not our temporary files (`.obsidian-memory-tmp-…`), seen while a detached hook writes the note
+        return sorted(p for p in self.user.vault.rglob(f"*_{session_id[:8]}.md") if not p.name.startswith("."))
 
     def wait_for_note(self, session_id: str, seconds: float = 10) -> list[Path]:
         """The session's notes; waits a little in case capture finishes after the client exits."""
