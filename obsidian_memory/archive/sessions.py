@@ -170,6 +170,16 @@ class Sessions(Store):
                             "note_written = COALESCE(?, note_written) WHERE session_id = ?",
                             (note_path, int(revision), written, session_id))
 
+    def own_note_paths(self, session_ids: list[str]) -> dict[str, str]:
+        """{session_id: the note path recorded} of those of `session_ids` that are this machine's own."""
+        found: dict[str, str] = {}
+        for start in range(0, len(session_ids), 500):
+            chunk = session_ids[start:start + 500]
+            found.update(self.db.execute(
+                f"SELECT session_id, note_path FROM sessions WHERE origin = 'transcript' AND note_path IS NOT NULL "
+                f"AND session_id IN ({', '.join('?' for _ in chunk)})", chunk).fetchall())
+        return found
+
     def note_written(self, session_id: str) -> bytes | None:
         """What record_note kept of the session's note as last written, or None."""
         row = self.db.execute("SELECT note_written FROM sessions WHERE session_id = ?", (session_id,)).fetchone()

@@ -43,6 +43,7 @@ SOURCES = ("startup", "resume", "clear", "compact", "fork")
 SECTION_WEIGHTS = {"state": 35, "learnings": 25, "sessions": 35}
 SESSION_LIMIT = 10
 COMPACT_SESSION_LIMIT = 3
+NO_NOTE_LINE = "  no note in the vault (it was deleted or moved)"
 NOTE_READ_BYTES = 128 * 1024  # more than any budget shows; a bigger note is read in part
 MIN_LINE_START = 40            # a cut-off line is shown in part only when this much of it fits
 PRIVATE_SLACK = 10             # sessions read beyond the limit, for those whose note is private
@@ -298,6 +299,8 @@ def _session_lines(row: dict) -> str:
         facts.append(f"{RESUME_LINE}{_one_line(row.get('session_id') or '')}")
     if row.get("note_path"):
         facts.append(f"  note {_one_line(row['note_path'])}")
+    elif row.get("no_note"):
+        facts.append(NO_NOTE_LINE)
     return "\n".join(facts)
 
 
@@ -415,6 +418,8 @@ def _without_private_notes(settings, archive, rows: list[dict], limit: int) -> l
     shown = []
     for row in rows:
         if row.get("session_id") and not _session_note_is_private(settings, privacy, root, row.get("note_path"), judged):
+            if row.get("note_path") and not fsutil.note_present(root, row["note_path"]):
+                row["note_path"], row["no_note"] = None, True    # deleted: never named
             shown.append(row)
             if len(shown) == limit:
                 break

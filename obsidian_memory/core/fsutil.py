@@ -222,6 +222,20 @@ def resolve_inside(vault: str, relative: str) -> str:
     return target
 
 
+def note_present(vault: str, relative: str) -> bool:
+    """Whether the vault-relative note is in the vault: a regular file there, or the placeholder
+    iCloud leaves for a note it evicted (`.Name.md.icloud` beside it: the note is there, its
+    content in the cloud). A path leaving the vault is not."""
+    try:
+        target = resolve_inside(vault, relative)
+    except ValueError:
+        return False
+    if os.path.isfile(target):
+        return True
+    folder, name = os.path.split(target)
+    return os.path.isfile(os.path.join(folder, f".{name}.icloud"))
+
+
 # -- compare-and-swap of a file another program may write at any moment ------------------------
 
 _RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2

@@ -318,9 +318,13 @@ def check_sync_conflicts(settings) -> list[Check]:
 
     if not os.path.isdir(settings.vault):
         return []
-    _, duplicates, conflicts = vault_sessions.canonical(vault_sessions.survey(settings))
+    rows = vault_sessions.survey(settings)
+    recorded = _recorded_note_paths(settings, [row["session_id"] for row in rows if row.get("session_id")])
+    counted, duplicates, conflicts = vault_sessions.canonical(rows, recorded)
+    note_of = {row["session_id"]: row["path"] for row in counted}
     found = [(row["path"], f"a copy of session {row['session_id']}'s note") for row in conflicts]
-    found += [(row["path"], f"a second note of session {row['session_id']}") for row in duplicates]
+    found += [(row["path"], f"{_second_note_kind(settings, row['path'])} of session {row['session_id']}, whose "
+                            f"note is {note_of.get(row['session_id'], '?')}") for row in duplicates]
     for note in (settings.history_note, settings.state_note, settings.learnings_note, settings.log_note):
         folder, _, name = note.strip("/").rpartition("/")
         try:
@@ -334,8 +338,32 @@ def check_sync_conflicts(settings) -> list[Check]:
     shown = "; ".join(f"{path} ({what})" for path, what in found[:MAX_LISTED])
     more = f"; and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
     return [Check("conflicts", WARN, f"{len(found)} sync conflict copies or second notes, not counted as sessions nor "
-                                     f"indexed: {shown}{more}. Merge what you want to keep into the original, then "
-                                     "delete the copy")]
+                                     f"indexed: {shown}{more}. Merge what you want to keep of a copy into the session's "
+                                     "note named, then delete the copy")]
+
+
+def _recorded_note_paths(settings, session_ids: list[str]) -> dict[str, str]:
+    """{session_id: note path} the archive recorded for this machine's own sessions ({} without one)."""
+    if not session_ids or not os.path.exists(settings.archive):
+        return {}
+    try:
+        from obsidian_memory import archive
+        with archive.open_archive(settings.archive, readonly=True) as db:
+            return db.sessions.own_note_paths(session_ids)
+    except Exception:
+        return {}
+
+
+def _second_note_kind(settings, relative: str) -> str:
+    """How a second note of a session is named to the user: a copy of our note (it has our
+    generated part), or a note of theirs that carries the session's id (never rewritten)."""
+    from obsidian_memory.vault.notes import note_layout
+    from obsidian_memory.vault.privacy import read_note
+
+    text = read_note(settings.vault, relative) or ""
+    if note_layout.is_marked(text) or note_layout.looks_like_earlier_note(text):
+        return "a copy"
+    return "your own note (left as it is: obsidian-memory never rewrites it) carrying the id"
 
 
 def check_hooks(layout, settings_obj, problem, plugin) -> Check:

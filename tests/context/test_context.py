@@ -227,10 +227,13 @@ def test_the_current_session_is_left_out(env, repo):
 
 def test_a_session_line_has_date_title_note_path_and_resume_id(env, repo):
     add_sessions(env.archive_db, str(repo), [61], title=lambda n: "Fix the flaky login test")
+    note = f"Meta/claude-sessions/2026-01/2026-01-01_{session_id(61)[:8]}.md"
     block = fenced_blocks(context.build_context(make_settings(env), cwd=str(repo)))[0]
     assert block == ["2026-01-01 01:01 · Fix the flaky login test · branch main, 1 prompt",
-                     f"  resume id {session_id(61)}",
-                     f"  note Meta/claude-sessions/2026-01/2026-01-01_{session_id(61)[:8]}.md"]
+                     f"  resume id {session_id(61)}", "  no note in the vault (it was deleted or moved)"]
+    write_note(env, note, f'---\nsession_id: "{session_id(61)}"\n---\n')
+    block = fenced_blocks(context.build_context(make_settings(env), cwd=str(repo)))[0]
+    assert block[2] == f"  note {note}"
     assert "`claude --resume <id>`" in context.build_context(make_settings(env), cwd=str(repo))
 
 

@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from obsidian_memory.core import clock, machine, settings as settings_module
+    from obsidian_memory.core import clock, fsutil, machine, settings as settings_module
     from obsidian_memory.archive import MachineScope, open_archive
     from obsidian_memory.core.textclean import strip_control
 
@@ -40,6 +40,8 @@ def run(args) -> int:
             for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     for row in rows:
         row["this_machine"] = machine.elsewhere(row["origin"], row["machine"], here) is None
+        if row["note_path"] and not fsutil.note_present(settings.vault, row["note_path"]):
+            row["note_path"] = None     # a note is named only while it is in the vault
     if args.json:
         print(json.dumps([{key: row[key] for key in JSON_KEYS} for row in rows], ensure_ascii=False, indent=2))
         return 0
@@ -54,5 +56,5 @@ def run(args) -> int:
         title = " ".join((row["title"] or "(untitled)").split())
         where = "" if row["this_machine"] else f"  on {row['machine'] or 'another machine'}"
         print(f"{when}  {row['session_id'][:8]}  {row['project'] or '-'}  {title}  "
-              f"({row['prompt_count']} prompts){where}{'  ' + row['note_path'] if row['note_path'] else ''}")
+              f"({row['prompt_count']} prompts){where}  {row['note_path'] or '(no note in the vault)'}")
     return 0

@@ -51,7 +51,7 @@ def user_prompt_output(payload: dict, settings) -> str | None:
 def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
     """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
     when the archive cannot answer in time (logged)."""
-    from obsidian_memory.core import gitinfo, machine, session_text
+    from obsidian_memory.core import fsutil, gitinfo, machine, session_text
     from obsidian_memory.vault.privacy import note_is_private
     from obsidian_memory.context.recall.decide import decide
 
@@ -67,6 +67,9 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
                               repo_id=repo_id, here=machine.current(settings),
                               hidden=lambda note_path: note_is_private(settings, note_path))
+            for candidate in decision.chosen:   # a note is named only while it is in the vault
+                if candidate.note_path and not fsutil.note_present(settings.vault, candidate.note_path):
+                    candidate.note_path = None
             shown = session_text.for_sessions(settings, archive, [c.session_id for c in decision.chosen])
             evidence = {c.session_id: [(kind, text) for kind, text in
                                        archive.recall.evidence(c.session_id) + _outcome(archive, c.session_id)

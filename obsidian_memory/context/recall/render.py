@@ -55,8 +55,7 @@ def _item(candidate, words, evidence) -> str:
     # another machine's transcript is on that machine: `claude --resume` works there only
     resume = f"  session id {session_id} (resume it on that machine)" if candidate.machine else f"  resume id {session_id}"
     lines = [" · ".join(head), resume]
-    if candidate.note_path:
-        lines.append(f"  note {_line(candidate.note_path, 160)}")
+    lines.append(f"  note {_line(candidate.note_path, 160)}" if candidate.note_path else "  no note in the vault")
     reason = why(candidate, words, evidence)
     lines.append(f"  why: {reason}")
     lines += outcome_lines(evidence, reason)

@@ -478,11 +478,10 @@ def evicted(settings, relative: str) -> bool:
     """Whether the note at `relative` is an iCloud placeholder only (`.Name.md.icloud` beside
     where the note was): the note is there, its content is in the cloud."""
     try:
-        target = fsutil.resolve_inside(settings.vault, relative)
+        present = os.path.exists(fsutil.resolve_inside(settings.vault, relative))
     except ValueError:
         return False
-    folder, name = os.path.split(target)
-    return not os.path.exists(target) and os.path.isfile(os.path.join(folder, f".{name}.icloud"))
+    return not present and fsutil.note_present(settings.vault, relative)
 
 
 def session_note_ids(settings, *, limit: int | None = None) -> set[str]:
@@ -622,11 +621,8 @@ def _refuse_others_note(existing: str, session, owners: set, relative: str) -> N
 
 
 def note_exists(settings, note_path: str) -> bool:
-    """Whether the note is in the vault (an iCloud placeholder of it counts: `evicted`)."""
-    try:
-        return os.path.isfile(fsutil.resolve_inside(settings.vault, note_path)) or evicted(settings, note_path)
-    except ValueError:
-        return False
+    """Whether the note is in the vault (an iCloud placeholder of it counts: fsutil.note_present)."""
+    return fsutil.note_present(settings.vault, note_path)
 
 
 def read_note(settings, note_path: str | None) -> str | None:

@@ -379,10 +379,12 @@ def _stamp(row: dict) -> tuple:
     return row["size"], row["mtime_ns"], row["ctime_ns"]
 
 
-def canonical(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+def canonical(rows: list[dict], recorded: dict[str, str] | None = None) -> tuple[list[dict], list[dict], list[dict]]:
     """(the session notes that count, one per session; second notes of a session; sync conflict
-    copies). Of two files holding one session, the one named as we name notes counts, then the
-    shorter path, then the first in order: the same choice on every machine."""
+    copies). Of two files holding one session, the note this machine's archive recorded for its
+    own session (`recorded`: {session_id: path}) counts; else the one named as we name notes,
+    then the shorter path, then the first in order: the same choice on every machine."""
+    recorded = recorded or {}
     by_session: dict[str, list[dict]] = {}
     conflicts = []
     for row in rows:
@@ -393,7 +395,8 @@ def canonical(rows: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
     counted, duplicates = [], []
     for session_id, candidates in by_session.items():
         if len(candidates) > 1:
-            candidates.sort(key=lambda r: (not _named_for(r["path"], session_id), len(r["path"]), r["path"]))
+            candidates.sort(key=lambda r: (r["path"] != recorded.get(session_id), not _named_for(r["path"], session_id),
+                                           len(r["path"]), r["path"]))
         counted.append(candidates[0])
         duplicates.extend(candidates[1:])
 

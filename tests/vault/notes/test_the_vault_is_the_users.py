@@ -12,7 +12,7 @@ import threading
 import time
 
 from archive_fixtures import hook_payload, session_id, write_transcript
-from testkit import CLI
+from testkit import CLI, FIXTURES
 
 from obsidian_memory.vault.notes import note_layout
 from obsidian_memory.vault.notes import sessions as notes
@@ -162,3 +162,57 @@ def test_lines_appended_while_precompact_runs_re_archive_the_growing_session_all
     assert lost == [] and len(written) >= 100
     assert "prompt 8" in note_layout.split(final).region
     assert session_notes(env.vault) == [note]
+
+
+def test_a_copy_with_the_same_session_id_never_takes_over_the_note_this_machine_recorded(env):
+    transcript, note = start(env, ["first prompt"])
+    copy = env.vault / note.name          # the same name at a shorter path: a copy the user or a sync client made
+    copy.write_text(note.read_text(encoding="utf-8") + "\nA line only the copy has.\n", encoding="utf-8")
+    write_transcript(transcript, SID, ["first prompt", "second prompt"])
+    archive(env, transcript)
+    assert "second prompt" in note.read_text(encoding="utf-8")
+    assert "second prompt" not in copy.read_text(encoding="utf-8")      # the copy is left as it is
+    doctor = env.run("doctor").stdout.decode("utf-8")
+    line = next(line for line in doctor.splitlines() if "second note" in line or "a copy" in line)
+    recorded = str(note.relative_to(env.vault))
+    assert f"{copy.name} (a copy of session {SID}, whose note is {recorded})" in line
+    assert f"{recorded} (" not in line
+
+
+def test_doctor_names_a_users_own_note_carrying_the_id_as_theirs(env):
+    transcript, note = start(env, ["first prompt"])
+    (env.vault / "Follow-up.md").write_text(f'---\nsession_id: "{SID}"\n---\nMine.\n', encoding="utf-8")
+    doctor = env.run("doctor").stdout.decode("utf-8")
+    assert f"Follow-up.md (your own note (left as it is: obsidian-memory never rewrites it) carrying the id of " \
+           f"session {SID}" in doctor
+
+
+def test_a_deleted_note_is_never_named_and_the_session_says_it_has_none(env, tmp_path):
+    from context_fixtures import make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    transcript = write_transcript(env.config_dir / "projects" / "-repo" / f"{SID}.jsonl", SID, ["first prompt"],
+                                  cwd=str(repo))
+    archive(env, transcript)
+    [note] = session_notes(env.vault)
+    relative = str(note.relative_to(env.vault))
+    payload = json.loads((FIXTURES / "hooks" / "session_start_v2.1.332_startup.json").read_text(encoding="utf-8"))
+
+    def context():
+        done = env.hook(["session-start"], {**payload, "cwd": str(repo)})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    listed = env.run("sessions").stdout.decode("utf-8")
+    assert relative in listed and f"note {relative}" in context()
+    placeholder = note.with_name(f".{note.name}.icloud")     # evicted: still there
+    placeholder.write_bytes(b"evicted")
+    note.unlink()
+    assert relative in env.run("sessions").stdout.decode("utf-8") and f"note {relative}" in context()
+    placeholder.unlink()                                     # deleted
+    listed = env.run("sessions").stdout.decode("utf-8")
+    assert relative not in listed and "(no note in the vault)" in listed
+    shown = context()
+    assert relative not in shown and "no note in the vault" in shown and SID in shown
+    as_json = json.loads(env.run("sessions", "--json").stdout)
+    assert [row["note_path"] for row in as_json] == [None]
