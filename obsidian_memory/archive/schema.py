@@ -324,3 +324,11 @@ def _note_written(db: sqlite3.Connection) -> None:
     # versions have none: rendered again, they get their markers and a record.
     db.execute("ALTER TABLE sessions ADD COLUMN note_written BLOB")
     db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL AND origin = 'transcript'")
+
+
+@migration("session-notes-carry-instants")
+def _session_notes_carry_instants(db: sqlite3.Connection) -> None:
+    # a session note says the instants it ran (`started_utc`, `ended_utc` beside the wall-clock
+    # `started`, `ended`), so that every machine reads it back in any time zone: this machine's own
+    # notes are rendered again to carry them
+    db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL AND origin = 'transcript'")

@@ -62,3 +62,43 @@ def utc_iso(epoch: float | None) -> str | None:
     if epoch is None:
         return None
     return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def utc_seconds(moment: _dt.datetime | None) -> str | None:
+    """An aware time as UTC to the second with `Z` (`2026-03-05T09:00:00Z`): a note's instants."""
+    if moment is None:
+        return None
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def offset_text(offset: _dt.timedelta) -> str:
+    """A UTC offset as ISO 8601 writes it (`+05:30`, `-03:30`, `+00:00`)."""
+    minutes = int(round(offset.total_seconds() / 60))
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def at_offset(local: str | None, offset: _dt.timedelta | None) -> _dt.datetime | None:
+    """A wall-clock `YYYY-MM-DDTHH:MM[:SS]` as an instant: at `offset` from UTC when it is known,
+    else in this machine's zone (the best guess for a note that does not say)."""
+    if not local:
+        return None
+    try:
+        moment = _dt.datetime.fromisoformat(local)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        return moment
+    if offset is None:
+        return moment.astimezone()
+    return moment.replace(tzinfo=_dt.timezone(offset))
+
+
+FUTURE_SLACK_SECONDS = 60   # a file time this far ahead is a clock's error, not a write just now
+
+
+def from_the_future(epoch: float, now: float) -> bool:
+    """Whether a stamp or file time `epoch` lies ahead of `now` by more than a file system's or a
+    sync client's skew: written under a clock that was wrong, and stale now (as old as can be)."""
+    return epoch - now > FUTURE_SLACK_SECONDS

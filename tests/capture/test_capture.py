@@ -60,7 +60,7 @@ def test_a_real_transcript_becomes_one_row_one_note_one_history_row(user):
     assert rows(user) == [(REAL_2_1_332_ID, 3)]
     assert notes_in(user.vault) == [result.note_path]
     machine = json.loads((user.config_dir / "obsidian-memory" / "machine.json").read_text("utf-8"))["id"]
-    assert history_rows(user) == [f"| 2026-12-02 18:58 | e2e-repo | fixture greeting script | {machine} | "
+    assert history_rows(user) == [f"| 2026-12-02 18:58 UTC | e2e-repo | fixture greeting script | {machine} | "
                                   "[[2026-12-02_66135f19]] |"]
 
 

@@ -5,7 +5,8 @@ newest first; and one note per month (`Meta/claude-session-history/claude-sessio
 The tables are rebuilt from the session notes found in the vault (their properties;
 notes/vault_sessions), never from one machine's archive: every machine that shares the vault
 lists every machine's sessions and, once the notes have synced, writes the very same bytes (times
-are shown as each note's `started` property says, in its own machine's local time). Each table is
+are shown as each note's `started` property says, in its own machine's local time, with that
+machine's UTC offset; rows are ordered by the instant). Each table is
 rebuilt whole, between two markers, so a row can never be duplicated or lost to a race; whatever
 the user wrote above or below the markers is kept. A writer lists the sessions folder again after
 writing (names only, not a second walk of every note): if a note arrived meanwhile (another
@@ -50,18 +51,30 @@ MONTHS_RULES = "history_months_rules"   # archive meta: the private rules every 
 
 def table_rows(notes: list[dict]) -> list[dict]:
     """The counted session notes (vault_sessions.canonical) in table order: newest first by
-    their `started` property, then by session id (the same order on every machine)."""
-    return sorted(notes, key=lambda n: (n.get("started") or "", n["session_id"], n["path"]), reverse=True)
+    the instant they started (vault_sessions.sort_key), then by session id (the same order on
+    every machine)."""
+    from obsidian_memory.vault.notes.vault_sessions import sort_key
+
+    return sorted(notes, key=lambda n: (sort_key(n.get("started")), n["session_id"], n["path"]), reverse=True)
 
 
 def render_table(rows: list[dict]) -> str:
     lines = [HEADER]
     for row in rows:
-        when = (row.get("started") or "").replace("T", " ")[:16]
+        when = _shown_start(row.get("started"))
         title = row.get("title") or row.get("session_id") or ""
         lines.append(f"| {cell(when)} | {cell(row.get('project'))} | {cell(title)} | {cell(row.get('machine'))} | "
                      f"[[{note_name(row['path'])}]] |\n")
     return "".join(lines)
+
+
+def _shown_start(started: str | None) -> str:
+    """`2026-03-05 14:30 UTC+05:30` (`… UTC` at offset zero): the writer's wall clock and its UTC
+    offset (the wall clock alone for a note that did not say its offset)."""
+    text = started or ""
+    offset = text[19:] if len(text) > 19 and text[19] in "+-" else None
+    shown = text.replace("T", " ")[:16]
+    return shown if offset is None else f"{shown} UTC{'' if offset in ('+00:00', '-00:00') else offset}"
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9,.:;()/'\"!?+@-]+(?: [A-Za-z0-9,.:;()/'\"!?+@-]+)*")
@@ -203,6 +216,8 @@ def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:
 def newest_rows(settings, archive, root: str, count: int) -> list[dict]:
     """The `count` newest counted rows, in table order: the newest notes are read page by page
     until `count` rows that count are at least as new as the last note read."""
+    from obsidian_memory.vault.notes import vault_sessions
+
     found: dict[str, dict] = {}
     offset, page = 0, count + 50
     while True:
@@ -211,8 +226,10 @@ def newest_rows(settings, archive, root: str, count: int) -> list[dict]:
         offset += len(ids)
         if len(ids) < page:
             break
-        boundary = ids[-1][1] or ""
-        if sum(1 for row in found.values() if (row.get("started") or "") >= boundary) >= count:
+        # the pages come in wall-clock order: a note not read yet started before the boundary's
+        # wall clock plus the widest offset
+        boundary = vault_sessions.latest_instant(ids[-1][1])
+        if sum(1 for row in found.values() if vault_sessions.sort_key(row.get("started")) >= boundary) >= count:
             break
     return table_rows(list(found.values()))[:count]
 

@@ -9,12 +9,12 @@ holds what its caps let it show (a shortened text keeps its visible mark); there
 Notes written by earlier versions (without the Outcome, answers or typed properties) are read as
 far as they go; a section the reader does not know is skipped; everything from `## My notes` on is
 the user's and is not read, nor is anything outside the generated part's markers (note_layout).
-Times: the properties and headings show the owner machine's local
-time, taken here as this machine's (the same zone on most people's machines).
+Times: the properties and headings show the owner machine's wall clock; `started_utc` says the
+instant, hence that machine's offset (vault_sessions.note_times; a note without it is read in
+this machine's zone).
 """
 from __future__ import annotations
 
-import datetime as _dt
 import re
 
 from obsidian_memory.vault import frontmatter
@@ -42,7 +42,7 @@ def read_session(text: str) -> Session | None:
     session_id = vault_sessions._text(properties.get("session_id"))
     if not session_id:
         return None
-    started = vault_sessions._datetime_text(properties.get("started"))
+    times = vault_sessions.note_times(properties)
     session = Session(
         session_id=session_id,
         title=vault_sessions._text(properties.get("title")) or "",
@@ -50,8 +50,8 @@ def read_session(text: str) -> Session | None:
         project=vault_sessions._text(properties.get("project")) or "",
         cwd=vault_sessions._text(properties.get("cwd")),
         git_branch=vault_sessions._text(properties.get("branch")),
-        started_at=_utc(started),
-        ended_at=_utc(vault_sessions._datetime_text(properties.get("ended"))),
+        started_at=times.started_at,
+        ended_at=times.ended_at,
         machine=vault_sessions._text(properties.get("machine")),
         repo_id=vault_sessions._text(properties.get("repo")),
         origin="vault",
@@ -62,7 +62,7 @@ def read_session(text: str) -> Session | None:
         session.duration_seconds = float(minutes) * 60
     elif session.started_at and session.ended_at:
         session.duration_seconds = _seconds_between(session.started_at, session.ended_at)
-    _Body(session, started).read(_body_lines(text))
+    _Body(session, times).read(_body_lines(text))
     return session
 
 
@@ -81,9 +81,10 @@ def _body_lines(text: str) -> list[str]:
 class _Body:
     """Reads the body line by line: `## ` headings outside code blocks start sections."""
 
-    def __init__(self, session: Session, started_local: str | None):
+    def __init__(self, session: Session, times: vault_sessions.NoteTimes):
         self.session = session
-        self.day = (started_local or "")[:10]
+        self.day = (times.started or "")[:10]
+        self.offset = times.offset     # the body's times are the writer's wall clock, like `started`
         self.section = ""
         self.label = ""            # the bold label a code block belongs to (**Approved plan:** ...)
         self.prompt: Prompt | None = None
@@ -215,7 +216,7 @@ class _Body:
             return None
         when = when.strip()
         local = f"{self.day}T{when}:00" if len(when) == 5 and self.day else when.replace(" ", "T") + ":00"
-        return _utc(local)
+        return vault_sessions.utc_at(local, self.offset)
 
 
 def _fenced_block(lines: list[str], index: int, fence: str) -> tuple[str, int]:
@@ -282,19 +283,6 @@ def _runs(mark: str) -> tuple[int, int]:
         return int(of), int(failed)
     runs = int(all_runs) if all_runs else 1
     return runs, runs
-
-
-def _utc(local: str | None) -> str | None:
-    """A local `YYYY-MM-DDTHH:MM:SS` (this machine's zone) as a UTC timestamp like Claude Code's."""
-    if not local:
-        return None
-    try:
-        moment = _dt.datetime.fromisoformat(local)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()   # local time here
-    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def _seconds_between(start: str, end: str) -> float | None:

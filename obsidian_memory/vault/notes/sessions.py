@@ -102,6 +102,8 @@ def _context(session, settings=None, *, whole: bool = False) -> dict:
         "title": session.title or session.session_id,
         "started_iso": start.strftime("%Y-%m-%dT%H:%M:%S") if start else None,
         "ended_iso": end.strftime("%Y-%m-%dT%H:%M:%S") if end else None,
+        "started_utc": clock.utc_seconds(start),     # the instants beside the wall clock (note_times)
+        "ended_utc": clock.utc_seconds(end),
         "started_human": _human(start),
         "ended_human": _human(end, same_day_as=start),
         "duration": _duration(session.duration_seconds),

@@ -18,13 +18,15 @@ same on every machine (`canonical`).
 """
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import re
 import time
+from typing import NamedTuple
 
 from obsidian_memory.vault import frontmatter, sync_conflicts
-from obsidian_memory.core import fsutil
+from obsidian_memory.core import clock, fsutil
 
 SESSION, CONFLICT, OTHER = "session", "conflict", "other"
 HEAD_BYTES = 16 * 1024          # a note's properties are read from its head ...
@@ -92,7 +94,7 @@ def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=N
     session_id = _text(properties.get("session_id"))
     if not session_id or not _SESSION_ID.match(session_id):
         return row
-    started = _local_not_after(_datetime_text(properties.get("started")), min(time.time(), mtime_ns / 1e9))
+    started = _local_not_after(note_times(properties).started_record, min(time.time(), mtime_ns / 1e9))
     row.update(session_id=session_id, machine=_text(properties.get("machine")),
                started=started, project=_text(properties.get("project")),
                title=_text(properties.get("title")), commits=_count(properties.get("commits")))
@@ -223,6 +225,118 @@ def _text(value) -> str | None:
 
 def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+class NoteTimes(NamedTuple):
+    """When a session note says its session ran. `started` is the note's own `started` property:
+    the wall clock of the machine that wrote it (the date & time Obsidian shows); `offset` that
+    machine's UTC offset then, when the note says it (its `started_utc` beside `started`, or an
+    offset written into `started`); `started_at`/`ended_at` the instants, in UTC like Claude
+    Code's timestamps. A note that says no offset (written before notes carried `started_utc`)
+    is read in this machine's zone: nothing better is known of it."""
+    started: str | None
+    offset: _dt.timedelta | None
+    started_at: str | None
+    ended_at: str | None
+
+    @property
+    def started_record(self) -> str | None:
+        """`started` with its offset when known (`2026-03-05T14:30:00+05:30`): the archive's record
+        of the note, which the history table shows and orders by (sort_key)."""
+        if self.started and self.offset is not None and "T" in self.started:
+            return self.started + clock.offset_text(self.offset)
+        return self.started
+
+
+_MAX_OFFSET = _dt.timedelta(hours=18)   # the widest UTC offset ISO 8601 (and Python) allows
+
+
+def note_times(properties: dict) -> NoteTimes:
+    started, ended = properties.get("started"), properties.get("ended")
+    local_start, local_end = _datetime_text(started), _datetime_text(ended)
+    first, last = _instant(properties.get("started_utc")), _instant(properties.get("ended_utc"))
+    offset = _offset_between(local_start, first) if first else _own_offset(started)
+    if first is None:
+        first = _at(local_start, offset)
+    if last is None:
+        last = _at(local_end, _own_offset(ended) or offset)
+    return NoteTimes(local_start, offset, _claude_iso(first), _claude_iso(last))
+
+
+def sort_key(started_record: str | None) -> str:
+    """The order of a `started` record (NoteTimes.started_record): its instant in UTC when it
+    carries an offset, else its wall-clock text (a note that never said its zone)."""
+    text = started_record or ""
+    if len(text) > 19 and text[19] in "+-":
+        moment = clock.parse_iso(text)
+        if moment is not None:
+            return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return text[:19]
+
+
+def latest_instant(started_record: str | None) -> str:
+    """The latest sort_key of a note whose `started` wall clock is no later than `started_record`'s
+    (the wall clock plus the widest offset)."""
+    try:
+        moment = _dt.datetime.fromisoformat((started_record or "")[:19])
+        return (moment + _MAX_OFFSET).strftime("%Y-%m-%dT%H:%M:%S")
+    except (ValueError, OverflowError):
+        return sort_key(started_record)
+
+
+def _instant(value) -> _dt.datetime | None:
+    """A `started_utc`-like property as an aware time; None unless it says its zone."""
+    if isinstance(value, _dt.datetime):
+        return value if value.tzinfo is not None else None
+    text = _text(value)
+    if not text or not re.match(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d", text.strip()):
+        return None
+    moment = clock.parse_iso(text.strip().replace(" ", "T", 1))
+    said_zone = text.strip()[-1:] in "Zz" or re.search(r"[+-]\d\d:?\d\d$", text.strip())
+    return moment if moment is not None and said_zone else None
+
+
+def _offset_between(local: str | None, instant: _dt.datetime) -> _dt.timedelta | None:
+    """The writer's UTC offset: its wall clock minus the instant, to the minute."""
+    try:
+        wall = _dt.datetime.fromisoformat(local) if local and "T" in local else None
+    except ValueError:
+        return None
+    if wall is None or wall.tzinfo is not None:
+        return None
+    offset = wall - instant.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    offset = _dt.timedelta(minutes=round(offset.total_seconds() / 60))
+    return offset if abs(offset) <= _MAX_OFFSET else None
+
+
+def _own_offset(value) -> _dt.timedelta | None:
+    """The offset a date & time property was written with (`2026-03-05T14:30:00+05:30`), if any."""
+    if isinstance(value, _dt.datetime):
+        return value.utcoffset()
+    moment = _instant(value)
+    return moment.utcoffset() if moment is not None else None
+
+
+def _at(local: str | None, offset: _dt.timedelta | None) -> _dt.datetime | None:
+    try:
+        return clock.at_offset(local, offset)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def utc_at(local: str | None, offset: _dt.timedelta | None) -> str | None:
+    """A wall-clock time of a note (at `offset`, else in this machine's zone) as a UTC timestamp."""
+    return _claude_iso(_at(local, offset))
+
+
+def _claude_iso(moment: _dt.datetime | None) -> str | None:
+    """An instant as Claude Code writes its timestamps (`2026-03-05T09:00:00.000Z`)."""
+    if moment is None:
+        return None
+    try:
+        return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def _datetime_text(value) -> str | None:
@@ -471,21 +585,24 @@ def _read_note_session(settings, row: dict):
 
 
 def _local_not_after(text: str | None, epoch: float) -> str | None:
-    """A note's `started` (local `YYYY-MM-DDTHH:MM:SS` text), or `epoch` as such text when the
-    note says a later time: a future date would keep a note "the latest" for good."""
-    import datetime
-
+    """A note's `started` record (NoteTimes.started_record: wall-clock `YYYY-MM-DDTHH:MM:SS`, with
+    the writer's offset when known), or `epoch` in the same form when the note says a later time:
+    a future date would keep a note "the latest" for good."""
     if not text:
         return text
     try:
-        moment = datetime.datetime.fromisoformat(text)
+        moment = _dt.datetime.fromisoformat(text)
     except ValueError:
         return text
+    offset = moment.utcoffset()
     if moment.tzinfo is None:
         moment = moment.astimezone()     # (naive: this machine's local time)
     if moment.timestamp() <= epoch:
         return text
-    return datetime.datetime.fromtimestamp(epoch).isoformat(timespec="seconds")
+    if offset is None:
+        return _dt.datetime.fromtimestamp(epoch).isoformat(timespec="seconds")
+    wall = _dt.datetime.fromtimestamp(epoch, _dt.timezone(offset)).replace(tzinfo=None)
+    return wall.isoformat(timespec="seconds") + clock.offset_text(offset)
 
 
 def _not_after(iso: str | None, epoch: float) -> str | None:

@@ -34,9 +34,9 @@ def rows_of(text: str) -> list[str]:
 def test_one_row_per_session_note_newest_first_with_pipes_escaped(settings, archive):
     text = open(history.rebuild(settings, archive), encoding="utf-8").read()
     assert rows_of(text) == [
-        r"| 2026-03-03 09:05 | demo | newest \| piped | desk-000001 | [[2026-03-03_00000001]] |",
-        "| 2026-03-02 09:05 | demo | middle | desk-000001 | [[2026-03-02_00000002]] |",
-        "| 2026-03-01 09:05 | demo | oldest | desk-000001 | [[2026-03-01_00000000]] |",
+        r"| 2026-03-03 09:05 UTC | demo | newest \| piped | desk-000001 | [[2026-03-03_00000001]] |",
+        "| 2026-03-02 09:05 UTC | demo | middle | desk-000001 | [[2026-03-02_00000002]] |",
+        "| 2026-03-01 09:05 UTC | demo | oldest | desk-000001 | [[2026-03-01_00000000]] |",
     ]
     assert text.startswith(history.DEFAULT_PREAMBLE)
 
