@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from obsidian_memory.core import logs
+from obsidian_memory.core import clock, logs
 from obsidian_memory.core.errors import UserError
 from obsidian_memory.core.locks import FileLock, LockBusy
 
@@ -354,7 +354,6 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
     if not (force or archive.history.outdated(rules)) or not os.path.isdir(settings.vault):
         return
-    from obsidian_memory.core import clock
     from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
 
     try:
@@ -594,7 +593,6 @@ def import_transcripts(settings, *, since: str | None = None, project: str | Non
                        dry_run: bool = False, progress: bool = True) -> ImportSummary:
     """Backfill every transcript; unchanged ones (same size and mtime as at their last archive)
     are not parsed again, so a second run archives nothing."""
-    from obsidian_memory.core import clock
 
     since_epoch = clock.parse_since(since)
     paths = [p for p in transcript_paths(settings) if _modified_since(p, since_epoch)]
@@ -604,21 +602,23 @@ def import_transcripts(settings, *, since: str | None = None, project: str | Non
 def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
           deadline_seconds: float = SWEEP_DEADLINE_SECONDS) -> ImportSummary:
     """Archive the transcripts that are new or changed since their last archive and have been
-    quiet for `quiet_seconds` (sessions whose end hooks never fired). One sweep at a time: a
+    quiet for `quiet_seconds` (sessions whose end hooks never fired; a modification time in the
+    future, left by a clock that was wrong, counts as quiet). One sweep at a time: a
     second one returns at once with an empty summary. A sweep stops starting new transcripts
     after `deadline_seconds` (the next one goes on): it runs unattended, holding its lock."""
     summary = ImportSummary()
     try:
         with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
             excluded = set(exclude_session_ids or ())
-            cutoff = time.time() - quiet_seconds
+            now = time.time()
             paths = []
             for path in transcript_paths(settings):
                 session_id = os.path.basename(path)[:-len(".jsonl")]
                 try:
-                    quiet = os.path.getmtime(path) <= cutoff
+                    modified = os.path.getmtime(path)
                 except OSError:
                     continue
+                quiet = modified <= now - quiet_seconds or clock.from_the_future(modified, now)
                 if session_id not in excluded and quiet:
                     paths.append(path)
             summary = _archive_many(settings, paths, progress=False, learn=True,

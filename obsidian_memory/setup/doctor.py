@@ -47,7 +47,7 @@ def run_checks(settings=None) -> list[Check]:
     ]
     if settings:
         checks += [check_index(settings), check_omnisearch(settings), check_semantic(settings),
-                   check_transcripts(settings), check_mcp_http(settings)]
+                   check_transcripts(settings), check_clock(settings), check_mcp_http(settings)]
     else:
         checks.append(Check("others", INFO, "vault, archive, Omnisearch, semantic search and transcripts are "
                                             "checked once the settings above are fixed"))
@@ -511,6 +511,36 @@ def check_transcripts(settings) -> Check:
         return Check("transcripts", INFO, f"{waiting} of {len(transcripts)} not archived yet: "
                                           f"run `obsidian_memory.py import`")
     return Check("transcripts", INFO, f"all {len(transcripts)} archived")
+
+
+def check_clock(settings) -> Check:
+    """A warning when the sweep stamp or transcripts carry times from the future: a clock was wrong
+    once. They are treated as stale (the sweep starts and archives them), but the times the
+    archive learned then may be off."""
+    import time
+
+    from obsidian_memory.cli.commands import sweep
+    from obsidian_memory.capture import archiving as capture
+    from obsidian_memory.core import clock
+
+    now, found = time.time(), []
+    try:
+        if clock.from_the_future(os.stat(os.path.join(settings.home, sweep.STAMP)).st_mtime, now):
+            found.append("the sweep stamp")
+    except OSError:
+        pass
+    ahead = 0
+    for path in capture.transcript_paths(settings):
+        try:
+            ahead += clock.from_the_future(os.path.getmtime(path), now)
+        except OSError:
+            continue
+    if ahead:
+        found.append(f"{ahead} transcript(s)")
+    if not found:
+        return Check("clock", OK, "no stamp or transcript from the future")
+    return Check("clock", WARN, f"{' and '.join(found)} modified in the future (a clock was wrong once): "
+                                "treated as stale, so the sweep goes on; check the system clock")
 
 
 def check_mcp_http(settings) -> Check:

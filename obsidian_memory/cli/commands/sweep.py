@@ -35,13 +35,17 @@ def run(args) -> int:
 
 def start_in_background(settings, session_id: str | None, *, now: float | None = None) -> bool:
     """Start `sweep --exclude-session <id>` detached, at most once per INTERVAL_SECONDS (the stamp
-    file's time says when the last one started). Returns whether a sweep was started."""
+    file's time says when the last one started; a stamp from the future, left by a clock that was
+    wrong, is stale). Returns whether a sweep was started."""
     import time
+
+    from obsidian_memory.core import clock
 
     stamp = os.path.join(settings.home, STAMP)
     now = time.time() if now is None else now
     try:
-        if now - os.stat(stamp).st_mtime < INTERVAL_SECONDS:
+        stamped = os.stat(stamp).st_mtime
+        if now - stamped < INTERVAL_SECONDS and not clock.from_the_future(stamped, now):
             return False
     except OSError:
         pass
