@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 import warnings
 
 from obsidian_memory.core.errors import UserError
@@ -50,10 +51,18 @@ class Matcher:
 
     def __init__(self, pattern: str, regex, engine: str, matches=None):
         self.pattern, self.regex, self.engine = pattern, regex, engine
-        self.matches = matches or (lambda text: regex.search(text) is not None)
+        exists = matches or (lambda text: regex.search(text) is not None)
+        self.matches = lambda text: exists(nfc(text))
 
     def search(self, text: str):
-        return self.regex.search(text)
+        return self.regex.search(nfc(text))
+
+
+def nfc(text: str) -> str:
+    """Text in Unicode's composed form (NFC), as the pattern is: `café` typed as `cafe` plus a
+    combining accent (macOS input often gives it) matches `café`, and the other way round. (Text
+    already composed, nearly all of it, is returned as it is after a quick check.)"""
+    return unicodedata.normalize("NFC", text)
 
 
 def compile_pattern(pattern: str, *, engine: str | None = None) -> Matcher:
@@ -62,6 +71,7 @@ def compile_pattern(pattern: str, *, engine: str | None = None) -> Matcher:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise UserError(f"the regular expression is {len(pattern):,} characters long; "
                         f"at most {MAX_PATTERN_CHARS:,} are accepted")
+    pattern = nfc(pattern)
     try:
         with warnings.catch_warnings():   # (FutureWarning for "[[" and the like: not the user's concern)
             warnings.simplefilter("ignore")
@@ -282,6 +292,7 @@ def _worker() -> None:
 
 def snippet(text: str, matcher) -> str:
     """About SNIPPET_CHARS characters around the first match, on one line."""
+    text = nfc(text)
     match = matcher.search(text)
     start, end = (match.start(), match.end()) if match else (0, 0)
     width = SNIPPET_CHARS

@@ -185,3 +185,18 @@ def test_project_filters_take_globs_and_match_the_worktrees_of_a_repository(work
     assert {row["project"] for row in found["results"]} == expected
     listed = json.loads(worktrees.run("sessions", "--project", project, "--json").stdout)
     assert {row["project"] for row in listed} == expected
+
+
+@pytest.mark.parametrize("pattern", ["café", "cafe\u0301", r"caf(?=é)é"])   # (the last: Python's engine)
+def test_accents_match_whether_typed_composed_or_as_a_letter_plus_a_combining_accent(env, pattern):
+    from archive_fixtures import session_id, write_transcript
+
+    folder = env.config_dir / "projects" / "-work-demo"
+    composed = write_transcript(folder / f"{session_id(1)}.jsonl", session_id(1), ["open the café menu"])
+    decomposed = write_transcript(folder / f"{session_id(2)}.jsonl", session_id(2), ["close the cafe\u0301 menu"],
+                                  start="2026-03-05T09:00:00.000Z")
+    assert composed.exists() and decomposed.exists()
+    assert env.run("import").returncode == 0
+    rows = grep(env, pattern)["results"]
+    assert [row["session_id"] for row in rows] == [session_id(2), session_id(1)]
+    assert all("café menu" in row["snippet"] for row in rows)
