@@ -121,7 +121,7 @@ def test_the_base_parses_as_yaml_with_the_keys_obsidian_expects(settings, archiv
     path = bases.ensure_base(settings, archive)
     assert path.endswith("Meta/claude-sessions.base")
     data = yaml.safe_load(open(path, encoding="utf-8").read())
-    assert data["filters"] == {"and": ['file.inFolder("Meta/claude-sessions")', 'file.hasTag("claude-session")']}
+    assert data["filters"] == {"and": ['file.hasTag("claude-session")', 'file.hasProperty("session_id")']}
     assert [v["name"] for v in data["views"]] == ["All sessions", "By project", "This week"]
     for view in data["views"]:
         assert view["type"] == "table" and view["order"][0] == "file.name"
@@ -152,9 +152,25 @@ def test_a_base_already_there_is_the_users(settings, archive, env):
     assert target.read_text(encoding="utf-8") == "views: []\n"
 
 
-def test_a_folder_name_with_quotes_stays_one_filter(settings, archive):
-    data = yaml.safe_load(bases.render_base("Meta/it's \"odd\""))
+def test_a_folder_name_with_quotes_stays_one_filter_in_the_view_of_version_1(settings, archive):
+    data = yaml.safe_load(bases.render_base(folder="Meta/it's \"odd\""))
     assert data["filters"]["and"][0] == 'file.inFolder("Meta/it\'s \\"odd\\"")'
+
+
+def test_a_view_exactly_as_version_1_wrote_it_is_brought_up_to_date_once_and_an_edited_one_never(settings, archive):
+    path = bases.ensure_base(settings, archive)
+    old = bases.render_base(folder=settings.sessions_folder)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(old)
+    archive.counters.set(bases.VERSION_COUNTER, 1)
+    assert bases.ensure_base(settings, archive) == path
+    assert open(path, encoding="utf-8").read() == bases.render_base()
+    assert bases.ensure_base(settings, archive) is None
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(old + "# mine\n")
+    archive.counters.set(bases.VERSION_COUNTER, 1)
+    assert bases.ensure_base(settings, archive) is None
+    assert open(path, encoding="utf-8").read() == old + "# mine\n"
 
 
 def test_archiving_writes_the_history_the_activity_note_and_the_base(env):
