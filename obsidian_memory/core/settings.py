@@ -264,6 +264,9 @@ class Settings:
                                   stops=True)
     log_note: str = setting(VaultPath(note=True), "Meta/claude-log.md", "the agent log note", stops=True)
     index_ignore: tuple = setting(Texts(), (), "vault-relative glob patterns the local index skips")
+    excluded_files: bool = setting(Boolean(), True, "leave the notes of Obsidian's Excluded files (Settings → "
+                                                    "Files and links) out of search, related and similar, as "
+                                                    "Obsidian's search does (`false`: search them too)")
     private: tuple = setting(VaultPatterns(), (), "folders, notes or glob patterns (`*` crosses folders) whose "
                                                   "notes no search, read, link list or context returns "
                                                   "(see Security and privacy)", stops=True)

@@ -66,11 +66,13 @@ class Request:
     brought up to date and read in one snapshot at most once, on first use."""
 
     def __init__(self, settings, port: int | None = None):
+        from obsidian_memory.vault.excluded import ExcludedFiles
         from obsidian_memory.vault.privacy import Privacy
 
         self.settings = settings
         self.port = port
         self.privacy = Privacy.of(settings)
+        self.excluded = ExcludedFiles.of(settings)     # Obsidian's Excluded files (the index never holds one)
         self._index = None
 
     def index(self):

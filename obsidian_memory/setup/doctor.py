@@ -37,7 +37,7 @@ def run_checks(settings=None) -> list[Check]:
     plugin = _enabled_plugin(settings_obj or {})
     checks = [check_python(layout), check_package(layout), *check_config(settings, broken)]
     if settings:
-        checks += [check_vault(settings), check_private(settings), check_archive(settings), check_prompt_recall(settings),
+        checks += [check_vault(settings), check_private(settings), check_excluded(settings), check_archive(settings), check_prompt_recall(settings),
                    check_machine(settings), *check_machines_in_vault(settings), *check_sync_conflicts(settings)]
     checks += [
         check_hooks(layout, settings_obj, settings_problem, plugin),
@@ -204,6 +204,26 @@ def check_private(settings) -> Check:
         return Check("private", WARN, f"{detail}; private, so the SessionStart context leaves them out: "
                                       + ", ".join(ours))
     return Check("private", INFO, detail)
+
+
+def check_excluded(settings) -> Check:
+    """How many notes Obsidian's Excluded files cover (left out of search, related and similar); a
+    warning naming the entries that cannot run here."""
+    from obsidian_memory.vault.excluded import APP_JSON, ExcludedFiles
+    from obsidian_memory.search.store import walk_vault
+
+    if not settings.excluded_files:
+        return Check("excluded files", INFO, "not followed (excluded_files: false): search covers those notes too")
+    excluded = ExcludedFiles.of(settings)
+    if not os.path.isdir(settings.vault) or not (excluded or excluded.refused):
+        return Check("excluded files", INFO, f"none set in Obsidian ({'/'.join(APP_JSON)})")
+    covered = sum(1 for path in walk_vault(settings.vault) if excluded.covers(path))
+    detail = (f"{len(excluded.prefixes) + len(excluded.expressions)} entr(ies) of Obsidian's Excluded files cover "
+              f"{covered} note(s): left out of search, related and similar (excluded_files: false searches them)")
+    if excluded.refused:
+        shown = "; ".join(f"{entry!r}: {why}" for entry, why in excluded.refused[:5])
+        return Check("excluded files", WARN, f"{detail}; left out as they cannot run here: {shown}")
+    return Check("excluded files", INFO, detail)
 
 
 def check_archive(settings) -> Check:

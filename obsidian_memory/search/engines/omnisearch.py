@@ -50,20 +50,23 @@ class Omnisearch:
     name = ENGINE
 
     def search(self, query: Query, request) -> Result:
-        hits, total, incomplete = search(query, request.settings.vault, request.port, privacy=request.privacy)
+        hits, total, incomplete = search(query, request.settings.vault, request.port, privacy=request.privacy,
+                                         excluded=request.excluded)
         notes = [f"Omnisearch returns its best {RESULT_CAP} notes only and the scope kept {total} of them; "
                  f"--source local searches the whole scope"] if incomplete else []
         return Result(hits, total, "fulltext", notes)
 
 
 def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS,
-           privacy=None) -> tuple[list[Hit], int, bool]:
-    """Hits in scope and not private (truncated to `query.limit`), how many there were before
-    truncation, and whether scoping may have hidden matches (Omnisearch cut its list at its cap,
-    and the scope left fewer hits than asked for)."""
+           privacy=None, excluded=None) -> tuple[list[Hit], int, bool]:
+    """Hits in scope, not private and not covered by Obsidian's Excluded files (`excluded`: as the
+    local engines; Omnisearch's own option may downrank them only), truncated to `query.limit`,
+    how many there were before truncation, and whether scoping may have hidden matches
+    (Omnisearch cut its list at its cap, and the scope left fewer hits than asked for)."""
     items = fetch(query.text, port, timeout)
     hits = hits_for_vault(items, vault, privacy)
-    scoped = [h for h in hits if in_scope(h.path, query.folders, query.excludes)]
+    scoped = [h for h in hits if in_scope(h.path, query.folders, query.excludes)
+              and not (excluded and excluded.covers(h.path))]
     incomplete = len(items) >= RESULT_CAP and len(scoped) < min(query.limit, len(hits))
     return scoped[: query.limit], len(scoped), incomplete
 

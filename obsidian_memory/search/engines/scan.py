@@ -66,7 +66,8 @@ class Scanner:
 
     def search(self, query: Query, request) -> Result:
         skipped: list[str] = []
-        hits, total = search(query, request.settings.vault, skipped, privacy=request.privacy)
+        hits, total = search(query, request.settings.vault, skipped, privacy=request.privacy,
+                             excluded=request.excluded)
         notes = []
         if skipped:
             from obsidian_memory.search.store.build import skipped_text
@@ -75,15 +76,19 @@ class Scanner:
         return Result(hits, total, "fulltext", notes)
 
 
-def search(query: Query, vault: str, skipped: list | None = None, *, privacy=None) -> tuple[list[Hit], int]:
+def search(query: Query, vault: str, skipped: list | None = None, *, privacy=None,
+           excluded=None) -> tuple[list[Hit], int]:
     """Ranked hits in scope (truncated to `query.limit`) and how many there were before truncation;
     the names of notes and folders left out (not valid UTF-8) are added to `skipped`; private
-    notes (`privacy`) are neither read for a score nor counted."""
+    notes (`privacy`) and those Obsidian's Excluded files cover (`excluded`) are neither read for
+    a score nor counted."""
     terms = query_terms(query.text)
     if not terms:
         return [], 0
     hits = []
     for relative, absolute in iter_notes(vault, query.folders, query.excludes, skipped, privacy=privacy):
+        if excluded and excluded.covers(relative):
+            continue
         text = read_text(absolute)
         if text is None or (privacy is not None and privacy.text_is_private(text)):
             continue

@@ -14,7 +14,7 @@ import os
 import sqlite3
 
 from obsidian_memory.core import sqlitedb
-from obsidian_memory.search.store import build, freshness, schema
+from obsidian_memory.search.store import build, freshness, schema, walk
 from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
 
@@ -184,7 +184,7 @@ class VaultIndex:
         from obsidian_memory.vault.privacy import Privacy
 
         info = os.stat(self.path)
-        return (info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), tuple(self.settings.index_ignore or ()),
+        return (info.st_dev, info.st_ino, os.path.realpath(self.settings.vault), walk.ignore_patterns(self.settings),
                 Privacy.of(self.settings).signature())
 
     @classmethod
@@ -211,7 +211,7 @@ class VaultIndex:
         store too."""
         from obsidian_memory.vault.privacy import Privacy
 
-        stats = build.update(self.conn, self.settings.vault, tuple(self.settings.index_ignore or ()),
+        stats = build.update(self.conn, self.settings.vault, walk.ignore_patterns(self.settings),
                              lock_path=self.path, force=force, progress=progress,
                              lock_wait=build.LOCK_WAIT_SECONDS if lock_wait is None else lock_wait,
                              privacy=Privacy.of(self.settings))

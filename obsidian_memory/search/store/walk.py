@@ -29,6 +29,7 @@ import time
 from array import array
 
 from obsidian_memory.core.fsutil import shown_name, undecodable
+from obsidian_memory.vault.excluded import WALK_MARK, ExcludedFiles
 from obsidian_memory.vault.sync_conflicts import is_copy_of_ours
 
 # POSIX: a folder is listed through a descriptor and its entries are stat'ed relative to it
@@ -104,6 +105,12 @@ class Walk:
 _STATE_FORMAT = "walk state 1"     # `Walk.state`: fields joined by NUL (json would cost a search its import)
 
 
+def ignore_patterns(settings) -> tuple[str, ...]:
+    """What the walk of the vault of `settings` leaves out: the `index_ignore` globs and the notes
+    Obsidian's Excluded files cover (vault/excluded)."""
+    return tuple(settings.index_ignore or ()) + ExcludedFiles.of(settings).walk_patterns()
+
+
 def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None, privacy=None,
                known: str | None = None) -> Walk:
     """Every Markdown note of the vault and its stamp. Hidden files and folders (.obsidian,
@@ -115,7 +122,8 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
     shown: it is left out and its name (escaped) added to `skipped` (and to the walk's).
     `known`: the `state` of an earlier walk with the same settings; its folders are checked
     instead of listed when none changed."""
-    patterns = tuple(p.strip().strip("/") for p in ignore if p and p.strip().strip("/"))
+    patterns = tuple(p if p.startswith(WALK_MARK) else p.strip().strip("/")
+                     for p in ignore if p and p.strip().strip("/"))
     basis = [os.path.realpath(vault), list(patterns), privacy.signature() if privacy is not None else ""]
     found = _rewalk(vault, known, basis) if known and _BY_DESCRIPTOR else None
     if found is None:
@@ -156,7 +164,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
                         continue
                     try:
                         if entry.is_dir():
-                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns)) \
+                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns, folder=True)) \
                                     or (hidden and hidden(prefix + name)):
                                 continue
                             if undecodable(name):
@@ -257,10 +265,17 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def is_ignored(rel: str, patterns: tuple[str, ...]) -> bool:
+def is_ignored(rel: str, patterns: tuple[str, ...], *, folder: bool = False) -> bool:
+    """Whether a glob of `patterns` (index_ignore), or Obsidian's Excluded files (the entry
+    `ExcludedFiles.walk_patterns` gives), covers the note or the folder `rel`."""
     import fnmatch
 
     for pattern in patterns:
+        if pattern.startswith(WALK_MARK):
+            rules = ExcludedFiles.of_pattern(pattern)
+            if rules.covers_folder(rel) if folder else rules.covers(rel):
+                return True
+            continue
         candidates = (pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,)
         for p in candidates:
             if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("*").rstrip("/") or p):
