@@ -14,6 +14,8 @@ from __future__ import annotations
 import posixpath
 import unicodedata
 
+from obsidian_memory.vault import canvas
+
 
 def fold_name(text: str) -> str:
     if text.isascii():
@@ -26,8 +28,9 @@ def strip_md(path: str) -> str:
 
 
 def note_title(path: str) -> str:
-    """A note's title as Obsidian shows it: its file name without `.md`."""
-    return strip_md(path.rsplit("/", 1)[-1])
+    """A note's title as Obsidian shows it: its file name without `.md` (a canvas's without `.canvas`)."""
+    name = path.rsplit("/", 1)[-1]
+    return canvas.title(name) if canvas.is_canvas(name) else strip_md(name)
 
 
 def name_key(target: str) -> str:

@@ -11,7 +11,7 @@ import datetime
 import os
 
 from obsidian_memory.core import fsutil
-from obsidian_memory.vault import markdown
+from obsidian_memory.vault import canvas, markdown
 from obsidian_memory.core.errors import UserError
 from obsidian_memory.vault.privacy import Privacy, refused
 from obsidian_memory.search import graph
@@ -86,6 +86,8 @@ def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict
     if privacy.path_is_private(path) or privacy.text_is_private(text):
         raise refused(given)
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    if not raw:
+        text = canvas.searched_text(path, text)      # (a canvas: the text it shows, as it was searched)
     title = note_title(path)
     note = markdown.parse_note(text, title)
     body = text if raw else markdown.split_frontmatter(text)[1]

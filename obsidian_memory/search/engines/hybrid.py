@@ -181,6 +181,9 @@ def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
         if not excerpt and seq is not None:
             note = read_text(settings.vault_path(hit.path))
             if note is not None:
+                from obsidian_memory.vault.canvas import searched_text
+
+                note = searched_text(hit.path, note)
                 from obsidian_memory.vault.markdown import chunks_of
 
                 chunks = chunks_of(note, hit.basename)

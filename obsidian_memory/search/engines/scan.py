@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 
 from obsidian_memory.vault import frontmatter, markdown
+from obsidian_memory.vault.canvas import is_canvas, searched_text
 from obsidian_memory.core.fsutil import read_text, shown_name, undecodable
 from obsidian_memory.search.base import Hit, Query, Result, in_scope
 from obsidian_memory.search.links import note_title
@@ -90,6 +91,7 @@ def search(query: Query, vault: str, skipped: list | None = None, *, privacy=Non
         if excluded and excluded.covers(relative):
             continue
         text = read_text(absolute)
+        text = searched_text(relative, text) if text is not None else None
         if text is None or (privacy is not None and privacy.text_is_private(text)):
             continue
         if query.has_metadata_filters and not _passes_filters(text, query):
@@ -172,7 +174,8 @@ def iter_notes(vault: str, folders: tuple[str, ...] = (), excludes: tuple[str, .
                              and _may_hold_scope(_join(rel_folder, d), folders, excludes)
                              and not (hidden and hidden(_join(rel_folder, d))))
         for filename in sorted(filenames):
-            if filename.startswith(".") or not filename.lower().endswith(".md") or is_copy_of_ours(filename):
+            if filename.startswith(".") or not (filename.lower().endswith(".md") or is_canvas(filename)) \
+                    or is_copy_of_ours(filename):
                 continue   # (a sync tool's conflict copy of one of our notes: the same session twice)
             if undecodable(filename):
                 if skipped is not None:

@@ -365,17 +365,18 @@ class _Row:
 
 
 def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -> _Row | None:
-    from obsidian_memory.vault import markdown
+    from obsidian_memory.vault import canvas, markdown
 
     read_at = time.time_ns()
     text = read_text(os.path.join(vault, *path.split("/")))
     if text is None:
         return None                       # vanished or unreadable: the next check sees it again
-    if privacy.text_is_private(text):
+    shown = canvas.searched_text(path, text)
+    if privacy.text_is_private(shown):
         return _Row(path, stamp, None, None)
     digest = content_digest(text) if unsettled(stamp[0], read_at) else None
     try:
-        note = markdown.parse_note(text, link_resolution.note_title(path))
+        note = markdown.parse_note(shown, link_resolution.note_title(path))
     except (RecursionError, MemoryError, ValueError, TypeError) as exc:   # one bad note costs itself only
         return _Row(path, stamp, None, None, failed=type(exc).__name__)
     return _Row(path, stamp, note, digest)

@@ -298,7 +298,10 @@ class VaultIndex:
         from obsidian_memory.core.fsutil import read_text
         from obsidian_memory.vault.privacy import Privacy
 
+        from obsidian_memory.vault.canvas import searched_text
+
         text = read_text(os.path.join(self.settings.vault, *path.split("/")))
+        text = searched_text(path, text) if text is not None else None
         if text is None or Privacy.of(self.settings).text_is_private(text):
             return None
         return markdown.parse_note(text, title, text_only=True)

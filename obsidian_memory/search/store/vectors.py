@@ -20,6 +20,7 @@ import time
 
 from obsidian_memory.core import sqlitedb
 from obsidian_memory.core.fsutil import read_text
+from obsidian_memory.vault.canvas import searched_text
 from obsidian_memory.vault.privacy import Privacy
 from obsidian_memory.search.links import note_title
 from obsidian_memory.core.locks import LockBusy
@@ -346,6 +347,7 @@ def _read(settings, path: str, stat) -> _Read | None:
     from obsidian_memory.vault.markdown import chunks_of, text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
+    text = searched_text(path, text) if text is not None else None
     if text is None or Privacy.of(settings).text_is_private(text):
         return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
     return _Read(path, stat, text_hash(text), chunks_of(text, note_title(path)))

@@ -29,6 +29,7 @@ import time
 from array import array
 
 from obsidian_memory.core.fsutil import shown_name, undecodable
+from obsidian_memory.vault.canvas import is_canvas
 from obsidian_memory.vault.excluded import WALK_MARK, ExcludedFiles
 from obsidian_memory.vault.sync_conflicts import is_copy_of_ours
 
@@ -102,7 +103,8 @@ class Walk:
         return "\0".join([_STATE_FORMAT, repr(self.basis), str(len(self.folders)), *fields, joined, *self.skipped])
 
 
-_STATE_FORMAT = "walk state 1"     # `Walk.state`: fields joined by NUL (json would cost a search its import)
+_STATE_FORMAT = "walk state 2"     # `Walk.state`: fields joined by NUL (json would cost a search its import)
+# (2: canvases are walked too; a state of 1 listed notes only)
 
 
 def ignore_patterns(settings) -> tuple[str, ...]:
@@ -171,7 +173,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
                                 left_out.append(shown_name(prefix + name + "/"))
                                 continue
                             stack.append((prefix + name + "/", os.path.join(folder, name)))
-                        elif name[-3:] == ".md" or name[-3:].lower() == ".md":
+                        elif name[-3:] == ".md" or name[-3:].lower() == ".md" or is_canvas(name):
                             if not name.isascii() and undecodable(name):
                                 left_out.append(shown_name(prefix + name))
                                 continue
