@@ -82,3 +82,27 @@ def test_an_archive_from_before_instants_renders_its_own_notes_again_with_them(z
 
     laptop.sweep()
     assert '\nstarted_utc: "2026-03-05T09:00:00Z"\n' in note.read_text(encoding="utf-8")
+
+
+def test_a_replica_learned_from_an_older_note_is_put_right_once_its_machine_upgrades(zoned):
+    import sqlite3
+
+    from testkit import REPO
+
+    laptop, desk = zoned
+    older = laptop.env.config_dir / "obsidian-memory" / "templates" / "session.md.j2"
+    older.parent.mkdir(parents=True)
+    template = (REPO / "templates" / "session.md.j2").read_text(encoding="utf-8")
+    older.write_text("".join(line for line in template.splitlines(keepends=True) if "_utc" not in line),
+                     encoding="utf-8")                  # the laptop still writes notes as the version before
+    sid = laptop.session(1, "05", ["fix the tokenizer crash"], "tokenizer crash")
+    laptop.run("import")
+    desk.sweep()
+    # a note that says no zone is read in the reader's: 14:30 taken as St John's time
+    assert started(desk)[sid].startswith("2026-03-05T18:00:00")
+    older.unlink()
+    with sqlite3.connect(laptop.env.archive_db) as raw:
+        raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
+    laptop.sweep()                                      # the upgrade renders the laptop's notes again
+    desk.sweep()
+    assert started(desk)[sid].startswith("2026-03-05T09:00:00")

@@ -259,7 +259,8 @@ def note_times(properties: dict) -> NoteTimes:
     if first is None:
         first = _at(local_start, offset)
     if last is None:
-        last = _at(local_end, _own_offset(ended) or offset)
+        own = _own_offset(ended)
+        last = _at(local_end, own if own is not None else offset)
     return NoteTimes(local_start, offset, _claude_iso(first), _claude_iso(last))
 
 
