@@ -329,6 +329,11 @@ class Settings:
         return log_path(self.config_dir)
 
     @property
+    def sweep_stamp(self) -> str:
+        """The file whose time says when the last background sweep started."""
+        return os.path.join(self.home, SWEEP_STAMP)
+
+    @property
     def cache_dir(self) -> str:
         override = os.environ.get("OBSIDIAN_MEMORY_CACHE_DIR")
         return _expand(override) if override else os.path.join(self.home, "cache")
@@ -353,6 +358,9 @@ class Settings:
 
 SETTINGS: tuple[Setting, ...] = tuple(v for v in vars(Settings).values() if isinstance(v, Setting))
 BY_NAME = {definition.name: definition for definition in SETTINGS}
+
+
+SWEEP_STAMP = "sweep.stamp"
 
 
 def home_dir(config_dir: str) -> str:

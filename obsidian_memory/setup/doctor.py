@@ -539,13 +539,12 @@ def check_clock(settings) -> Check:
     archive learned then may be off."""
     import time
 
-    from obsidian_memory.cli.commands import sweep
     from obsidian_memory.capture import archiving as capture
     from obsidian_memory.core import clock
 
     now, found = time.time(), []
     try:
-        if clock.from_the_future(os.stat(os.path.join(settings.home, sweep.STAMP)).st_mtime, now):
+        if clock.from_the_future(os.stat(settings.sweep_stamp).st_mtime, now):
             found.append("the sweep stamp")
     except OSError:
         pass

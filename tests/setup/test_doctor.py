@@ -146,8 +146,9 @@ def test_doctor_json_lists_every_check_and_exits_1_when_one_fails(env):
     report = json.loads(result.stdout)
     assert report["ok"] is False
     assert [c["name"] for c in report["checks"]] == [
-        "python", "package", "config", "vault", "private", "archive", "prompt recall", "machine", "conflicts", "hooks",
-        "skill", "permissions", "CLAUDE.md", "index", "omnisearch", "semantic", "transcripts", "mcp http"]
+        "python", "package", "config", "vault", "private", "excluded files", "archive", "prompt recall", "machine",
+        "conflicts", "hooks", "skill", "permissions", "CLAUDE.md", "index", "omnisearch", "semantic", "transcripts",
+        "clock", "mcp http"]
     assert {c["status"] for c in report["checks"]} <= {"ok", "fail", "warn", "info"}
 
 

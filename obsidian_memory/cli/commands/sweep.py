@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 
+from obsidian_memory.core.settings import SWEEP_STAMP as STAMP  # noqa: F401 (the file's name, for its users)
+
 INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
-STAMP = "sweep.stamp"
 
 
 def add_arguments(parser) -> None:
@@ -41,7 +42,7 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
 
     from obsidian_memory.core import clock
 
-    stamp = os.path.join(settings.home, STAMP)
+    stamp = settings.sweep_stamp
     now = time.time() if now is None else now
     try:
         stamped = os.stat(stamp).st_mtime
