@@ -38,7 +38,7 @@ class ExcludedFiles:
     def __init__(self, filters=()):
         self.filters = [entry for entry in list(filters)[:MAX_FILTERS] if isinstance(entry, str) and entry]
         self.prefixes: list[str] = []
-        self.expressions: list[tuple[str, object]] = []     # (the entry, its compiled expression)
+        self.expressions: list[tuple[str, object]] = []     # (the entry, `text -> bool`: whether it matches)
         self.refused: list[tuple[str, str]] = []            # (the entry, why it is left out)
         for entry in self.filters:
             if len(entry) > MAX_FILTER_CHARS:
@@ -51,6 +51,7 @@ class ExcludedFiles:
                     self.expressions.append((entry, compiled))
             else:
                 self.prefixes.append(entry)
+        self._starts = tuple(self.prefixes)
 
     @classmethod
     def of(cls, settings) -> "ExcludedFiles":
@@ -76,17 +77,15 @@ class ExcludedFiles:
 
     def covers(self, relative: str) -> bool:
         """Whether the note at the vault-relative `relative` (forward slashes) is excluded."""
-        return any(relative.startswith(prefix) for prefix in self.prefixes) or \
-            any(_found(expression, relative) for _, expression in self.expressions)
+        return relative.startswith(self._starts) or any(exists(relative) for _, exists in self.expressions)
 
     def covers_folder(self, folder: str) -> bool:
         """Whether every note in the vault-relative `folder` is excluded (a prefix covers it: the
         walk need not list it; an expression is asked of each note)."""
-        inside = folder.rstrip("/") + "/"
-        return any(inside.startswith(prefix) for prefix in self.prefixes)
+        return (folder.rstrip("/") + "/").startswith(self._starts)
 
     def walk_patterns(self) -> tuple[str, ...]:
-        """The rules as one entry of the index walk's ignore patterns (walk.is_ignored asks
+        """The rules as one entry of the index walk's ignore patterns (walk.left_out_by asks
         `of_pattern(entry)`), so that the walk's settings, and what it left out, change with them."""
         return (WALK_MARK + json.dumps(self.filters),) if self.filters else ()
 
@@ -114,25 +113,16 @@ def _filters(path: str) -> list:
 
 
 def _compile(expression: str):
-    """(a compiled expression, None), or (None, why it cannot run here)."""
-    try:
-        import re2
-    except ImportError:
-        re2 = None
-    if re2 is not None:
-        options = re2.Options()
-        options.log_errors = False
-        try:
-            return re2.compile(expression, options), None
-        except Exception:                  # not RE2's syntax (lookaround, backreferences ...)
-            pass
+    """(`text -> bool`, None), or (None, why it cannot run here)."""
+    from obsidian_memory.core.re2_match import re2_exists
+
+    exists = re2_exists(expression)     # (None: RE2 is not installed, or not its syntax: lookaround ...)
+    if exists is not None:
+        return exists, None
     if _NESTED_REPETITION.search(expression):
         return None, "a repetition inside a repeated group can take exponential time without RE2"
     try:
-        return re.compile(expression), None
+        regex = re.compile(expression)
     except (re.error, OverflowError, RecursionError) as exc:
         return None, f"not a regular expression ({exc})"
-
-
-def _found(expression, text: str) -> bool:
-    return expression.search(text) is not None
+    return (lambda text: regex.search(text) is not None), None

@@ -146,6 +146,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
     folders: list[list] = []
     trusted = _BY_DESCRIPTOR
     hidden = privacy.hides_entry if privacy is not None and privacy.has_paths else None
+    ignored = left_out_by(patterns)
     root = None
     stack = [("", vault)]
     while stack:
@@ -166,7 +167,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
                         continue
                     try:
                         if entry.is_dir():
-                            if entry.is_symlink() or (patterns and is_ignored(prefix + name, patterns, folder=True)) \
+                            if entry.is_symlink() or (patterns and ignored(prefix + name, True)) \
                                     or (hidden and hidden(prefix + name)):
                                 continue
                             if undecodable(name):
@@ -178,7 +179,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
                                 left_out.append(shown_name(prefix + name))
                                 continue
                             if ((name[0] == "c" or name[0].isdigit()) and is_copy_of_ours(name)) \
-                                    or (patterns and is_ignored(prefix + name, patterns)) \
+                                    or (patterns and ignored(prefix + name)) \
                                     or (hidden and hidden(prefix + name)):
                                 continue
                             if entry.is_symlink():
@@ -267,17 +268,23 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def is_ignored(rel: str, patterns: tuple[str, ...], *, folder: bool = False) -> bool:
-    """Whether a glob of `patterns` (index_ignore), or Obsidian's Excluded files (the entry
-    `ExcludedFiles.walk_patterns` gives), covers the note or the folder `rel`."""
+def left_out_by(patterns: tuple[str, ...]):
+    """`(rel, folder) -> bool`: whether a glob of `patterns` (index_ignore), or Obsidian's Excluded
+    files (the entry `ExcludedFiles.walk_patterns` gives), covers the note or the folder `rel`;
+    the patterns sorted out once per walk."""
+    globs = tuple(p for p in patterns if not p.startswith(WALK_MARK))
+    rules = [ExcludedFiles.of_pattern(p) for p in patterns if p.startswith(WALK_MARK)]
+
+    def left_out(rel: str, folder: bool = False) -> bool:
+        return bool(globs) and _glob_covers(rel, globs) or \
+            any(r.covers_folder(rel) if folder else r.covers(rel) for r in rules)
+    return left_out
+
+
+def _glob_covers(rel: str, patterns: tuple[str, ...]) -> bool:
     import fnmatch
 
     for pattern in patterns:
-        if pattern.startswith(WALK_MARK):
-            rules = ExcludedFiles.of_pattern(pattern)
-            if rules.covers_folder(rel) if folder else rules.covers(rel):
-                return True
-            continue
         candidates = (pattern, pattern[3:]) if pattern.startswith("**/") else (pattern,)
         for p in candidates:
             if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p.rstrip("*").rstrip("/") or p):
