@@ -285,16 +285,16 @@ def latest_instant(started_record: str | None) -> str:
         return sort_key(started_record)
 
 
+_ZONED = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:?\d\d)")
+
+
 def _instant(value) -> _dt.datetime | None:
     """A `started_utc`-like property as an aware time; None unless it says its zone."""
     if isinstance(value, _dt.datetime):
         return value if value.tzinfo is not None else None
-    text = _text(value)
-    if not text or not re.match(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d", text.strip()):
+    if not isinstance(value, str) or not _ZONED.fullmatch(value := value.strip()):
         return None
-    moment = clock.parse_iso(text.strip().replace(" ", "T", 1))
-    said_zone = text.strip()[-1:] in "Zz" or re.search(r"[+-]\d\d:?\d\d$", text.strip())
-    return moment if moment is not None and said_zone else None
+    return clock.parse_iso(value.replace(" ", "T", 1))
 
 
 def _offset_between(local: str | None, instant: _dt.datetime) -> _dt.timedelta | None:
@@ -335,9 +335,10 @@ def _claude_iso(moment: _dt.datetime | None) -> str | None:
     if moment is None:
         return None
     try:
-        return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        utc = moment.astimezone(_dt.timezone.utc)
     except (ValueError, OverflowError, OSError):
         return None
+    return utc.replace(tzinfo=None, microsecond=0).isoformat() + ".000Z"     # (isoformat: 10x strftime's speed)
 
 
 def _datetime_text(value) -> str | None:
