@@ -118,12 +118,13 @@ def test_hidden_folders_and_files_are_skipped(vault):
     assert not [p for p in scores(vault, "deploy") if "/." in "/" + p]
 
 
-def test_only_markdown_files_are_read(vault):
+def test_only_markdown_notes_and_canvases_are_read(vault):
     write(vault, "deploy.txt", "deploy\n")
-    write(vault, "deploy.canvas", "deploy\n")
+    write(vault, "board.canvas", "deploy\n")        # not JSON Canvas: no text
+    write(vault, "plan.canvas", '{"nodes": [{"id": "a", "type": "text", "text": "deploy friday"}]}')
     write(vault, "UPPER.MD", "deploy\n")
     got = scores(vault, "deploy")
-    assert "UPPER.MD" in got and "deploy.txt" not in got and "deploy.canvas" not in got
+    assert "UPPER.MD" in got and "plan.canvas" in got and "deploy.txt" not in got and "board.canvas" not in got
 
 
 def test_a_symlink_out_of_the_vault_is_not_followed(tmp_path):
