@@ -21,6 +21,14 @@ def zoned(tmp_path):
     return laptop, desk
 
 
+def before_instants(raw) -> None:
+    """The archive as the version before notes carried their instants left it."""
+    from obsidian_memory.archive import schema
+
+    raw.execute(f"DELETE FROM {schema.TABLE} WHERE name = 'session-notes-carry-instants'")
+    raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
+
+
 def started(machine: Machine) -> dict[str, tuple[str, str]]:
     return {s["session_id"]: s["started_at"] for s in machine.sessions()}
 
@@ -78,7 +86,7 @@ def test_an_archive_from_before_instants_renders_its_own_notes_again_with_them(z
     assert "started_utc" not in note.read_text(encoding="utf-8")
     older.unlink()
     with sqlite3.connect(laptop.env.archive_db) as raw:
-        raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
+        before_instants(raw)
 
     laptop.sweep()
     assert '\nstarted_utc: "2026-03-05T09:00:00Z"\n' in note.read_text(encoding="utf-8")
@@ -102,7 +110,7 @@ def test_a_replica_learned_from_an_older_note_is_put_right_once_its_machine_upgr
     assert started(desk)[sid].startswith("2026-03-05T18:00:00")
     older.unlink()
     with sqlite3.connect(laptop.env.archive_db) as raw:
-        raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
+        before_instants(raw)
     laptop.sweep()                                      # the upgrade renders the laptop's notes again
     desk.sweep()
     assert started(desk)[sid].startswith("2026-03-05T09:00:00")
