@@ -21,14 +21,6 @@ def zoned(tmp_path):
     return laptop, desk
 
 
-def before_instants(raw) -> None:
-    """The archive as the version before notes carried their instants left it."""
-    from obsidian_memory.archive import schema
-
-    raw.execute(f"DELETE FROM {schema.TABLE} WHERE name = 'session-notes-carry-instants'")
-    raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
-
-
 def started(machine: Machine) -> dict[str, tuple[str, str]]:
     return {s["session_id"]: s["started_at"] for s in machine.sessions()}
 
@@ -70,47 +62,51 @@ def test_a_note_shows_its_own_machines_local_time_as_a_typed_date_time_and_the_i
     assert json.loads(laptop.run("sessions", "--json").stdout)[0]["started_at"].startswith("2026-03-05T09:00:00")
 
 
-def test_an_archive_from_before_instants_renders_its_own_notes_again_with_them(zoned):
-    import sqlite3
+class AsTheVersionBefore:
+    """The machine runs the version before notes carried their instants (its notes rendered with
+    that template, its archive without that migration) until `upgrade()`."""
 
+    def __init__(self, machine: Machine):
+        from testkit import REPO
+
+        self.machine = machine
+        self.template = machine.env.config_dir / "obsidian-memory" / "templates" / "session.md.j2"
+        self.template.parent.mkdir(parents=True)
+        current = (REPO / "templates" / "session.md.j2").read_text(encoding="utf-8")
+        self.template.write_text("".join(line for line in current.splitlines(keepends=True) if "_utc" not in line),
+                                 encoding="utf-8")
+
+    def upgrade(self) -> None:
+        import sqlite3
+
+        self.template.unlink()
+        with sqlite3.connect(self.machine.env.archive_db) as raw:
+            from obsidian_memory.archive import schema
+
+            raw.execute(f"DELETE FROM {schema.TABLE} WHERE name = 'session-notes-carry-instants'")
+            raw.execute(f"PRAGMA user_version = {raw.execute('PRAGMA user_version').fetchone()[0] - 1}")
+        self.machine.sweep()            # the upgraded machine's first run
+
+
+def test_an_archive_from_before_instants_renders_its_own_notes_again_with_them(zoned):
     laptop, _ = zoned
-    older = laptop.env.config_dir / "obsidian-memory" / "templates" / "session.md.j2"
-    older.parent.mkdir(parents=True)
-    from testkit import REPO
-    template = (REPO / "templates" / "session.md.j2").read_text(encoding="utf-8")
-    older.write_text("".join(line for line in template.splitlines(keepends=True) if "_utc" not in line),
-                     encoding="utf-8")                  # the template of the version before
+    older = AsTheVersionBefore(laptop)
     sid = laptop.session(1, "05", ["fix the tokenizer crash"], "tokenizer crash")
     laptop.run("import")
     note = next(laptop.vault.rglob(f"*{sid[:8]}.md"))
     assert "started_utc" not in note.read_text(encoding="utf-8")
-    older.unlink()
-    with sqlite3.connect(laptop.env.archive_db) as raw:
-        before_instants(raw)
-
-    laptop.sweep()
+    older.upgrade()
     assert '\nstarted_utc: "2026-03-05T09:00:00Z"\n' in note.read_text(encoding="utf-8")
 
 
 def test_a_replica_learned_from_an_older_note_is_put_right_once_its_machine_upgrades(zoned):
-    import sqlite3
-
-    from testkit import REPO
-
     laptop, desk = zoned
-    older = laptop.env.config_dir / "obsidian-memory" / "templates" / "session.md.j2"
-    older.parent.mkdir(parents=True)
-    template = (REPO / "templates" / "session.md.j2").read_text(encoding="utf-8")
-    older.write_text("".join(line for line in template.splitlines(keepends=True) if "_utc" not in line),
-                     encoding="utf-8")                  # the laptop still writes notes as the version before
+    older = AsTheVersionBefore(laptop)
     sid = laptop.session(1, "05", ["fix the tokenizer crash"], "tokenizer crash")
     laptop.run("import")
     desk.sweep()
     # a note that says no zone is read in the reader's: 14:30 taken as St John's time
     assert started(desk)[sid].startswith("2026-03-05T18:00:00")
-    older.unlink()
-    with sqlite3.connect(laptop.env.archive_db) as raw:
-        before_instants(raw)
-    laptop.sweep()                                      # the upgrade renders the laptop's notes again
+    older.upgrade()                                     # renders the laptop's notes again
     desk.sweep()
     assert started(desk)[sid].startswith("2026-03-05T09:00:00")
