@@ -94,11 +94,16 @@ def ensure_base(settings, archive) -> str | None:
 
 
 def _upgrade(target: str, sessions_folder: str) -> bool:
-    """Replace a version 1 view that holds exactly what version 1 wrote (read just before)."""
+    """Replace a version 1 view that holds exactly what version 1 wrote: compare-and-swap
+    (fsutil.swap_file), and what the user wrote in it meanwhile goes back in place."""
+    ours, new = render_base(folder=sessions_folder).encode("utf-8"), render_base().encode("utf-8")
     try:
-        if fsutil.read_text(target) != render_base(folder=sessions_folder):
-            return False
-    except (OSError, UnicodeDecodeError):
+        with fsutil.open_regular(target) as handle:
+            if handle.read() != ours:
+                return False
+        done, there, in_place = fsutil.swap_file(target, new, ours)
+        if not done and in_place:
+            fsutil.swap_file(target, there, new)
+    except OSError:
         return False
-    fsutil.atomic_write_text(target, render_base())
-    return True
+    return done
