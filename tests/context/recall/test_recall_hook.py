@@ -297,3 +297,16 @@ def test_a_prompt_in_chinese_or_japanese_finds_the_session_held_in_it(machine, r
 @pytest.mark.parametrize("prompt", ["给订单表加一个新的索引，按用户查询太慢", "订单表的迁移脚本要加一个字段"])
 def test_a_chinese_prompt_about_other_work_on_the_same_table_gets_nothing(machine, prompt):
     assert ask(machine, "orders-service", prompt) is None
+
+
+def test_a_recalled_session_whose_note_was_deleted_is_not_named_by_its_path(machine, tmp_path):
+    session = archived(machine, KOTLIN[0])
+    note = machine.vault / session["note"]
+    kept = tmp_path / "kept.md"
+    os.replace(note, kept)            # the user deleted the note (it is put back after)
+    try:
+        context = ask(machine, "trailmap-android", REVISIT)
+    finally:
+        os.replace(kept, note)
+    assert context is not None and f"resume id {session['id']}" in context
+    assert session["note"] not in context and "no note in the vault" in context
