@@ -36,7 +36,9 @@ from obsidian_memory.mcp import endpoint as endpoint, server as mcp_server
 from obsidian_memory.core.errors import UserError
 
 MAX_BODY_BYTES = 1024 * 1024        # the largest tool call is a few kilobytes
-MAX_CONNECTIONS = 100               # beyond this, uvicorn answers 503
+MAX_REQUESTS = 100                  # requests being answered at once; beyond this, 503
+HEAD_SECONDS = 10.0                 # for a connection's request line and headers, from its first byte or the last answer
+BODY_SECONDS = 10.0                 # for a request's body, once its headers are in
 GRACE_SECONDS = 5                   # a stop waits this long for requests in flight
 IDLE_TRIM_SECONDS = 1.0             # after this long with no call running, freed memory goes back to the system
 BACKLOG = 128
@@ -185,7 +187,10 @@ class Endpoint:
             return await _answer(send, 406, _error("Not Acceptable: the client must accept application/json"))
         if not any(value.split(";")[0].strip().lower() == "application/json" for value in _values(headers, b"content-type")):
             return await _answer(send, 415, _error("Unsupported Media Type: Content-Type must be application/json"))
-        body = await _body(scope, receive, MAX_BODY_BYTES)
+        try:
+            body = await asyncio.wait_for(_body(scope, receive, MAX_BODY_BYTES), BODY_SECONDS)
+        except asyncio.TimeoutError:
+            return await _refuse(send, 408, b"Request Timeout: the body did not arrive in time")
         if body is None:
             return await _refuse(send, 413, b"Payload Too Large")
         message = mcp_server.incoming(body)
@@ -293,19 +298,31 @@ async def _answer(send, status: int, message: dict) -> None:
 
 
 class Guard:
-    """ASGI middleware in front of everything: the bearer token, then Host, then Origin."""
+    """ASGI middleware in front of everything: at most MAX_REQUESTS requests at once (503
+    beyond; idle and slow connections count for nothing, `HeadDeadline` closes them), the bearer
+    token, then Host, then Origin."""
 
     def __init__(self, app, token: str, port: int):
         self.app = app
         self._digest = _digest(token.encode("ascii"))
         self.hosts = frozenset(host.lower() for host in endpoint.allowed_hosts(port))
         self.origins = frozenset(origin.lower() for origin in endpoint.allowed_origins(port))
+        self.requests = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
         if scope["type"] != "http":
             return await send({"type": "websocket.close", "code": 1008})
+        if self.requests >= MAX_REQUESTS:
+            return await _refuse(send, 503, b"Service Unavailable: too many requests at once")
+        self.requests += 1
+        try:
+            return await self._checked(scope, receive, send)
+        finally:
+            self.requests -= 1
+
+    async def _checked(self, scope, receive, send):
         headers = scope.get("headers") or []
         if not self.authorized(_values(headers, b"authorization")):
             return await _refuse(send, 401, b"", [(b"www-authenticate", b"Bearer")])
@@ -348,10 +365,58 @@ async def _refuse(send, status: int, body: bytes, extra: list | None = None) -> 
 def _uvicorn_server(app):
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws="none", http="h11",
-                            server_header=False, date_header=False, limit_concurrency=MAX_CONNECTIONS,
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws="none",
+                            http=head_deadline_protocol(), server_header=False, date_header=False,
                             timeout_graceful_shutdown=GRACE_SECONDS)
     return uvicorn.Server(config)
+
+
+def head_deadline_protocol():
+    """uvicorn's h11 protocol, with a deadline for each request's line and headers: a connection
+    that sends nothing, or its headers a byte at a time, is closed HEAD_SECONDS after it opened
+    (or after its last answer). uvicorn alone keeps such a connection open for good, and counts
+    it against its concurrency limit: 110 of them from any local process got every client 503."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadline(H11Protocol):
+        _head_timer = None
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            cycle = self.cycle
+            super().data_received(data)
+            if self.cycle is not cycle:          # a request's head arrived whole
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            cycle = self.cycle
+            self._arm()                          # the next request's head, if any, must come in time too
+            super().on_response_complete()
+            if self.cycle is not cycle:          # a pipelined request was already there
+                self._disarm()
+
+        def connection_lost(self, exc) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(HEAD_SECONDS, self._head_too_slow)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_too_slow(self) -> None:
+            self._head_timer = None
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadDeadline
 
 
 def _install_stop_handlers() -> None:

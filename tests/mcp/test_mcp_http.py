@@ -491,3 +491,31 @@ def test_the_server_process_survives_a_flood_of_unauthenticated_connections(worl
         assert time.monotonic() - started < 60
         assert server.post(INITIALIZE, server.authorized())[0] == 200
         assert os.path.exists(server.state_file)
+
+
+def test_idle_and_slow_connections_neither_crowd_out_clients_nor_stay_open(world):
+    from obsidian_memory.mcp import http as mcp_http
+
+    with HttpServer.of(world) as server:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(mcp_http.MAX_REQUESTS + 10)]
+        slow = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        slow.sendall(b"POST /mcp HTTP/1.1\r\n")
+        try:
+            time.sleep(0.5)
+            for _ in range(3):   # 110 sockets that send nothing, and one that is slow with its headers
+                assert server.post(INITIALIZE, server.authorized())[0] == 200
+            started = time.monotonic()
+            for byte in b"Host: 127.0.0.1\r\nX-Slow: " + b"x" * 40:    # a byte a second keeps no connection open
+                try:
+                    slow.sendall(bytes([byte]))
+                except OSError:
+                    break
+                time.sleep(1)
+            assert time.monotonic() - started < mcp_http.HEAD_SECONDS + 8
+            for sock in [*idle[:5], slow]:     # the server closed them: a read sees the end
+                sock.settimeout(mcp_http.HEAD_SECONDS + 5)
+                assert sock.recv(1) == b""
+        finally:
+            for sock in [*idle, slow]:
+                sock.close()
+        assert server.post(INITIALIZE, server.authorized())[0] == 200
