@@ -79,11 +79,11 @@ def test_offline_omnisearch_is_said_not_hidden(vault):
 
 def test_omnisearch_answers_through_the_port_flag(vault):
     with FakeOmnisearch() as fake:
-        fake.items = [item("Runbooks/Deploy checklist.md", 7.25, excerpt="Run the <mark>deploy</mark> &amp; go")]
+        fake.items = [item("Runbooks/Deploy checklist.md", 7.25, excerpt="Run the <mark>deploy</mark> script&nbsp;on staging")]
         data = as_json(vault.search("deploy", "--json", "--port", str(fake.port)))
     assert data["engine"] == "omnisearch"
     assert data["results"] == [{"path": "Runbooks/Deploy checklist.md", "basename": "Deploy checklist",
-                                "score": 7.25, "excerpt": "Run the deploy & go", "engine": "omnisearch",
+                                "score": 7.25, "excerpt": "Run the deploy script on staging", "engine": "omnisearch",
                                 "links": [], "backlinks": []}]
 
 

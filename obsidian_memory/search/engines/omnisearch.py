@@ -64,7 +64,7 @@ def search(query: Query, vault: str, port: int, timeout: float = TIMEOUT_SECONDS
     how many there were before truncation, and whether scoping may have hidden matches
     (Omnisearch cut its list at its cap, and the scope left fewer hits than asked for)."""
     items = fetch(query.text, port, timeout)
-    hits = hits_for_vault(items, vault, privacy)
+    hits = hits_for_vault(items, vault, privacy, port_from_vault=port_chosen_by_vault(vault, port))
     scoped = [h for h in hits if in_scope(h.path, query.folders, query.excludes)
               and not (excluded and excluded.covers(h.path))]
     incomplete = len(items) >= RESULT_CAP and len(scoped) < min(query.limit, len(hits))
@@ -155,20 +155,37 @@ def _describe(exc: BaseException) -> str:
 
 # -- turning the answer into hits -------------------------------------------------------------
 
-def hits_for_vault(items: list, vault: str, privacy=None) -> list[Hit]:
+def port_chosen_by_vault(vault: str, port: int) -> bool:
+    """Whether `port` is the one the vault's own Omnisearch settings name (a file anyone who
+    can write to the vault can write): its server is then believed only when it answers as
+    Omnisearch for this vault."""
+    from obsidian_memory.vault import omnisearch_plugin
+
+    return omnisearch_plugin.discovered_port(vault) == port
+
+
+def hits_for_vault(items: list, vault: str, privacy=None, *, port_from_vault: bool = False) -> list[Hit]:
     """Clean hits from our vault that are not private notes, in Omnisearch's order.
 
     Items naming another vault are dropped. If the server answered with results and every one of
     them belongs to another vault, it is serving a different vault: that is `Offline` for us.
-    A hit's note is checked by the path Omnisearch gave (the shown one is cleaned of control
-    characters, and may name no file).
+    With `port_from_vault`, every item must name this vault, else the server is not believed
+    (`Offline`). A hit's note is read by the path Omnisearch gave (the shown one is cleaned of
+    control characters, and may name no file): for privacy, and for its excerpt, which must be
+    the note's own text (else one is taken from the note: whatever listens on the port does not
+    put words in a note's mouth).
     """
+    from obsidian_memory.vault.privacy import read_note
+
     names = _vault_names(vault)
     hits, foreign, ours = [], 0, 0
     for item in items:
         if not isinstance(item, dict):
             continue
         other = item.get("vault")
+        if port_from_vault and not (isinstance(other, str) and other in names):
+            raise Offline("the server on the port the vault's Omnisearch settings name does not answer as "
+                          "Omnisearch for this vault")
         if isinstance(other, str) and other and names and other not in names:
             foreign += 1
             continue
@@ -177,11 +194,53 @@ def hits_for_vault(items: list, vault: str, privacy=None) -> list[Hit]:
             continue
         ours += 1
         hit, relative = found
-        if privacy is None or not privacy.note_is_private(vault, relative):
-            hits.append(hit)
+        text = read_note(vault, relative)
+        if privacy is not None and (text is None or privacy.path_is_private(relative) or privacy.text_is_private(text)):
+            continue
+        if hit.excerpt and not excerpt_is_from(hit.excerpt, text):
+            hit = hit.replace(excerpt=excerpt_of(text, _words(item)))
+        hits.append(hit)
     if foreign and not ours:
         raise Offline("Omnisearch serves another vault")
     return hits
+
+
+EXCERPT_CHARS = 200
+_ELLIPSES = ("…", "...")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def excerpt_is_from(excerpt: str, text: str | None) -> bool:
+    """Whether the (cleaned) excerpt is a piece of the note's text, spacing and case aside."""
+    if text is None:
+        return False
+    piece = excerpt.strip()
+    for mark in _ELLIPSES:
+        piece = piece.removeprefix(mark).removesuffix(mark).strip()
+    flat = _flat(piece)
+    return not flat or flat in _flat(html.unescape(text))
+
+
+def excerpt_of(text: str | None, words: list[str]) -> str:
+    """About EXCERPT_CHARS characters of the note's body, around the first of `words` in it."""
+    if not text:
+        return ""
+    from obsidian_memory.vault import frontmatter
+
+    body = one_line(text[frontmatter.body_start(text):])
+    low = body.casefold()
+    found = [at for at in (low.find(word.casefold()) for word in words if word) if at >= 0]
+    start = max(0, min(found) - EXCERPT_CHARS // 3) if found else 0
+    piece = body[start:start + EXCERPT_CHARS].strip()
+    return ("…" if start else "") + piece + ("…" if start + EXCERPT_CHARS < len(body) else "")
+
+
+def _words(item: dict) -> list[str]:
+    words = item.get("foundWords")
+    return [w for w in words if isinstance(w, str)][:20] if isinstance(words, list) else []
 
 
 def _vault_names(vault: str) -> set[str]:
