@@ -528,15 +528,22 @@ def claude_md_block(layout: Layout, vault: str) -> str:
     ]) + "\n"
 
 
-_BLOCK_RE = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END) + r"\n?", re.S)
+_BLOCK_RE = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END) + r"(?:\r?\n)?", re.S)
+
+
+def newline_of(text: str | None) -> str:
+    """The line ending a file mostly uses ("\\r\\n" or "\\n"): what we add to it uses the same."""
+    return "\r\n" if text and text.count("\r\n") * 2 > text.count("\n") else "\n"
 
 
 def put_block(text: str | None, block: str) -> str:
+    newline = newline_of(text)
+    block = block.replace("\n", newline)
     if text and _BLOCK_RE.search(text):
         return _BLOCK_RE.sub(lambda _m: block, text, count=1)
     if not text:
         return block
-    return text + ("" if text.endswith("\n") else "\n") + "\n" + block
+    return text + ("" if text.endswith("\n") else newline) + newline + block
 
 
 def remove_block(text: str) -> str:
@@ -544,8 +551,9 @@ def remove_block(text: str) -> str:
     if not match:
         return text
     before, after = text[: match.start()], text[match.end():]
-    if not after and before.endswith("\n\n"):
-        before = before[:-1]  # the blank line put_block added before the block
+    newline = newline_of(text)
+    if not after and before.endswith(newline * 2):
+        before = before[:-len(newline)]  # the blank line put_block added before the block
     return before + after
 
 
@@ -628,6 +636,10 @@ def load_state(layout: Layout) -> dict:
     except (UnicodeDecodeError, ValueError):
         return {}
     return state if isinstance(state, dict) else {}
+
+
+def _skill_is_ours(data: bytes) -> bool:
+    return OWN_MARK in data.decode("utf-8", "replace")
 
 
 def pristine_of(name: str, current: bytes | None, state: dict, contains_ours, strip) -> dict:
@@ -716,8 +728,14 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
         actions.append(CannotPreview(layout.skill_md, "the vault-search skill"))
     else:
         skill = render_template(template, template_values(layout, vault)).encode("utf-8")
+        files_state["SKILL.md"] = pristine_of("SKILL.md", skill_before, state, _skill_is_ours, lambda data: None)
+        files_state["SKILL.md"]["written_sha256"] = digest(skill)
         if skill != skill_before:
-            actions.append(WriteFile(layout.skill_md, skill, skill_before, "the vault-search skill"))
+            theirs = skill_before is not None and not _skill_is_ours(skill_before)
+            actions.append(WriteFile(
+                layout.skill_md, skill, skill_before,
+                "the vault-search skill; your own SKILL.md is backed up and given back by uninstall" if theirs
+                else "the vault-search skill", backup_to=backup_path(layout, "SKILL.md") if theirs else None))
 
     md_before = read_bytes(layout.claude_md)
     md_text = md_before.decode("utf-8", "surrogateescape") if md_before is not None else None
@@ -786,9 +804,14 @@ def plan_uninstall(options: Options) -> list[Action]:
     actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
 
+    theirs = _unb64((files.get("SKILL.md") or {}).get("pristine"))
     for path in state.get("skill_files", [layout.skill_md]):
         data = read_bytes(path)
-        if data is not None and OWN_MARK in data.decode("utf-8", "replace"):
+        if data is None or not _skill_is_ours(data):
+            continue
+        if path == layout.skill_md and theirs is not None:
+            actions.append(WriteFile(path, theirs, data, "your own vault-search skill, given back"))
+        else:
             actions.append(DeleteFile(path, "the vault-search skill"))
     created = state.get("created_dirs", [])
     for path in (layout.skill_dir, layout.skills_root):

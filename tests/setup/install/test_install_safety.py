@@ -220,3 +220,46 @@ def test_the_pre_approved_search_refuses_another_vault_inside_claude_code(user, 
     in_front = run(f'OBSIDIAN_VAULT="{other}" {rules[0]} zebra --source scan', CLAUDECODE="1")
     assert in_front.returncode == 0 and b"Secret.md" in in_front.stdout
     assert not any("Bash(OBSIDIAN_VAULT" in r for r in user.settings()["permissions"]["allow"])
+
+
+# -- a user's own skill and a CLAUDE.md with Windows line endings ---------------------------------------
+
+OWN_SKILL = b"---\nname: vault-search\ndescription: my own search over my notes\n---\nRun `rg` over ~/notes.\n"
+
+
+def test_a_users_own_vault_search_skill_is_backed_up_said_and_given_back(user):
+    user.skill_md.parent.mkdir(parents=True)
+    user.skill_md.write_bytes(OWN_SKILL)
+    dry = user.install("--vault", user.vault, "--create-vault", "--no-import", "--dry-run").stdout.decode()
+    assert "your own SKILL.md is backed up and given back by uninstall" in dry
+    assert user.skill_md.read_bytes() == OWN_SKILL
+    user.install_default()
+    assert b"obsidian-memory/bin/" in user.skill_md.read_bytes()
+    backups = list((user.config_dir / "obsidian-memory" / "backups").glob("SKILL.md.*"))
+    assert [b.read_bytes() for b in backups] == [OWN_SKILL]
+    user.install_default()   # a second install keeps the user's skill to give back
+    user.install("--uninstall", "--yes")
+    assert user.skill_md.read_bytes() == OWN_SKILL
+
+
+def test_our_skill_alone_is_removed_by_uninstall(user):
+    user.install_default()
+    user.install("--uninstall", "--yes")
+    assert not user.skill_md.exists()
+
+
+def test_a_claude_md_with_crlf_line_endings_keeps_them(user):
+    mine = b"# My rules\r\n\r\nAnswer tersely.\r\n"
+    user.claude_md.write_bytes(mine)
+    user.install_default()
+    written = user.claude_md.read_bytes()
+    assert written.startswith(mine) and b"obsidian-memory:begin" in written
+    assert written.count(b"\n") == written.count(b"\r\n")    # no bare LF line
+    user.install("--uninstall", "--yes")
+    assert user.claude_md.read_bytes() == mine
+    user.claude_md.write_bytes(mine)
+    user.install_default()
+    user.claude_md.write_bytes(user.claude_md.read_bytes() + b"My later line.\r\n")   # edited since: only ours goes
+    user.install("--uninstall", "--yes")
+    kept = user.claude_md.read_bytes()
+    assert kept.startswith(mine) and kept.endswith(b"My later line.\r\n") and kept.count(b"\n") == kept.count(b"\r\n")
