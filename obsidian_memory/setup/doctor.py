@@ -43,6 +43,7 @@ def run_checks(settings=None) -> list[Check]:
         check_hooks(layout, settings_obj, settings_problem, plugin),
         check_skill(layout, plugin),
         check_permissions(layout, settings_obj, settings_problem, plugin),
+        check_effective_permissions(layout, os.getcwd()),
         check_claude_md(layout, plugin),
     ]
     if settings:
@@ -454,6 +455,79 @@ def check_permissions(layout, settings_obj, problem, plugin) -> Check:
         return Check("permissions", FAIL, f"permissions.allow lacks {', '.join(missing)} ({RUN_INSTALL})")
     return Check("permissions", OK, "the vault-search skill, both search commands and `read` are "
                                     "pre-approved in permissions.allow")
+
+
+MANAGED_SETTINGS_ENV = "OBSIDIAN_MEMORY_MANAGED_SETTINGS"   # where doctor looks for managed settings (tests)
+
+
+def managed_settings_path() -> str:
+    """Where Claude Code reads the managed (organisation) settings on this platform."""
+    if os.environ.get(MANAGED_SETTINGS_ENV):
+        return os.environ[MANAGED_SETTINGS_ENV]
+    if sys.platform == "darwin":
+        return "/Library/Application Support/ClaudeCode/managed-settings.json"
+    if os.name == "nt":
+        return os.path.join(os.environ.get("ProgramData", r"C:\ProgramData"), "ClaudeCode", "managed-settings.json")
+    return "/etc/claude-code/managed-settings.json"
+
+
+def settings_files(layout, cwd: str) -> list[tuple[str, str]]:
+    """(what, path) of the settings files Claude Code reads, highest precedence first: managed,
+    the project's local and shared settings (of the folder Claude Code starts in), the user's."""
+    return [("managed settings", managed_settings_path()),
+            ("the project's local settings", os.path.join(cwd, ".claude", "settings.local.json")),
+            ("the project's settings", os.path.join(cwd, ".claude", "settings.json")),
+            ("your settings", layout.settings_json)]
+
+
+def check_effective_permissions(layout, cwd: str) -> Check:
+    """Whether a settings file Claude Code reads denies (or makes it ask for) what the install
+    pre-approves: the skill and the two search commands. Deny wins at every level, and managed
+    settings with `allowManagedPermissionRulesOnly` make every other file's allow rules void."""
+    search, sessions, read = install.agent_prefixes(layout)
+    ours = {"the vault search": ("Bash", f'{search} "words"'), "the sessions search": ("Bash", f'{sessions} --sessions "x"'),
+            "reading a note": ("Bash", f'{read} "Note.md"'), "the vault-search skill": ("Skill", install.SKILL_NAME)}
+    problems = []
+    for what, path in settings_files(layout, cwd):
+        data = _json_file(path)
+        permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        for kind, verb in (("deny", "denies"), ("ask", "asks before")):
+            rules = [r for r in permissions.get(kind) or [] if isinstance(r, str)] if isinstance(permissions.get(kind), list) else []
+            hit = sorted({name for name, (tool, call) in ours.items() for rule in rules if rule_matches(rule, tool, call)})
+            if hit:
+                problems.append(f"{what} ({path}) {verb} {', '.join(hit)}")
+        if what == "managed settings" and data.get("allowManagedPermissionRulesOnly") is True:
+            problems.append(f"{what} ({path}) allow only their own permission rules: the install's are ignored")
+    if problems:
+        return Check("effective permissions", WARN, "; ".join(problems) + ": Claude Code follows these over the "
+                     "install's permissions.allow, so vault searches need approval or fail there")
+    return Check("effective permissions", OK, "no settings file Claude Code reads denies the skill or the searches")
+
+
+def rule_matches(rule: str, tool: str, call: str) -> bool:
+    """Whether a permission rule (`Bash`, `Bash(prefix *)`, `Bash(*search*)`, `Skill(name)`)
+    covers the `call` of `tool`: `*` matches any run of characters, as Claude Code's rules do."""
+    import fnmatch
+
+    rule = rule.strip()
+    if rule in (tool, f"{tool}(*)"):
+        return True
+    if not (rule.startswith(tool + "(") and rule.endswith(")")):
+        return False
+    pattern = rule[len(tool) + 1:-1]
+    if pattern.endswith(":*"):                          # the older prefix form `Bash(npm run:*)`
+        pattern = pattern[:-2] + " *"
+    escaped = pattern.replace("[", "[[]").replace("?", "[?]")
+    return fnmatch.fnmatchcase(call, escaped)
+
+
+def _json_file(path: str) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read(1_000_000).decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def check_claude_md(layout, plugin) -> Check:

@@ -147,8 +147,8 @@ def test_doctor_json_lists_every_check_and_exits_1_when_one_fails(env):
     assert report["ok"] is False
     assert [c["name"] for c in report["checks"]] == [
         "python", "package", "config", "vault", "private", "excluded files", "archive", "prompt recall", "machine",
-        "conflicts", "hooks", "skill", "permissions", "CLAUDE.md", "index", "omnisearch", "semantic", "transcripts",
-        "clock", "mcp http"]
+        "conflicts", "hooks", "skill", "permissions", "effective permissions", "CLAUDE.md", "index", "omnisearch",
+        "semantic", "transcripts", "clock", "mcp http"]
     assert {c["status"] for c in report["checks"]} <= {"ok", "fail", "warn", "info"}
 
 
@@ -237,3 +237,37 @@ def test_a_package_folder_gone_with_its_metadata_left_fails_the_package_check(en
         assert check.status == doctor.FAIL, (python, check.detail)
         assert f"{distribution} " in check.detail and f"is registered but `import {module}` fails" in check.detail
         assert venv_python in check.detail and "install.sh" in check.detail
+
+
+def test_doctor_warns_when_a_settings_file_claude_code_reads_denies_the_searches(env, monkeypatch, tmp_path):
+    layout = installed(env, monkeypatch)
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    managed = tmp_path / "etc" / "managed-settings.json"
+    monkeypatch.setenv(doctor.MANAGED_SETTINGS_ENV, str(managed))
+    assert by_name(doctor.run_checks())["effective permissions"].status == doctor.OK
+
+    (project / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["Bash(*search_vault.py*)"], "ask": ["Skill(vault-search)"]}}), encoding="utf-8")
+    check = by_name(doctor.run_checks())["effective permissions"]
+    assert check.status == doctor.WARN
+    assert f"the project's settings ({project / '.claude' / 'settings.json'}) denies the vault search" in check.detail
+    assert "asks before the vault-search skill" in check.detail
+
+    (project / ".claude" / "settings.json").unlink()
+    managed.parent.mkdir()
+    managed.write_text(json.dumps({"permissions": {"deny": ["Bash"]}, "allowManagedPermissionRulesOnly": True}),
+                       encoding="utf-8")
+    check = by_name(doctor.run_checks())["effective permissions"]
+    assert "managed settings" in check.detail and "the sessions search, the vault search" in check.detail
+    assert "the install's are ignored" in check.detail
+    assert install.permission_rules(layout)[0] in env.config_dir.joinpath("settings.json").read_text(encoding="utf-8")
+
+
+def test_permission_rules_match_as_claude_codes_do():
+    call = '/home/u/.claude/obsidian-memory/venv/bin/python -I /home/u/.claude/obsidian-memory/bin/search_vault.py "x"'
+    assert doctor.rule_matches("Bash", "Bash", call) and doctor.rule_matches("Bash(*)", "Bash", call)
+    assert doctor.rule_matches("Bash(/home/u/.claude/obsidian-memory/venv/bin/python:*)", "Bash", call)
+    assert not doctor.rule_matches("Bash(python3 *)", "Bash", call)
+    assert not doctor.rule_matches("Read", "Bash", call) and doctor.rule_matches("Skill(vault-search)", "Skill", "vault-search")
