@@ -103,6 +103,40 @@ def refuse_another_vault_for_the_agent(vault: str | None, port: int | None) -> N
                         f"or with OMNISEARCH_PORT=N in front (Claude Code asks first)")
 
 
+def refuse_outside_paths_for_the_agent(values, vault: str) -> None:
+    """Inside Claude Code (CLAUDECODE=1), where the search and read commands are pre-approved, an
+    argument that names an existing file or folder outside the vault is refused, and never said
+    back: a shell glob such as `/some/folder/*` expands to the names of what that folder holds,
+    and echoing them ("search: ...") would list any folder without a permission prompt. Absolute
+    paths, `~` and `..` are looked at; a relative name is the project's, which the agent sees."""
+    import os
+
+    if os.environ.get("CLAUDECODE") != "1":
+        return
+    root = os.path.realpath(vault)
+    for position, value in enumerate(values, 1):
+        if isinstance(value, str) and _outside_path(value, root):
+            raise UserError(f"argument {position} names a file or folder outside the vault: refused inside Claude "
+                            "Code, where this command is pre-approved (a shell glob such as /some/folder/* expands "
+                            "to such names); give search words, or vault-relative note paths")
+
+
+def _outside_path(value: str, root: str) -> bool:
+    import os
+
+    text = value.split("=", 1)[1] if value.startswith("--") and "=" in value else value
+    candidate = os.path.expanduser(text)
+    if not (os.path.isabs(candidate) or text.startswith("~") or text.split("/", 1)[0] == ".."):
+        return False
+    try:
+        if not os.path.lexists(candidate):
+            return False
+        real = os.path.realpath(candidate)
+    except (OSError, ValueError):
+        return False
+    return real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def log_unexpected(prog: str, exc: BaseException) -> None:
     try:
         from obsidian_memory.core import logs, settings

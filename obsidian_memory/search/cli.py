@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from obsidian_memory.cli.cliutil import OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent
+from obsidian_memory.cli.cliutil import (OneLineParser, bounded_number, guarded, refuse_another_vault_for_the_agent,
+                                         refuse_outside_paths_for_the_agent)
 from obsidian_memory.search.dispatch import MODES, SOURCES
 
 PROG = "search_vault.py"
@@ -79,6 +80,8 @@ def run_search(args) -> int:
     settings_module.warn_on(sys.stderr)
     refuse_another_vault_for_the_agent(args.vault, args.port)
     settings = settings_module.load(vault=args.vault, port=args.port)
+    refuse_outside_paths_for_the_agent([*args.queries, *args.folder, *args.exclude, *args.tag, *args.frontmatter],
+                                       settings.vault)
     tags, not_tags = split_exclusions(args.tag)
     frontmatter, not_frontmatter = split_exclusions(args.frontmatter)
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,

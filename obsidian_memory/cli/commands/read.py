@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from obsidian_memory.cli.cliutil import bounded_number, refuse_another_vault_for_the_agent
+from obsidian_memory.cli.cliutil import (bounded_number, refuse_another_vault_for_the_agent,
+                                         refuse_outside_paths_for_the_agent)
 
 DEFAULT_MAX_CHARS = 20_000   # a long note stays within what the agent's shell shows at once
 
@@ -30,6 +31,7 @@ def run(args) -> int:
 
     refuse_another_vault_for_the_agent(args.vault, None)
     settings = settings_module.load(vault=args.vault)
+    refuse_outside_paths_for_the_agent(args.paths, settings.vault)
     notes = read_notes(settings, args.paths, raw=args.raw, max_chars=args.max_chars)
     sys.stdout.write((output.to_json({"notes": notes}) if args.json else format_text(notes)) + "\n")
     return 0

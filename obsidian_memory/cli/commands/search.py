@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from obsidian_memory.cli.cliutil import bounded_number
+from obsidian_memory.cli.cliutil import bounded_number, refuse_outside_paths_for_the_agent
 from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.session_search import DEADLINE_SECONDS, MAX_DEADLINE_SECONDS
 
@@ -69,6 +69,7 @@ def run_sessions(args) -> int:
     from obsidian_memory.core import session_text
 
     settings = settings_module.load(vault=args.vault)
+    refuse_outside_paths_for_the_agent([*args.queries, args.project, args.machine], settings.vault)
     machines = MachineScope.of(settings, machine=args.machine, this_machine=args.this_machine)
     matches = session_search.grep_sessions(settings.archive, pattern, project=args.project, since=args.since,
                                            deadline=args.timeout, machines=machines,
