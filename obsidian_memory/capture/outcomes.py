@@ -49,6 +49,10 @@ _COMMIT_LINE = re.compile(r"^\[[^\]\n]*?([0-9a-f]{7,40})\] (.+)$", re.M)
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1[^\n]*\n(.*?)\n\s*\2\s*$", re.S | re.M)
 _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (-?\d+)$")
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+# The memory's own commands (the vault-search skill's search and read, through install.py's bin/ or
+# the plugin's scripts/): what the agent looked up is no outcome of the session.
+OWN_LAUNCHERS = ("search_vault.py", "obsidian_memory.py")
+_PYTHON = re.compile(r"^python[\d.]*(?:\.exe)?$", re.I)
 # a line that states the error ("FAILED test_x - AssertionError: ...", "fatal: ...", "E   KeyError")
 _STATES_ERROR = re.compile(r"^(?:E +|error|fatal|failed|panic)\b|[a-z](?:Error|Exception)\b|\berror:", re.I)
 # a line that at least speaks of one
@@ -133,7 +137,7 @@ class OutcomeTracker:
     # -- details -------------------------------------------------------------------------
     def _command_ran(self, command) -> None:
         shown = command_shown(command)
-        if not shown:
+        if not shown or is_own_command(shown):
             return
         known = self.commands.get(shown)
         if known is not None:
@@ -144,6 +148,8 @@ class OutcomeTracker:
     def _failed(self, tool: str, text: str, tool_input: dict) -> None:
         if _is_refusal(text):
             return   # the user said no, or interrupted: nothing ran, nothing failed
+        if tool == "Bash" and is_own_command(command_shown(tool_input.get("command"))):
+            return   # a search of ours that found nothing or was refused: not the session's error
         if tool == "Bash":
             command = self.commands.get(command_shown(tool_input.get("command")))
             if command is not None:
@@ -216,6 +222,19 @@ def command_shown(command) -> str:
     if rest.strip():
         first += " …"
     return first[:MAX_COMMAND_CHARS]
+
+
+def is_own_command(shown: str) -> bool:
+    """Whether a command (as shown) runs one of obsidian-memory's own launchers: the launcher is
+    the program, or the script a Python runs."""
+    try:
+        words = shlex.split(shown)
+    except ValueError:
+        words = shown.split()
+    names = [re.split(r"[/\\]", word)[-1] for word in words[:4]]
+    if names and _PYTHON.match(names[0]):
+        names = [name for name in names[1:] if not name.startswith("-")]
+    return bool(names) and names[0] in OWN_LAUNCHERS
 
 
 def commit_message(command: str) -> str | None:

@@ -254,3 +254,43 @@ def test_a_merged_record_keeps_the_outcome_of_both_parts():
     assert merged.commands == [Command("make", 3, 1), Command("ls")]
     assert merged.errors == [ToolError("Bash", "exit 2: boom")] and merged.plan == "the plan"
     assert merged.todos == [Todo("new", "completed")] and merged.pull_requests == ["https://x.example/o/r/pull/1"]
+
+
+# -- the memory's own commands ------------------------------------------------------------------
+
+def _bash_turn(path, commands: list[tuple[str, str, bool]]) -> None:
+    """A session (the client's entry shape) whose one prompt ran `commands`: (command, output, failed)."""
+    import json
+
+    base = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/app", "version": "2.1.332",
+            "sessionId": "33333333-aaaa-4bbb-8ccc-000000000029", "gitBranch": "main"}
+    lines = [dict(base, type="user", uuid="u-0", parentUuid=None, timestamp="2026-05-11T10:00:00.000Z",
+                  message={"role": "user", "content": "Why does the cache warm up late?"})]
+    for n, (command, output, failed) in enumerate(commands, 1):
+        lines.append(dict(base, type="assistant", uuid=f"a-{n}", parentUuid=lines[-1]["uuid"],
+                          timestamp=f"2026-05-11T10:00:{n:02d}.000Z",
+                          message={"id": f"msg_{n}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                   "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                                                "input": {"command": command}}]}))
+        lines.append(dict(base, type="user", uuid=f"r-{n}", parentUuid=lines[-1]["uuid"],
+                          timestamp=f"2026-05-11T10:00:{n:02d}.500Z",
+                          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                                                                "content": output, "is_error": failed}]}))
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_the_memorys_own_searches_and_reads_are_no_command_or_error_of_the_session(tmp_path):
+    """The Commands section shows what the session did, not what it looked up in the vault."""
+    own = [("/usr/bin/python3 -S /home/dev/.claude/obsidian-memory/bin/search_vault.py \"cache warmup\"",
+            "1. Meta/claude-sessions/2026-05/x.md (3.2)", False),
+           ("/usr/bin/python3 -S /home/dev/.claude/obsidian-memory/bin/obsidian_memory.py read \"Runbooks/Cache.md\"",
+            "=== Runbooks/Cache.md ===", False),
+           ("/home/dev/.claude/plugins/data/om/venv/bin/python /home/dev/.claude/plugins/cache/om/scripts/"
+            "obsidian_memory.py search \"warmup\" --sessions", "obsidian_memory.py: error: no match\nExit code 2", True)]
+    theirs = [("pytest -q tests/test_cache.py", "FAILED tests/test_cache.py::test_warm - AssertionError\nExit code 1",
+               True), ("vim scripts/search_vault.py", "", False)]
+    path = tmp_path / "33333333-aaaa-4bbb-8ccc-000000000029.jsonl"
+    _bash_turn(path, own + theirs)
+    session = transcript.parse(str(path))
+    assert [c.command for c in session.commands] == ["pytest -q tests/test_cache.py", "vim scripts/search_vault.py"]
+    assert [e.text for e in session.errors] == ["FAILED tests/test_cache.py::test_warm - AssertionError"]
