@@ -21,7 +21,7 @@ import pickle
 
 from obsidian_memory.core import fsutil
 
-STATE_VERSION = 1              # bumped whenever the reader's fields change
+STATE_VERSION = 2              # bumped whenever the reader's fields change
 RESUME_CHECK_BYTES = 64 * 1024
 RESUME_MIN_BYTES = 1024 * 1024
 FOLDER = "transcript-reads"

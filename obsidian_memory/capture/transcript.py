@@ -134,6 +134,8 @@ class _Reader:
         self.tools: dict[str, int] = {}
         self.tool_use_ids: set[str] = set()
         self.files: dict[str, None] = {}
+        self.file_uses: dict[str, str] = {}        # tool_use id -> the file it names, until its result
+        self.file_calls: dict[str, int] = {}       # file -> its calls not known to have failed
         self.models: dict[str, None] = {}
         self.last_text_message_id: str | None = None
         self.last_text_parts: list[str] = []
@@ -238,6 +240,7 @@ class _Reader:
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     self.outcomes.tool_result(block, entry.get("toolUseResult"))
+                    self._file_result(block)
             return
         if "planContent" in entry:
             self.outcomes.plan_content(entry.get("planContent"))
@@ -337,7 +340,22 @@ class _Reader:
         if key and isinstance(tool_input, dict):
             file_path = tool_input.get(key)
             if isinstance(file_path, str) and file_path.strip():
-                self.files.setdefault(strip_control(file_path.strip()), None)
+                path = strip_control(file_path.strip())
+                self.files.setdefault(path, None)
+                self.file_calls[path] = self.file_calls.get(path, 0) + 1
+                if isinstance(block_id, str):
+                    self.file_uses[block_id] = path
+
+    def _file_result(self, block: dict) -> None:
+        """A file tool's result: a call that failed or was denied touched nothing."""
+        use_id = block.get("tool_use_id")
+        path = self.file_uses.pop(use_id, None) if isinstance(use_id, str) else None
+        if path and block.get("is_error"):
+            self.file_calls[path] -= 1
+
+    def files_touched(self) -> list[str]:
+        """The files a call read or wrote (or may have: its result is not in yet), in first-touch order."""
+        return [path for path in self.files if self.file_calls.get(path, 1) > 0]
 
     def _assistant_text(self, message_id, text) -> None:
         if not isinstance(text, str) or not text.strip():
@@ -400,7 +418,7 @@ class _Reader:
             last_assistant_message="\n\n".join(self.last_text_parts) if self.last_text_parts else None,
             **self.outcomes.as_fields(),
             tools=self.tools,
-            files_touched=list(self.files),
+            files_touched=self.files_touched(),
             models=list(self.models),
             entry_count=self.entry_count,
             bad_lines=self.bad_lines,

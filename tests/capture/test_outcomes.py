@@ -294,3 +294,27 @@ def test_the_memorys_own_searches_and_reads_are_no_command_or_error_of_the_sessi
     session = transcript.parse(str(path))
     assert [c.command for c in session.commands] == ["pytest -q tests/test_cache.py", "vim scripts/search_vault.py"]
     assert [e.text for e in session.errors] == ["FAILED tests/test_cache.py::test_warm - AssertionError"]
+
+
+def test_files_touched_are_only_those_a_call_actually_read_or_wrote(tmp_path):
+    """A Read the client denied (the vault note outside the project) or an Edit that failed touched nothing."""
+    import json
+
+    path = tmp_path / "33333333-aaaa-4bbb-8ccc-000000000029.jsonl"
+    _bash_turn(path, [])
+    base = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    calls = [("Read", "/home/dev/Vault/Private.md", "Permission to use Read has been denied.", True),
+             ("Edit", "/home/dev/app/cache.py", "<tool_use_error>String to replace not found</tool_use_error>", True),
+             ("Write", "/home/dev/app/warm.py", "File created successfully at: /home/dev/app/warm.py", False),
+             ("Read", "/home/dev/app/cache.py", "1\tdef warm(): ...", False)]
+    lines = [base]
+    for n, (tool, file_path, output, failed) in enumerate(calls, 1):
+        lines.append(dict(base, type="assistant", uuid=f"a-{n}", parentUuid=lines[-1]["uuid"],
+                          message={"id": f"msg_{n}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                   "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": tool,
+                                                "input": {"file_path": file_path}}]}))
+        lines.append(dict(base, type="user", uuid=f"r-{n}", parentUuid=lines[-1]["uuid"],
+                          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                                                                "content": output, "is_error": failed}]}))
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert transcript.parse(str(path)).files_touched == ["/home/dev/app/cache.py", "/home/dev/app/warm.py"]

@@ -117,11 +117,12 @@ def test_the_hook_inputs_log_is_not_a_transcript():
             "AskUserQuestion": 1}, 16, "lib/spotter_web/live/session_live.ex", "2026-02-12T20:30:28.504Z",
      [("a2898e3", 144, "Very thorough exploration."), ("acompact-e1f845", 5, "Your task is to create a detailed summary")]),
     # "check again" and "new beads…" were typed while Claude worked and handed over mid-turn:
-    # only their queue-operation entries record them (the compaction summary lists all four)
+    # only their queue-operation entries record them (the compaction summary lists all four);
+    # 37 files: a Read of a task output that did not exist ("File does not exist.") touched nothing
     (GQC, "258c7280-ae70-4798-800f-63464d01a85d",
      ["Implement spotter-gqc", "check again", "new beads for the epic were added. tackle them", "did you push?"],
      1863, {"Bash": 79, "Read": 42, "Glob": 8, "Edit": 35, "Write": 13, "TaskOutput": 3, "Grep": 5, "Task": 1},
-     38, "lib/spotter/transcripts/annotation.ex", "2026-02-11T21:18:41.543Z",
+     37, "lib/spotter/transcripts/annotation.ex", "2026-02-11T21:18:41.543Z",
      [("a881341", 10, "What is the output contract for Claude Code hooks"),
       ("acompact-fffbd0", 4, "Your task is to create a detailed summary")]),
 ])
