@@ -269,7 +269,7 @@ class Settings:
                                                     "Obsidian's search does (`false`: search them too)")
     private: tuple = setting(VaultPatterns(), (), "folders, notes or glob patterns (`*` crosses folders) whose "
                                                   "notes no search, read, link list or context returns "
-                                                  "(see Security and privacy)", stops=True)
+                                                  "(see docs/security.md)", stops=True)
     private_tag: str = setting(TagName(), "private", "a note with this tag (nested ones too), in its `tags` or "
                                                      "as `#tag` in its text, is private; so is one with "
                                                      "`private: true`", stops=True)
@@ -281,7 +281,7 @@ class Settings:
     session_text: str = setting(Choice("own", "all"), "own",
                                 "whose answers, summaries and open tasks past sessions show (context, recall, "
                                 "`search --sessions`): `own`, this machine's sessions that read no web page or "
-                                "MCP tool; `all`, every session's (see Security and privacy)")
+                                "MCP tool; `all`, every session's (see docs/security.md)")
     mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
                                  "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
     embed_threads: int = setting(Number(1, MAX_EMBED_THREADS, off=0, off_means="one core fewer than the machine has"),

@@ -230,13 +230,23 @@ def test_what_the_installer_writes_reads_back_the_same_with_both_readers(data):
 
 # -- one place defines each key, and README shows it ------------------------------------------------
 
-def test_readme_configuration_table_matches_the_definitions():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
+def configuration_rows(path) -> list[str]:
+    section = path.read_text(encoding="utf-8").split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("| `")]
+
+
+def test_the_configuration_reference_matches_the_definitions():
     wanted = [f"| `{d.name}` | " + (f"`${d.env}`, else " if d.env else "") + f"`{d.shown}` | {d.kind.wants} | "
               f"{'nothing is written' if d.stops else 'default used'} | {d.doc} |" for d in settings.SETTINGS]
-    assert rows == wanted
+    assert configuration_rows(REPO / "docs" / "configuration.md") == wanted
+
+
+def test_the_readme_names_only_real_settings_with_their_defaults():
+    defaults = {d.name: (f"`${d.env}`, else " if d.env else "") + f"`{d.shown}`" for d in settings.SETTINGS}
+    for row in configuration_rows(REPO / "README.md"):
+        keys, shown = [cell.strip() for cell in row.strip("|").split("|")][:2]
+        for key, default in zip(keys.split(" / "), shown.split(" / ")):
+            assert defaults.get(key.strip("`")) == default if " / " not in keys else key.strip("`") in defaults, row
 
 
 def test_settings_attributes_are_declared_with_their_types():
