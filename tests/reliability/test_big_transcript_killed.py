@@ -66,7 +66,8 @@ def state_of(env: Env) -> dict:
     try:
         db.row_factory = sqlite3.Row
         session = dict(db.execute("SELECT * FROM sessions").fetchone())
-        for name in ("archived_at", "first_archived_at", "transcript_mtime", "revision", "note_revision"):
+        # note_written records the history of our writes (the last ones' digests), which a killed hook changes
+        for name in ("archived_at", "first_archived_at", "transcript_mtime", "revision", "note_revision", "note_written"):
             session.pop(name)
         tables = {name: [tuple(r) for r in db.execute(f"SELECT * FROM {name} ORDER BY 1, 2, 3")]
                   for name in ("prompts", "outcomes", "compact_summaries")}
