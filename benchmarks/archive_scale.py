@@ -130,7 +130,7 @@ def write_session_notes(env: dict, count: int) -> None:
     session, its id, title, project and start changed for each), recorded in the archive as written."""
     from obsidian_memory.core import fsutil, settings as settings_module
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.capture.model import Prompt, Session
+    from obsidian_memory.capture.session_records import Prompt, Session
     from obsidian_memory.vault.notes import sessions as session_notes
 
     settings = settings_module.Settings(env["CLAUDE_CONFIG_DIR"], vault=env["OBSIDIAN_VAULT"])

@@ -177,7 +177,7 @@ def fill_archive(path: str, count: int, repo_of) -> None:
     """`count` synthetic sessions of 20 prompts in the archive at `path`, in one transaction;
     session n in the repository folder `repo_of(n)` (project: its base name)."""
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.capture.model import CompactSummary, Prompt, Session
+    from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 
     with open_archive(path) as archive:
         archive.db.execute("BEGIN")
@@ -201,7 +201,7 @@ def grep_engines(path: str, count: int) -> dict[str, float]:
 
     from obsidian_memory.search import session_search
     from obsidian_memory.archive import open_archive
-    from obsidian_memory.capture.model import Prompt, Session
+    from obsidian_memory.capture.session_records import Prompt, Session
 
     pattern = r"module 3[01]"
     figures = {}

@@ -47,7 +47,7 @@ from obsidian_memory.context import session_start as context_module  # noqa: E40
 from obsidian_memory.core import settings as settings_module  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
 from obsidian_memory.cli.commands import sweep as sweep_command  # noqa: E402
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Todo  # noqa: E402
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Todo  # noqa: E402
 from obsidian_memory.vault.notes import vault_sessions  # noqa: E402
 
 CLI = REPO / "scripts" / "obsidian_memory.py"

@@ -81,7 +81,7 @@ def times_cost(rounds: int) -> tuple[float, float]:
     reads the times too), per note."""
     import tempfile
 
-    from obsidian_memory.capture.model import Prompt, Session
+    from obsidian_memory.capture.session_records import Prompt, Session
     from obsidian_memory.vault.notes.sessions import render_note
 
     session = Session(session_id="0123abcd-1111-2222-3333-444455556666", title="a session",

@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 
 def make_session(n: int):
-    from obsidian_memory.capture.model import Command, Commit, Prompt, Session, Todo
+    from obsidian_memory.capture.session_records import Command, Commit, Prompt, Session, Todo
 
     month, day = 1 + n % 12, 1 + n % 28
     start = f"2026-{month:02d}-{day:02d}T{n % 24:02d}:{n % 60:02d}:00.000Z"

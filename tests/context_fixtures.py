@@ -8,7 +8,7 @@ from pathlib import Path
 from obsidian_memory.core import gitinfo
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 
 PREAMBLE = ("This session is being continued from a previous conversation that ran out of context. "
             "The conversation is summarized below:\n")

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from obsidian_memory.capture.model import Session
+    from obsidian_memory.capture.session_records import Session
 
 # Session fields kept as JSON in sessions.details (the others have their own columns or tables).
 DETAIL_FIELDS = ("cwds", "tools", "files_touched", "subagents", "models", "entry_count", "bad_lines",
@@ -68,7 +68,7 @@ def outcome_rows(session: Session) -> list[tuple[str, int, str, str | None]]:
 
 def read_outcomes(session: Session, rows: Iterable[tuple[Any, ...]]) -> None:
     """Add the outcome `rows` (kind, text, detail JSON) to the session."""
-    from obsidian_memory.capture.model import Command, Commit, Todo, ToolError
+    from obsidian_memory.capture.session_records import Command, Commit, Todo, ToolError
 
     for kind, text, detail in rows:
         extra = loads(detail)

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from obsidian_memory.capture.model import Session
+    from obsidian_memory.capture.session_records import Session
 
 RECENT_COLUMNS = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
                   "ended_at", "prompt_count", "note_path", "machine", "repo_id", "origin")
@@ -229,7 +229,7 @@ class Sessions(Store):
             (session_id,)).fetchone()
         if row is None:
             return None
-        from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+        from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Subagent
 
         data = dict(zip(SESSION_COLUMNS, row))
         data.pop("prompt_count")  # derived from the prompts

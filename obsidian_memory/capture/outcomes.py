@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from obsidian_memory.capture.model import Command, Commit, Todo, ToolError
+from obsidian_memory.capture.session_records import Command, Commit, Todo, ToolError
 from obsidian_memory.core.textclean import strip_control
 
 # What the archive keeps at most (the note shows less: notes/sessions.py).

@@ -100,7 +100,7 @@ def redact_session(session):
     paths are locators, not content, and are kept as they are."""
     import copy
 
-    from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Subagent, Todo, ToolError
+    from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Subagent, Todo, ToolError
 
     redacted = copy.copy(session)
     redacted.title = redact_text(session.title or "")

@@ -22,7 +22,7 @@ from obsidian_memory.archive.rows import same_summary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from obsidian_memory.capture.model import Session
+    from obsidian_memory.capture.session_records import Session
 
 TAKE_TRANSCRIPT, KEEP_ARCHIVED, MERGED = "transcript", "archived", "merged"
 # A prompt typed while Claude works is first known only from the queue (no entry uuid; a hook that

@@ -14,7 +14,7 @@ import re
 from datetime import datetime, timezone
 
 from obsidian_memory.core import fsutil, gitinfo
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Subagent
 from obsidian_memory.capture.outcomes import OutcomeTracker
 from obsidian_memory.core.textclean import shorten, strip_control
 

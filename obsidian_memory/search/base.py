@@ -9,7 +9,7 @@ Engines: `omnisearch.Omnisearch`, `scan.Scanner`, `fulltext.Fulltext`, `title.Ti
 """
 from __future__ import annotations
 
-from obsidian_memory.core.record import Record
+from obsidian_memory.core.plain_record import Record
 
 
 class Query(Record):

@@ -22,7 +22,7 @@ import hashlib
 import re
 
 from obsidian_memory.vault import frontmatter
-from obsidian_memory.core.record import Record
+from obsidian_memory.core.plain_record import Record
 
 # A fence line (CommonMark): at most three spaces, three or more backticks or tildes, an info string.
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")

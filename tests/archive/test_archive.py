@@ -11,7 +11,7 @@ from obsidian_memory import archive as archive_module
 from obsidian_memory.archive import schema as archive_schema
 from obsidian_memory.capture import transcript
 from obsidian_memory.archive import ArchiveError, integrity_check, open_archive
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Subagent
 
 
 def make_session(n: int, *, started_at: str = "2026-03-04T09:00:00.000Z", **changes) -> Session:

@@ -8,7 +8,7 @@ from archive_fixtures import session_id
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 
 ROOTS = ("/work/app", "/work/other")
 IDS = ("github.com/me/app", "github.com/me/other", None)

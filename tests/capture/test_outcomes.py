@@ -10,7 +10,7 @@ import pytest
 from testkit import FIXTURES, shared_path
 
 from obsidian_memory.capture import outcomes, transcript
-from obsidian_memory.capture.model import Command, Commit, Todo, ToolError
+from obsidian_memory.capture.session_records import Command, Commit, Todo, ToolError
 
 CRAFTED = FIXTURES / "transcripts" / "outcomes.jsonl"
 RECORDED = FIXTURES / "transcripts" / "outcomes-2.1.332" / "f9090e47-c999-4ff1-8773-9ddbce9cbf9f.jsonl"
@@ -236,7 +236,7 @@ def test_a_merged_record_keeps_the_outcome_of_both_parts():
     """A resumed session's new file holds only the new part: the archived part's commits,
     commands and errors stay, the later part's todo list is the session's."""
     from obsidian_memory.capture import session_merge
-    from obsidian_memory.capture.model import Prompt, Session
+    from obsidian_memory.capture.session_records import Prompt, Session
 
     before = Session("s", prompts=[Prompt("one", "2026-01-01T10:00:00Z", "u1", answer="done one")],
                      started_at="2026-01-01T10:00:00Z", ended_at="2026-01-01T11:00:00Z", plan="the plan",

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from testkit import FIXTURES, REPO
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Subagent
 from obsidian_memory.capture.redact import redact_session, redact_text, redaction_counts
 
 

@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from testkit import FIXTURES
-from obsidian_memory.capture.model import Session
+from obsidian_memory.capture.session_records import Session
 from obsidian_memory.capture.transcript import parse, prompt_text
 
 TRANSCRIPTS = FIXTURES / "transcripts"

@@ -10,7 +10,7 @@ from context_fixtures import add_sessions, make_repo, make_settings, sections, s
 
 from obsidian_memory.context import session_start as context
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Todo
+from obsidian_memory.capture.session_records import Todo
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings as hypothesis_settin
 from obsidian_memory.search import session_search
 from obsidian_memory.archive import open_archive
 from obsidian_memory.core.errors import UserError
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 
 re2 = pytest.importorskip("re2", reason="google-re2 is not installed (pip install google-re2)")
 

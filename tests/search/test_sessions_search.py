@@ -12,7 +12,7 @@ from testkit import shared_path
 
 from obsidian_memory.capture import transcript
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # fixture transcript -> (started_at, project, note_path) given to it in this archive

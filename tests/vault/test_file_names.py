@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 
 from archive_fixtures import write_transcript
 from obsidian_memory.core import fsutil
-from obsidian_memory.capture.model import Session
+from obsidian_memory.capture.session_records import Session
 from obsidian_memory.vault.notes import sessions as notes
 from obsidian_memory.core.settings import Settings
 

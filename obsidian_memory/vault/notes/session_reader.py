@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from obsidian_memory.vault import frontmatter
-from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
+from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
 from obsidian_memory.vault.notes import vault_sessions
 from obsidian_memory.core.textclean import unquoted_prose
 

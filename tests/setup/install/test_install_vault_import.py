@@ -6,7 +6,7 @@ import json
 import subprocess
 
 from obsidian_memory.core import settings as settings_module
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 from obsidian_memory.vault.notes import sessions as notes
 
 

@@ -11,7 +11,7 @@ from freezegun import freeze_time
 
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Commit, Prompt, Session
+from obsidian_memory.capture.session_records import Commit, Prompt, Session
 from obsidian_memory.vault.notes import activity, bases
 from obsidian_memory.vault.notes import sessions as notes
 

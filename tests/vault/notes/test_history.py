@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 from obsidian_memory.vault.notes import history
 from obsidian_memory.vault.notes import sessions as notes
 from obsidian_memory.core.textclean import markdown_inline

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 from obsidian_memory.vault.notes import history
 from obsidian_memory.vault.notes import sessions as notes
 

@@ -13,7 +13,7 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from obsidian_memory.core import fsutil, settings as settings_module
 from obsidian_memory.archive import open_archive
-from obsidian_memory.capture.model import Prompt, Session
+from obsidian_memory.capture.session_records import Prompt, Session
 from obsidian_memory.vault.notes import history
 from obsidian_memory.vault.notes import sessions as notes
 

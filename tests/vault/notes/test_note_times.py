@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 from obsidian_memory.vault.notes import sessions as notes
 from obsidian_memory.vault.notes import vault_sessions
 from obsidian_memory.vault.notes.history import table_rows

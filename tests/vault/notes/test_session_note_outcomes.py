@@ -17,7 +17,7 @@ from testkit import FIXTURES, open_fence_at_end, shared_path
 from obsidian_memory.capture import redact, transcript
 from obsidian_memory.vault.markdown import parse_note
 from obsidian_memory.core import settings as settings_module
-from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
+from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
 from obsidian_memory.vault.notes import session_view
 from obsidian_memory.vault.notes import sessions as notes
 

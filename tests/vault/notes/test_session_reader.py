@@ -6,7 +6,7 @@ import string
 
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
-from obsidian_memory.capture.model import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
+from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
 from obsidian_memory.vault.notes import sessions as notes
 from obsidian_memory.vault.notes.session_reader import read_session
 

@@ -11,7 +11,7 @@ from archive_fixtures import REAL_2_1_332
 from testkit import open_fence_at_end
 
 from obsidian_memory.capture import transcript
-from obsidian_memory.capture.model import CompactSummary, Prompt, Session, Subagent
+from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session, Subagent
 from obsidian_memory.vault.notes import note_layout, sessions as notes
 
 HOSTILE_TITLE = 'Fix: "quotes", #tag, [[link]] | pipe: yes\nsecond line \u2028 %% comment'
