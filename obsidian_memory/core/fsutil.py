@@ -26,7 +26,7 @@ def atomic_write_bytes(path: str, data: bytes, mode: int | None = None, *, durab
             raise IsADirectoryError(f"{path} is a folder")
         os.replace(tmp, path)
     except BaseException:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
 
 
@@ -297,12 +297,13 @@ def _temp_beside(path: str, data: bytes, mode: int | None, *, durable: bool = Tr
         finally:
             os.close(fd)
     except BaseException:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
     return tmp
 
 
-def _unlink_quietly(path: str) -> None:
+def unlink_quietly(path: str) -> None:
+    """Remove `path`; a file that is gone or cannot be removed is left to whoever comes next."""
     try:
         os.unlink(path)
     except OSError:
@@ -327,7 +328,7 @@ def create_new(path: str, data: bytes) -> None:
             os.replace(tmp, path)
             return
     finally:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
 
 
 def swap_file(path: str, data: bytes, expected: bytes, *, durable: bool = True) -> tuple[bool, bytes, bool]:
@@ -366,7 +367,7 @@ def swap_file(path: str, data: bytes, expected: bytes, *, durable: bool = True) 
             after = read_when_closed(old)
             return after == expected, after, True
     finally:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
 
 
 def sync_file(path: str) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import time
 
+from obsidian_memory.core.fsutil import unlink_quietly
+
 POLL_SECONDS = 0.02
 STALE_SECONDS = 3600.0     # a portable lock this old is stale even if its pid is alive (pid reused)
 NEW_FILE_GRACE = 5.0       # a portable lock file still empty after this long: its maker died mid-write
@@ -188,7 +190,7 @@ class _PortableLock:
 
     def release(self) -> None:
         if self.token is not None and _read(self.path) == self.token:   # never another's lock
-            _unlink(self.path)
+            unlink_quietly(self.path)
         self.token = None
 
     def give_up(self) -> None:
@@ -205,16 +207,16 @@ def _take_over(path: str, seen: bytes) -> None:
     except FileExistsError:
         try:
             if time.time() - os.stat(breaker).st_mtime >= NEW_FILE_GRACE:
-                _unlink(breaker)   # its maker died between two statements
+                unlink_quietly(breaker)   # its maker died between two statements
         except OSError:
             pass
         return
     try:
         if _read(path) == seen:
-            _unlink(path)
+            unlink_quietly(path)
     finally:
         os.close(fd)
-        _unlink(breaker)
+        unlink_quietly(breaker)
 
 
 def _owner(seen: bytes) -> tuple[int | None, str]:
@@ -237,11 +239,6 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 _KINDS = {"flock": _Flock, "msvcrt": _Msvcrt, "portable": _PortableLock}
