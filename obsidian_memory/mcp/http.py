@@ -49,6 +49,31 @@ class Stopped(Exception):
     """A stop signal arrived."""
 
 
+class StopRequest:
+    """A stop signal. Before uvicorn's server exists it is raised as `Stopped` (to end a long
+    warm-up) and also remembered: Python drops an exception raised where it cannot propagate (a
+    signal landing in an import's weakref callback is only printed as "Exception ignored"), so
+    the server, once made, is told at once. After that the handler only tells the server, which
+    stops at its next tick whether or not it serves yet (uvicorn takes the signals over only once
+    its loop runs)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.server = None
+
+    def arrived(self, signum: int, frame=None) -> None:
+        self.signum = signum
+        if self.server is not None:
+            self.server.should_exit = True
+            return
+        raise Stopped(signum)
+
+    def serving(self, server) -> None:
+        self.server = server
+        if self.signum is not None:
+            raise Stopped(self.signum)
+
+
 def serve(vault: str | None, port: int, host: str | None, out=None, err=None) -> int:
     """Serve until stopped; the state file exists exactly while the server listens."""
     from obsidian_memory.core import settings as settings_module
@@ -58,16 +83,16 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
     addresses = endpoint.listen_addresses(host)            # a refused address binds nothing
     settings = settings_module.load(vault=vault)
     home = settings.home
-    _install_stop_handlers()
     lock = FileLock(endpoint.lock_path(home), timeout=0)
-    try:
-        lock.acquire()
-    except LockBusy:
-        state = endpoint.read_state(home) or {}
-        raise UserError(f"an HTTP MCP server already runs for this config dir (pid {state.get('pid', '?')}, "
-                        f"{state.get('url', 'port ' + str(state.get('port', '?')))}): stop it first") from None
     sockets: list[socket.socket] = []
+    stop = _install_stop_handlers()
     try:
+        try:
+            lock.acquire()
+        except LockBusy:
+            state = endpoint.read_state(home) or {}
+            raise UserError(f"an HTTP MCP server already runs for this config dir (pid {state.get('pid', '?')}, "
+                            f"{state.get('url', 'port ' + str(state.get('port', '?')))}): stop it first") from None
         token, created = endpoint.ensure_token(home)
         sockets = bind(addresses, port)
         port = sockets[0].getsockname()[1]
@@ -75,6 +100,7 @@ def serve(vault: str | None, port: int, host: str | None, out=None, err=None) ->
         mcp_server.warm_up(vault, err, load_model=True)   # meanwhile uvicorn is imported
         app = build_app(vault, token, port)
         server = _uvicorn_server(app)
+        stop.serving(server)
         endpoint.write_state(home, port, bound, settings.vault)
         try:
             _announce(out, err, port, bound, home, token, created)
@@ -419,17 +445,18 @@ def head_deadline_protocol():
     return HeadDeadline
 
 
-def _install_stop_handlers() -> None:
-    """SIGTERM ends the server as SIGINT does, through the `finally` blocks (its default action
-    would kill it on the spot and leave the state file); SIGHUP (the terminal closed) is taken for
-    a SIGTERM. uvicorn takes SIGINT and SIGTERM over while it serves, shuts down gracefully, and
+def _install_stop_handlers() -> StopRequest:
+    """SIGTERM and SIGINT end the server through the `finally` blocks (SIGTERM's default action
+    would kill it on the spot and leave the state file; SIGINT's KeyboardInterrupt can be dropped
+    as any exception raised in a callback can); SIGHUP (the terminal closed) is taken for a
+    SIGTERM. uvicorn takes SIGINT and SIGTERM over while it serves, shuts down gracefully, and
     raises them again once done: then these run."""
-    def stop(signum, frame):
-        raise Stopped(signum)
-
-    signal.signal(signal.SIGTERM, stop)
+    stop = StopRequest()
+    signal.signal(signal.SIGTERM, stop.arrived)
+    signal.signal(signal.SIGINT, stop.arrived)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+    return stop
 
 
 def _announce(out, err, port: int, addresses: list[str], home: str, token: str, created: bool) -> None:

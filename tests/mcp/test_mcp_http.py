@@ -316,6 +316,50 @@ def test_a_stop_signal_leaves_no_port_open_no_state_file_and_no_process(world, s
         assert again.port == port
 
 
+def test_a_stop_signal_at_any_point_of_start_up_stops_the_server(world):
+    """Signals across the whole start-up, from the interpreter's own to just after the state file
+    appears (where uvicorn's loop is not running yet): each run ends, leaving no state file."""
+    probe = HttpServer.of(world)
+    began = time.monotonic()
+    probe.start()
+    start_up = time.monotonic() - began
+    probe.stop()
+    port = free_port()
+    for delay in [start_up * step / 8 for step in range(10)]:
+        server = HttpServer([sys.executable, str(CLI), "mcp", "--http", "--port", str(port)], world.environ(),
+                            world.root, probe.home)
+        server.process = subprocess.Popen(server.argv, env=server.env, cwd=str(server.cwd), stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        code, _, err = server.stop(signal.SIGTERM, timeout=30)
+        assert code in (0, -signal.SIGTERM), err      # -SIGTERM: before the interpreter reached our handlers
+        assert not server.state_file.exists() and listening(port) == [], f"stopped {delay:.2f} s in: {err}"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_stop_signal_an_import_swallowed_still_stops_the_server():
+    """Python prints and drops an exception raised in a weakref callback or a __del__; a stop
+    signal handled there must still stop the server once it is made, and one handled after that
+    tells the server instead of raising."""
+    from obsidian_memory.mcp.http import Stopped, StopRequest
+
+    class Dropping:
+        def __del__(self):
+            stop.arrived(signal.SIGTERM)
+
+    class Server:
+        should_exit = False
+
+    stop = StopRequest()
+    Dropping()                                   # its __del__ raises Stopped, which Python only prints
+    with pytest.raises(Stopped):
+        stop.serving(Server())
+    stop, server = StopRequest(), Server()
+    stop.serving(server)
+    stop.arrived(signal.SIGINT)                  # uvicorn's loop not yet running: no exception
+    assert server.should_exit
+
+
 def test_a_stop_during_a_request_still_stops_and_cleans_up(world):
     for number in range(300):
         (world.vault / f"Bulk/Note {number}.md").parent.mkdir(exist_ok=True)
