@@ -275,7 +275,10 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
     front, region = render_parts(session, settings)
     log = log or (lambda message: None)
     for _ in range(WRITE_TRIES):
-        relative, current = _our_note(settings, session.session_id, note_path, indexed, known, written, log)
+        try:
+            relative, current = _our_note(settings, session.session_id, note_path, indexed, known, written, log)
+        except NoteMoving:
+            continue
         if relative is None:
             relative = _free_note_path(session, settings, note_path)
             text = note_layout.compose(front, "", region, note_layout.FRESH_TAIL)
@@ -432,13 +435,22 @@ def locate_note(settings, session_id: str, recorded: str | None, indexed=None, k
     return next(_notes_of(settings, session_id, recorded, indexed, known), None)
 
 
-def _notes_of(settings, session_id: str, recorded: str | None, indexed=None, known=None):
-    """The paths of the notes that say they are the session's, as locate_note looks for them."""
+def _notes_of(settings, session_id: str, recorded: str | None, indexed=None, known=None,
+              vanished: list | None = None):
+    """The paths of the notes that say they are the session's, as locate_note looks for them.
+    `vanished` collects the notes `known` listed that were gone a moment later (moved or
+    deleted while we looked)."""
     if recorded and is_note_of(settings, recorded, session_id, unmarked=True):
         yield recorded
     complete = known(session_id) if known else None
     seen = {recorded}
-    for candidate in [*(complete or []), *((indexed(session_id) or []) if indexed else [])]:
+    for candidate in complete or []:
+        if candidate not in seen and is_note_of(settings, candidate, session_id):
+            seen.add(candidate)
+            yield candidate
+        elif vanished is not None and not note_exists(settings, candidate):
+            vanished.append(candidate)
+    for candidate in (indexed(session_id) or []) if indexed else []:
         if candidate not in seen and is_note_of(settings, candidate, session_id):
             seen.add(candidate)
             yield candidate
@@ -449,15 +461,22 @@ def _notes_of(settings, session_id: str, recorded: str | None, indexed=None, kno
                 yield candidate
 
 
+class NoteMoving(OSError):
+    """A note of the session was listed a moment ago and is gone now: it is being moved (or
+    deleted); look again rather than make a second note beside it."""
+
+
 def _our_note(settings, session_id: str, recorded: str | None, indexed, known, written: Written | None,
               log) -> tuple[str | None, bytes | None]:
     """(path, bytes) of the session's note that is ours to rewrite, or (None, None). A note of the
     user's carrying the session's id is passed over (and logged); a placeholder iCloud left for
-    an evicted note at the recorded path raises NoteEvicted."""
+    an evicted note at the recorded path raises NoteEvicted; NoteMoving when no note was found
+    but one the vault's record listed vanished as we looked."""
     if recorded and evicted(settings, recorded):
         raise NoteEvicted(f"{recorded} is evicted by iCloud (only its placeholder is in the vault): "
                           "written when it is downloaded again")
-    for relative in _notes_of(settings, session_id, recorded, indexed, known):
+    vanished: list[str] = []
+    for relative in _notes_of(settings, session_id, recorded, indexed, known, vanished):
         data = _read_bytes(settings, relative)
         if data is None:
             continue
@@ -465,6 +484,8 @@ def _our_note(settings, session_id: str, recorded: str | None, indexed, known, w
             return relative, data
         log(f"note {relative} carries session {session_id}'s id but is not a note obsidian-memory wrote: "
             "left as it is; the session's note is written at its own path")
+    if vanished:
+        raise NoteMoving(f"the note of session {session_id} moved as it was looked for ({vanished[0]})")
     return None, None
 
 
@@ -611,6 +632,8 @@ def _tag_list(entries) -> list[str]:
         return []
     values = value if isinstance(value, list) else [value] if value is not None else []
     return [str(v).strip() for v in values if v is not None and str(v).strip()]
+
+
 def _refuse_others_note(existing: str, session, owners: set, relative: str) -> None:
     from obsidian_memory.vault.notes.vault_sessions import properties_of
 

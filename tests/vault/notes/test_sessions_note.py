@@ -128,6 +128,24 @@ def test_a_note_whose_text_is_unchanged_is_not_rewritten(settings):
     assert __import__("os").stat(path).st_mtime_ns == before
 
 
+def test_a_note_renamed_while_it_is_looked_for_is_found_again_not_written_twice(settings):
+    """The rename race of a sync client or an editor: the note moves after the vault's record was
+    brought up to date, so the record lists a name that is gone a moment later. The note is looked
+    for again (the record brought up to date again) instead of a second note being made beside it."""
+    import os
+
+    first = notes.write_note(session(), settings)
+    folder = os.path.dirname(settings.vault_path(first.path))
+    os.rename(settings.vault_path(first.path), os.path.join(folder, "Renamed by the user.md"))
+    moved = first.path.rsplit("/", 1)[0] + "/Renamed by the user.md"
+    listings = iter([[first.path], [first.path], [moved]])      # stale twice, then brought up to date
+    second = notes.write_note(session(title="Grown", prompts=[Prompt("one more prompt")]), settings,
+                              note_path=first.path, known=lambda sid: next(listings, [moved]), written=first)
+    assert second.path == moved
+    assert sorted(os.listdir(folder)) == ["Renamed by the user.md"]
+    assert "one more prompt" in open(settings.vault_path(moved), encoding="utf-8").read()
+
+
 def test_a_missing_vault_is_not_created(settings, env):
     env.vault.rmdir()
     with pytest.raises(notes.VaultUnavailable):
