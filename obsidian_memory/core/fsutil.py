@@ -357,7 +357,7 @@ def swap_file(path: str, data: bytes, expected: bytes, *, durable: bool = True) 
     tmp = _temp_beside(path, data, mode, durable=durable)
     try:
         if _rename_with(_RENAME_EXCHANGE, tmp, path):
-            displaced = _read_displaced(tmp)
+            displaced = read_file_when_closed(tmp)
             return displaced == expected, displaced, True
         with open_regular(path) as old:
             there = old.read()
@@ -394,10 +394,48 @@ def append_bytes(path: str, data: bytes) -> None:
 DISPLACED_WAIT_SECONDS = 0.5   # how long a replaced file is waited for while another program holds it open
 
 
-def _read_displaced(tmp: str) -> bytes:
-    """The file an exchange put at `tmp`, read once no other program holds it open (bounded)."""
-    with open_regular(tmp) as handle:
+def read_file_when_closed(path: str) -> bytes:
+    """The file at `path` (one an exchange displaced, or one moved aside), read once no other
+    program holds it open (bounded: read_when_closed)."""
+    with open_regular(path) as handle:
         return read_when_closed(handle)
+
+
+ASIDE_PREFIX = ".obsidian-memory-aside-"   # not a temp file: a cleanup never removes one
+
+
+def move_aside(path: str) -> str | None:
+    """Move the file at `path` to a hidden name beside it, so that no program opens it by its
+    name any more (it is still whole, and put_back gives it its name again). None when it is gone."""
+    folder, name = os.path.split(path)
+    for number in range(100):
+        aside = os.path.join(folder, f"{ASIDE_PREFIX}{os.getpid()}-{number}-{name}")
+        try:
+            if not _rename_with(_RENAME_NOREPLACE, path, aside):
+                if os.path.lexists(aside):
+                    continue
+                os.rename(path, aside)
+            return aside
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            return None
+    raise FileExistsError(17, "no free name to move the file aside", path)
+
+
+def put_back(aside: str, path: str) -> str:
+    """Give a file moved aside its name again, or, when a file holds that name now, a free name
+    beside it (`Name (2).md`); never over another file. Returns where it is."""
+    stem, extension = os.path.splitext(path)
+    for candidate in [path, *(f"{stem} ({number}){extension}" for number in range(2, 100))]:
+        try:
+            if not _rename_with(_RENAME_NOREPLACE, aside, candidate):
+                os.link(aside, candidate)
+                unlink_quietly(aside)
+            return candidate
+        except FileExistsError:
+            continue
+    return aside
 
 
 def read_when_closed(handle) -> bytes:

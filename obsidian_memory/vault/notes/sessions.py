@@ -221,16 +221,20 @@ RECENT_REGIONS = 8        # digests of the generated parts written before the la
 class Written:
     """What we last wrote as a session's note (the archive keeps it): where, the digest of the
     whole file, the generated part, and the digests of the generated parts written before it.
-    It is how a note is shown to be ours: the markers alone can be forged or copied."""
+    It is how a note is shown to be ours: the markers alone can be forged or copied. `fresh`:
+    the note was made anew because the one we had written could not be found (deleted, or
+    moved while we looked): a note of ours found later beside it is that one, and the two are
+    reconciled into one."""
     path: str
     sha256: str
     region: str
     recent: list[str] = field(default_factory=list)
+    fresh: bool = False
 
     def to_bytes(self) -> bytes:
         import zlib
         return zlib.compress(json.dumps({"path": self.path, "sha256": self.sha256, "region": self.region,
-                                         "recent": self.recent}).encode("utf-8"))
+                                         "recent": self.recent, "fresh": self.fresh}).encode("utf-8"))
 
     @classmethod
     def from_bytes(cls, data: bytes | None) -> "Written | None":
@@ -240,14 +244,15 @@ class Written:
         try:
             value = json.loads(zlib.decompress(data).decode("utf-8"))
             return cls(str(value["path"]), str(value["sha256"]), str(value["region"]),
-                       [str(d) for d in value.get("recent") or []][:RECENT_REGIONS])
+                       [str(d) for d in value.get("recent") or []][:RECENT_REGIONS], bool(value.get("fresh")))
         except (ValueError, KeyError, TypeError, zlib.error):
             return None
 
-    def after(self, path: str, text: str, region: str) -> "Written":
+    def after(self, path: str, text: str, region: str, *, fresh: bool | None = None) -> "Written":
         recent = [self.region and note_layout.digest(self.region), *self.recent] if self.region else self.recent
         return Written(path, note_layout.digest(text), region,
-                       [d for d in dict.fromkeys(recent) if d and d != note_layout.digest(region)][:RECENT_REGIONS])
+                       [d for d in dict.fromkeys(recent) if d and d != note_layout.digest(region)][:RECENT_REGIONS],
+                       self.fresh if fresh is None else fresh)
 
     def knows(self, region: str) -> bool:
         return region == self.region or note_layout.digest(region) in self.recent
@@ -287,12 +292,17 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
                 fsutil.create_new(target, text.encode("utf-8"))
             except FileExistsError:
                 continue     # a file appeared there meanwhile: look again
-            return _record(written, relative, text, region)
+            return _record(written, relative, text, region, fresh=bool(written and written.path))
+        seconds = _seconds_to_reconcile(settings, session.session_id, relative, known, written) \
+            if written is not None and written.fresh and known is not None else None
+        if seconds:
+            relative, current = _keeper(relative, current, seconds, written)
         target = _target(settings, relative)
         existing = current.decode("utf-8", "replace")
         if owners is not None:
             _refuse_others_note(existing, session, owners, relative)
-        text, moved = _merged(front, region, [existing], written)
+        text, moved = _merged(front, region,
+                              [existing, *(data.decode("utf-8", "replace") for _, data in seconds or [])], written)
         try:
             text = _swap_until_done(target, text, current, front, region, written)
         except FileNotFoundError:
@@ -300,12 +310,73 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
             continue         # moved or deleted meanwhile: look for it again
         if moved:
             log(f"note {relative}: {len(moved)} line(s) written inside the generated part moved below it")
-        return _record(written, relative, text, region)
+        if seconds and _remove_reconciled(settings, target, seconds, region, written, log):
+            log(f"note {relative}: the session's second note ({', '.join(path for path, _ in seconds)}), made "
+                "while a note was moving, merged into it and removed")
+            return _record(written, relative, fsutil.read_text(target) or text, region, fresh=False)
+        return _record(written, relative, text, region, fresh=False if seconds == [] else None)
     raise OSError(f"the note of session {session.session_id} kept changing: left for the next run")
 
 
-def _record(written: Written | None, relative: str, text: str, region: str) -> Written:
-    return (written or Written("", "", "")).after(relative, text, region)
+def _record(written: Written | None, relative: str, text: str, region: str, *, fresh: bool | None = None) -> Written:
+    return (written or Written("", "", "")).after(relative, text, region, fresh=fresh)
+
+
+# -- one session, one note: reconciling a second note made while a note was moving ----------------
+
+def _seconds_to_reconcile(settings, session_id: str, relative: str, known,
+                          written: Written) -> list[tuple[str, bytes]] | None:
+    """The other notes of ours holding the session by the vault's record brought up to date now
+    (`known`), once we made a note anew (`written.fresh`): they are the note that was moving and
+    the one made beside it. Notes of the user's carrying the id are not among them. None when
+    the record cannot tell."""
+    listed = known(session_id)
+    if listed is None:
+        return None
+    seconds = []
+    for path in dict.fromkeys(listed):
+        if path == relative or not is_note_of(settings, path, session_id):
+            continue
+        data = _read_bytes(settings, path)
+        if data is not None and _is_ours(data.decode("utf-8", "replace"), path, None, written):
+            seconds.append((path, data))
+    return seconds
+
+
+def _keeper(relative: str, current: bytes, seconds: list[tuple[str, bytes]],
+            written: Written) -> tuple[str, bytes]:
+    """Which of the notes stays: the one the user had (moved or renamed) rather than the one we
+    made anew at the recorded path; `seconds` is left holding the others."""
+    if relative != written.path:
+        return relative, current
+    seconds.append((relative, current))
+    return seconds.pop(0)
+
+
+def _remove_reconciled(settings, target: str, seconds: list[tuple[str, bytes]], region: str,
+                       written: Written, log) -> bool:
+    """Remove the second notes whose text is now in the note at `target`. Each is first moved
+    aside (a hidden name, so that no writer opens it by its name any more) and read once no
+    program holds it open; what was written into it since it was merged is appended to the
+    note, as an editor appends. False when one could not be removed (it stays, for the next run)."""
+    done = True
+    for path, merged in seconds:
+        source = fsutil.resolve_inside(settings.vault, path)
+        aside = fsutil.move_aside(source)
+        if aside is None:
+            continue                     # gone already (the user deleted it)
+        try:
+            now = fsutil.read_file_when_closed(aside)
+            if now != merged:
+                _append_missing(target, fsutil.read_text(target) or "", now.decode("utf-8", "replace"), region,
+                                written)
+        except OSError as exc:
+            fsutil.put_back(aside, source)
+            log(f"note {path}: the session's second note could not be merged ({exc}): left for the next run")
+            done = False
+            continue
+        fsutil.unlink_quietly(aside)
+    return done
 
 
 def _target(settings, relative: str) -> str:

@@ -364,9 +364,10 @@ class Folder:
     one) came, went or changed since the last refresh, and `rows`, the record of every `.md`
     file (paths vault-relative; read from the archive when first asked for)."""
 
-    def __init__(self, archive, root: str, sessions_changed: bool, months: set | None = None):
+    def __init__(self, archive, root: str, sessions_changed: bool, months: set | None = None, moving: bool = False):
         self.archive, self.root, self.sessions_changed = archive, root, sessions_changed
         self.months = months or set()      # the months (month_of) of the session notes that came, went or changed
+        self.moving = moving               # a file listed was gone when it was read: the record may miss a note
         self._rows: list[dict] | None = None
 
     @property
@@ -406,11 +407,13 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     if reading_seconds is not None:
         deadline = time.monotonic() + reading_seconds
     batch: list[dict] = []
+    moving = False
     for count, path in enumerate(changed):
         if deadline is not None and time.monotonic() >= deadline:
             archive.vault_notes.update(root, batch, gone, months)
             raise Incomplete(f"{len(changed) - count} of {len(changed)} changed notes not read yet")
         row = read_facts(settings.vault, path, on_disk[path], privacy)
+        moving = moving or (row["kind"] == OTHER and not os.path.lexists(os.path.join(root, *path.split("/"))))
         before = known.get(path)
         if row["kind"] != OTHER:
             months.add(month_of(row["started"]))
@@ -424,7 +427,7 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
         archive.vault_notes.update(root, batch, gone, months)
     if only is None:
         _walked[root] = started
-    return Folder(archive, root, bool(months), months)
+    return Folder(archive, root, bool(months), months, moving)
 
 
 def month_of(started: str | None) -> str:
@@ -435,15 +438,16 @@ def month_of(started: str | None) -> str:
 def notes_of(settings, archive, session_id: str, *, reading_seconds: float | None = None) -> list[str] | None:
     """The notes of the vault that hold `session_id` (vault-relative; [] when none does), by the
     archive's record of the vault brought up to date now (a listing, and a read of the notes that
-    changed); None when the notes that changed could not be read in `reading_seconds` (or there
-    is no vault)."""
+    changed); None when the notes that changed could not be read in `reading_seconds`, or one
+    of them was moved or deleted between the listing and its read (the record may miss it), or
+    there is no vault."""
     from obsidian_memory.vault.notes.sessions import VaultUnavailable
 
     try:
         folder = refresh(settings, archive, reading_seconds=reading_seconds)
     except (Incomplete, VaultUnavailable, OSError):
         return None
-    return archive.vault_notes.paths(folder.root, session_id)
+    return None if folder.moving else archive.vault_notes.paths(folder.root, session_id)
 
 
 def survey(settings) -> list[dict]:

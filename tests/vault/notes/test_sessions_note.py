@@ -146,6 +146,47 @@ def test_a_note_renamed_while_it_is_looked_for_is_found_again_not_written_twice(
     assert "one more prompt" in open(settings.vault_path(moved), encoding="utf-8").read()
 
 
+def test_a_second_note_made_while_the_note_was_moving_is_merged_into_the_users_and_removed(settings):
+    """When the record of the vault missed a note being renamed (it listed neither name), a note is
+    made anew at the recorded path beside it (`fresh`). The next write finds both: what either
+    holds of the user's goes into the note the user had renamed, and ours made beside it goes."""
+    import os
+
+    first = notes.write_note(session(), settings)
+    folder = os.path.dirname(settings.vault_path(first.path))
+    renamed = os.path.join(folder, "Renamed by the user.md")
+    os.rename(settings.vault_path(first.path), renamed)
+    with open(renamed, "a", encoding="utf-8") as handle:
+        handle.write("\nA line in the note the user renamed.\n")
+    second = notes.write_note(session(prompts=[Prompt("two")]), settings, note_path=first.path,
+                              known=lambda sid: [], written=first)           # the record missed the rename
+    assert second.fresh and second.path == first.path and len(os.listdir(folder)) == 2
+    with open(settings.vault_path(second.path), "a", encoding="utf-8") as handle:
+        handle.write("\nA line in the note made beside it.\n")
+    moved = first.path.rsplit("/", 1)[0] + "/Renamed by the user.md"
+    third = notes.write_note(session(prompts=[Prompt("the third prompt")]), settings, note_path=second.path,
+                             known=lambda sid: sorted([second.path, moved]), written=second)
+    assert third.path == moved and not third.fresh
+    assert sorted(os.listdir(folder)) == ["Renamed by the user.md"]
+    text = open(renamed, encoding="utf-8").read()
+    assert "A line in the note the user renamed." in text and "A line in the note made beside it." in text
+    assert "the third prompt" in text
+
+
+def test_a_copy_of_the_note_is_never_merged_away_when_no_note_was_made_anew(settings):
+    import os
+
+    first = notes.write_note(session(), settings)
+    copy = settings.vault_path("My copy.md")
+    with open(copy, "w", encoding="utf-8") as handle:
+        handle.write(open(settings.vault_path(first.path), encoding="utf-8").read() + "\nMine.\n")
+    assert not first.fresh
+    notes.write_note(session(prompts=[Prompt("the second prompt")]), settings, note_path=first.path,
+                     known=lambda sid: sorted([first.path, "My copy.md"]), written=first)
+    assert os.path.exists(copy) and "the second prompt" not in open(copy, encoding="utf-8").read()
+    assert "the second prompt" in open(settings.vault_path(first.path), encoding="utf-8").read()
+
+
 def test_a_missing_vault_is_not_created(settings, env):
     env.vault.rmdir()
     with pytest.raises(notes.VaultUnavailable):
