@@ -14,6 +14,8 @@ imported until a semantic search or `embed` asks for it; a search imports no num
   query_vector_soon(text) -> ComputedInThread that query's vector, under way (`.result()` waits for it)
   embed_query(text) -> DIM floats (a sequence), L2-normalised
   embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
+  stored(vectors) -> list[bytes]  each vector as stored: DIM float16 in native byte order
+  cosines(blobs, query) -> floats stored vectors against a query's, in plain Python (no numpy)
   cap_threads(n)                  at most n calls at once (default: one per core)
 
 The engine is C with OpenMP (no onnxruntime, no torch; numpy only holds the arrays), behind a
@@ -190,8 +192,10 @@ class ComputedInThread:
                     sys.setswitchinterval(ComputedInThread._switch)
             self._done.set()
 
-    def result(self):
-        self._done.wait()
+    def result(self, timeout: float | None = None):
+        """The value, once computed (TimeoutError after `timeout` seconds, if given)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError("not computed in time")
         if self._error is not None:
             raise self._error
         return self._value
@@ -220,6 +224,37 @@ def embed_passages(texts: list[str]):
     with _calls:
         _one_core_for_this_thread(model)
         return model.passage(texts)
+
+
+def stored(vectors) -> list[bytes]:
+    """Each vector as our stores keep it: DIM float16 in native byte order (half the bytes of
+    float32, and scores that differ from float32's in the fourth digit)."""
+    import numpy as np
+
+    return [np.asarray(v, dtype=np.float16).tobytes() for v in vectors]
+
+
+def cosines(blobs: list[bytes], query) -> list[float]:
+    """Stored vectors (`stored`) against the query's vector, in plain Python, each decoded to
+    floats as it is scored and not kept: a third faster than decoding every row first (no new
+    memory to fault in, the row still in cache), and nothing for the garbage collector to walk.
+    A cosine (the vectors are normalised: a dot product) is r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2,
+    with `math.dist` doing the loops in C: exact to ~1e-15, where numpy's float32 product is exact
+    to ~1e-7 (so a score may differ from numpy's in its 7th digit)."""
+    import math
+    import struct
+
+    if not blobs:
+        return []
+    unpack, dist = struct.Struct(f"={len(blobs[0]) // 2}e").unpack, math.dist
+    query = [float(x) for x in query]
+    origin = (0.0,) * len(query)
+    query_square = math.fsum(x * x for x in query)
+    scores = []
+    for blob in blobs:
+        row = unpack(blob)
+        scores.append((dist(row, origin) ** 2 + query_square - dist(row, query) ** 2) / 2)   # (math.hypot(*r): 1.5x)
+    return scores
 
 
 def default_threads() -> int:

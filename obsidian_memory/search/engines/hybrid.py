@@ -245,12 +245,7 @@ def rows_of(matrix):
 
 
 class _PythonRows:
-    """The float16 rows scored in plain Python, each decoded to floats as it is scored and not
-    kept: a third faster than decoding every row first (no new memory to fault in, the row still
-    in cache), and nothing for the garbage collector to walk. A cosine (the vectors are
-    normalised: a dot product) is r.q = (|r|^2 + |q|^2 - |r - q|^2) / 2, with `math.dist` doing
-    the loops in C: exact to ~1e-15, where numpy's float32 product is exact to ~1e-7 (so a score
-    may differ from numpy's in its 7th digit, never a judged ranking). (Rows decoded while the
+    """The float16 rows scored in plain Python (`semantic.cosines`). (Rows decoded while the
     query's vector is on its way made a search slower, not faster: the vector comes first where
     a core is free, and where none is, decoding ahead takes the model's turn on the core.)"""
 
@@ -258,19 +253,9 @@ class _PythonRows:
         self.blobs = blobs
 
     def cosines(self, query) -> list[float]:
-        import struct
+        from obsidian_memory.search import semantic
 
-        if not self.blobs:
-            return []
-        unpack, dist = struct.Struct(f"={len(self.blobs[0]) // 2}e").unpack, math.dist
-        query = [float(x) for x in query]
-        origin = (0.0,) * len(query)
-        query_square = math.fsum(x * x for x in query)
-        scores = []
-        for blob in self.blobs:
-            row = unpack(blob)
-            scores.append((dist(row, origin) ** 2 + query_square - dist(row, query) ** 2) / 2)   # (math.hypot(*r): 1.5x)
-        return scores
+        return semantic.cosines(self.blobs, query)
 
 
 class _NumpyRows:

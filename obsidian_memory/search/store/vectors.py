@@ -288,10 +288,10 @@ def model_calls(texts: list[str]) -> list[list[str]]:
 
 def _store(conn, model: str, stats: EmbedStats, bar, part, batch, missing: dict, calls) -> dict:
     """Wait for a batch's model calls and commit it; its `missing` texts are stored now."""
-    import numpy as np
+    from obsidian_memory.search import semantic
 
     vectors = [vector for call in calls for vector in call.result()]
-    blobs = [(model, h, np.asarray(v, dtype=DTYPE).tobytes()) for h, v in zip(missing, vectors)]
+    blobs = [(model, h, blob) for h, blob in zip(missing, semantic.stored(vectors))]
     _write_batch(conn, batch, blobs, model)
     stats.chunks_embedded += len(missing)
     stats.chunks_reused += sum(len(item.chunks) for item in batch) - len(missing)
