@@ -6,6 +6,7 @@ connection shared by one store per concern —
 - `sessions` (sessions.py): the sessions, their prompts, answers, summaries and outcome;
 - `transcripts` (transcripts.py): the transcript files looked at, so unchanged ones are skipped;
 - `recall` (recall_index.py): prompt recall's term index;
+- `recall_vectors` (recall_vectors.py): prompt recall's session vectors (the semantic extra);
 - `vault_notes` (vault_notes.py): the vault's Markdown files as last read;
 - `history` (history_state.py): what the history table reflects;
 - `machines` (machines.py): this machine's id, repository identities, the machines seen;
@@ -26,6 +27,7 @@ from obsidian_memory.archive.counters import Counters, Meta
 from obsidian_memory.archive.history_state import MONTHS_TO_WRITE, HistoryState
 from obsidian_memory.archive.machines import Machines
 from obsidian_memory.archive.recall_index import RecallIndex
+from obsidian_memory.archive.recall_vectors import RecallVectors
 from obsidian_memory.archive.rows import FROM_VAULT, OWN, text
 from obsidian_memory.archive.scopes import MachineScope, project_matches
 from obsidian_memory.archive.sessions import SNIPPET_CHARS, Sessions
@@ -122,6 +124,7 @@ class Archive:
         self.counters = Counters(db, readonly=readonly)
         self.history = HistoryState(db, readonly=readonly, counters=self.counters, meta=self.meta)
         self.recall = RecallIndex(db, readonly=readonly)
+        self.recall_vectors = RecallVectors(db, readonly=readonly)
         self.transcripts = Transcripts(db, readonly=readonly)
         self.machines = Machines(db, readonly=readonly, meta=self.meta)
         self.vault_notes = VaultNotesRecord(db, readonly=readonly, meta=self.meta, history=self.history)

@@ -332,3 +332,19 @@ def _session_notes_carry_instants(db: sqlite3.Connection) -> None:
     # `started`, `ended`), so that every machine reads it back in any time zone: this machine's own
     # notes are rendered again to carry them
     db.execute("UPDATE sessions SET revision = revision + 1 WHERE note_path IS NOT NULL AND origin = 'transcript'")
+
+
+@migration("recall-vectors")
+def _recall_vectors(db: sqlite3.Connection) -> None:
+    # prompt recall with the semantic extra: each session's vector (RecallVectors), made off the
+    # prompt hook's path (the sweep, `embed --sessions`) by the model `model`, from the session
+    # as it was archived at `archived_at` (a session archived again is embedded again). Empty
+    # without the extra.
+    run_script(db, """
+        CREATE TABLE recall_vectors (
+            session_id TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            archived_at TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+    """)
