@@ -712,6 +712,8 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 logs.log_for(settings, f"sweep: session notes not read: {type(exc).__name__}: {exc}")
         _rebuild_history(settings, archive, force=notes_changed)
         _index_for_recall(settings, archive, deadline)
+        if learn:   # the sweep (detached, niced): the sessions' vectors too, with the semantic extra
+            embed_for_recall(settings, archive, deadline=deadline)
     return summary
 
 
@@ -757,6 +759,31 @@ def _index_for_recall(settings, archive, deadline: float | None) -> None:
         if is_damage(exc):
             raise   # the whole archive: writable_archive says what to do
         logs.log_for(settings, f"archive: recall index not completed: {_describe(exc)}", None if _is_busy(exc) else exc)
+
+
+def embed_for_recall(settings, archive, *, deadline: float | None = None) -> int | None:
+    """With the semantic extra, the vectors of the sessions that lack one (context.recall.similarity),
+    newest first, until `deadline` (time.monotonic(); None: all); how many were made. None when the
+    extra is not installed, its model does not load (logged) or another run is at it."""
+    import importlib.util
+
+    from obsidian_memory.context.recall.similarity import embed_sessions
+    from obsidian_memory.search.semantic import PACKAGE
+
+    try:
+        if importlib.util.find_spec(PACKAGE) is None:
+            return None
+        with FileLock(_lock_path(settings, "recall-vectors.lock"), timeout=0):
+            return embed_sessions(archive, deadline=deadline)
+    except LockBusy:
+        return None
+    except Exception as exc:
+        from obsidian_memory.archive import is_damage
+        if is_damage(exc):
+            raise   # the whole archive: writable_archive says what to do
+        logs.log_for(settings, f"archive: session vectors for recall not completed: {_describe(exc)}",
+                     None if _is_busy(exc) else exc)
+        return None
 
 
 def _write_pending_notes(settings, archive, summary) -> None:

@@ -1,6 +1,10 @@
 """`obsidian_memory.py embed [--limit N] [--threads N] [--vault V] [--quiet | --progress]`: compute
 the semantic embeddings of new and changed notes (the optional `semantic` extra).
 
+`embed --sessions` computes instead the vectors of the archived sessions that prompt recall
+compares a prompt with (context.recall.similarity): those not embedded yet, newest first. The
+sweep does it too, and the end hooks start it in the background (`start_detached`).
+
 Incremental: a note already embedded is not read again, an edited one re-embeds only the
 texts that changed. Resumable: work is committed every few notes, so a killed run keeps what
 it did and the next run carries on. A progress bar with an ETA shows on a terminal (or on
@@ -23,6 +27,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", default=None, metavar="N",
                         help="cores to embed on (default: the embed_threads setting; 0 = all but one)")
     parser.add_argument("--vault", default=None, help="the vault (default: settings)")
+    parser.add_argument("--sessions", action="store_true",
+                        help="the archived sessions' vectors for prompt recall, not the vault's notes")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
     shown.add_argument("--progress", action="store_true",
@@ -37,6 +43,8 @@ def run(args) -> int:
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")
     settings = settings_module.load(vault=args.vault, threads=args.threads)
+    if args.sessions:
+        return _embed_sessions(settings, quiet=args.quiet)
     if not os.path.isdir(settings.vault):
         raise UserError(f"vault not found: {settings.vault} (set OBSIDIAN_VAULT or pass --vault)")
     threads = settings.embed_threads or semantic.default_threads()
@@ -56,6 +64,29 @@ def run(args) -> int:
                          f" with {stats.model}\n")
         sys.stdout.write(f"            on {threads} {'core' if threads == 1 else 'cores'} "
                          f"({semantic.threads_per_call()} thread per model call), {niceness}\n")
+    return 0
+
+
+def _embed_sessions(settings, *, quiet: bool) -> int:
+    from obsidian_memory.capture.archiving import embed_for_recall, writable_archive
+    from obsidian_memory.search import semantic
+
+    if not os.path.isfile(settings.archive):
+        raise UserError(f"no session archive at {settings.archive}", code=1)
+    lower_priority()
+    semantic.cap_threads(1)                 # one call at a time: a batch of sessions is small
+    ok, why = semantic.available()
+    if not ok:
+        raise UserError(f"semantic search is off: {why}", code=1)
+    with writable_archive(settings) as archive:
+        made = embed_for_recall(settings, archive)
+        if made is None:
+            if quiet:   # (started in the background: the run at it, or the log, says the rest)
+                return 0
+            raise UserError("another run is embedding the sessions now (or it failed: see the log)", code=1)
+        if not quiet:
+            sys.stdout.write(f"session vectors: {made} made; {archive.recall_vectors.count(semantic.model_id())} of "
+                             f"{archive.sessions.count()} sessions have one ({semantic.model_id()})\n")
     return 0
 
 
@@ -85,10 +116,11 @@ def lower_priority() -> str:
     return "at normal priority (the OS refused to lower it)"
 
 
-def start_detached(settings) -> bool:
-    """Start `embed --quiet` for this vault in the background (spawn.start); its errors go to the
-    log. False (and nothing started) when semantic search is off here. Checks only that the
-    package is importable: loading the model is the child's business."""
+def start_detached(settings, *, sessions: bool = False) -> bool:
+    """Start `embed --quiet` for this vault (`sessions`: `embed --sessions --quiet`) in the
+    background (spawn.start); its errors go to the log. False (and nothing started) when semantic
+    search is off here. Checks only that the package is importable: loading the model is the
+    child's business."""
     import importlib.util
 
     from obsidian_memory.core import spawn
@@ -98,5 +130,6 @@ def start_detached(settings) -> bool:
             return False
     except (ImportError, ValueError):
         return False
-    spawn.start(spawn.command("embed", "--quiet", "--vault", settings.vault), log_path=settings.log_path)
+    what = ("--sessions",) if sessions else ("--vault", settings.vault)
+    spawn.start(spawn.command("embed", "--quiet", *what), log_path=settings.log_path)
     return True

@@ -4,7 +4,8 @@ The contract, whatever happens: stdin is read as UTF-8 bytes, stdout carries not
 documented output (the SessionStart or UserPromptSubmit JSON object, or nothing), errors go to
 the log file, and the exit status is 0 (exit 2 would block compaction on PreCompact, and erase the
 prompt on UserPromptSubmit). No argparse on this path. SessionStart's background work (the
-detached sweep, and noting which sessions the context listed) happens after its output is written.
+detached sweep, and noting which sessions the context listed) happens after its output is written;
+SessionEnd's (the session's vector for prompt recall, with the semantic extra) after it archived.
 
 Events: `session-start` (SessionStart), `user-prompt` (UserPromptSubmit: prompt recall) and
 `archive` (SessionEnd, PreCompact, PostCompact, Stop).
@@ -43,6 +44,7 @@ def main(argv: list[str]) -> int:
         elif event == "archive":
             from obsidian_memory.capture.archiving import handle_hook
             handle_hook(payload, settings)
+            _after_session_end(payload, settings)
         else:
             _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")
     except BaseException as exc:  # the session must never be hurt, not even by Ctrl-C or SystemExit
@@ -93,6 +95,18 @@ def _after_session_start(payload, settings, listed: list[str]) -> None:
         _log(settings, "hook session-start: could not start the sweep", exc)
     finally:
         sys.stdout = real_stdout
+
+
+def _after_session_end(payload, settings) -> None:
+    """With the semantic extra, the ended session's vector for prompt recall is made in the
+    background (`embed --sessions`: the model loads there, never in a hook)."""
+    if payload.get("hook_event_name") != "SessionEnd" or settings.prompt_recall == "off":
+        return
+    try:
+        from obsidian_memory.cli.commands.embed import start_detached
+        start_detached(settings, sessions=True)
+    except Exception as exc:
+        _log(settings, "hook archive: could not start embedding the session for recall", exc)
 
 
 def _note_listed_sessions(payload, settings, session_id, listed: list[str]) -> None:

@@ -54,10 +54,13 @@ def report(decision, text: str, mode: str) -> str:
                                       f"{'' if w.informative else ' (common)'}" for w in decision.words))
     if decision.candidates:
         from obsidian_memory.context.recall.decide import OTHER_PLACE
-        lines.append(f"best candidates (score = coverage, x{OTHER_PLACE} for another repository's session):")
+        meaning = any(c.similarity is not None for c in decision.candidates)
+        lines.append(f"best candidates (score = coverage, x{OTHER_PLACE} for another repository's session"
+                     f"{'; then the cosine with the prompt' if meaning else ''}):")
         for c in decision.candidates[:5]:
             matched = ", ".join(f"{word} ({field})" for word, field in c.matched.items())
-            lines.append(f"  {c.score:.2f}  {c.coverage:.2f}  {'here ' if c.same_place else 'other'}  "
+            similarity = f"{c.similarity:.2f}  " if c.similarity is not None else "      " if meaning else ""
+            lines.append(f"  {c.score:.2f}  {c.coverage:.2f}  {similarity}{'here ' if c.same_place else 'other'}  "
                          f"{(c.started_at or '')[:10]}  {c.session_id[:8]}  {c.title[:60]}")
             lines.append(f"        matched: {matched}")
     if text:

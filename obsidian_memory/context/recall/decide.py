@@ -24,6 +24,13 @@ these hold:
 Then the sessions within KEEP_RATIO of the best (a problem met twice), up to MAX_ITEMS, minus those
 already shown in this session, are the answer.
 
+With the semantic extra (`similar`: context.recall.similarity), a prompt whose words fall short of
+MIN_COVERAGE (not a request of new work) is looked at again by meaning: each session the words
+found (at least FUSE_POOL, best bound first) gets `fused` = its cosine with the prompt +
+SCORE_WEIGHT x its score, and the sessions whose fused value reaches FUSED_MIN are the answer,
+when the best of them all is one of them, covers FUSE_MIN_COVERAGE of the prompt's words and
+holds MIN_MATCHED of them: the meaning says which session, the words that it is this one.
+
 The thresholds were set on the dev half of the first judged set (benchmarks/recall_set/prompts.json);
 benchmarks/prompt_recall.py reports them on the test halves of it and of the written set, on
 archives of 10 to 10,000 sessions (docs/recall.md). Read-only and light to import: the prompt hook runs
@@ -56,6 +63,12 @@ OTHER_PLACE = 0.85           # a session of another repository (or folder) weigh
 MAX_SCORED = 150             # sessions read and scored at most (the best bounds)
 SHOWN = 8                    # candidates kept for `recall` to show
 FIELD_WEIGHTS = {"title": 1.0, "outcome": 1.0, "asked": 0.9, "said": 0.7}
+# With the semantic extra (docs/recall.md: set on the dev halves)
+FUSED_MIN = 0.92             # cosine + SCORE_WEIGHT x score
+SCORE_WEIGHT = 0.1
+FUSE_MIN_COVERAGE = 0.2
+FUSE_POOL = 20               # sessions compared by meaning at least (those the words found first)
+SIMILARITY_SECONDS = 0.3     # the prompt's vector is waited for this long at most
 # A prompt that starts by asking for something new is about new work; one that speaks of the past
 # ("again", "is back") is about old work. Words a prompt may open with before its verb.
 NEW_WORK_VERBS = frozenset("""add create write implement build make generate scaffold introduce design draft set
@@ -121,12 +134,14 @@ class Candidate:
         self.started_at, self.note_path, self.same_place = started_at, note_path, same_place
         self.machine = machine                     # another machine's session: that machine; else None
         self.coverage = self.score = 0.0
+        self.similarity: float | None = None       # cosine with the prompt (the semantic extra)
         self.matched: dict[str, str] = {}          # prompt word -> the field where it counted most
 
     def as_dict(self) -> dict:
         return {"session_id": self.session_id, "title": self.title, "project": self.project,
                 "started_at": self.started_at, "note_path": self.note_path, "same_place": self.same_place,
                 "machine": self.machine, "coverage": round(self.coverage, 3), "score": round(self.score, 3),
+                "similarity": None if self.similarity is None else round(self.similarity, 3),
                 "matched": dict(self.matched)}
 
 
@@ -138,6 +153,7 @@ class Decision:
         self.chosen: list[Candidate] = []          # what to show
         self.already_shown: list[str] = []         # confident, but shown in this session before
         self.reason = ""                           # why this decision
+        self.by_meaning = False                    # chosen with the semantic extra's help
 
     @property
     def confident(self) -> bool:
@@ -145,7 +161,7 @@ class Decision:
 
     def as_dict(self) -> dict:
         return {"prompt": self.prompt, "confident": self.confident, "reason": self.reason,
-                "words": [w.as_dict() for w in self.words],
+                "by_meaning": self.by_meaning, "words": [w.as_dict() for w in self.words],
                 "chosen": [c.session_id for c in self.chosen], "already_shown": list(self.already_shown),
                 "candidates": [c.as_dict() for c in self.candidates]}
 
@@ -161,12 +177,13 @@ def is_chatter(prompt: str) -> str:
 
 
 def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
-           here: str | None = None, hidden=None) -> Decision:
+           here: str | None = None, hidden=None, similar=None) -> Decision:
     """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
     this session has already seen; `here`: this machine's id (another machine's session is marked
     with its machine); `hidden(note_path)`: whether a session is left out as if it were not
-    archived (its note is private)."""
+    archived (its note is private); `similar(session_ids, timeout)`: session id -> cosine with the
+    prompt (the semantic extra; similarity.Similarity), or None."""
     decision = Decision(prompt)
     decision.reason = is_chatter(prompt)
     if decision.reason:
@@ -184,7 +201,7 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
         decision.reason = "no informative word of the prompt is in the archive"
         return decision
     candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here,
-                       hidden=hidden)
+                       hidden=hidden, pool=FUSE_POOL if similar is not None else SHOWN)
     decision.candidates = candidates[:SHOWN]
     if not candidates:
         decision.reason = "no archived session shares an informative word"
@@ -196,6 +213,13 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
         decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
                            f"{' for a request of new work' if needed != MIN_COVERAGE else ''}")
+        keep = fuse(candidates, similar) if similar is not None and needed == MIN_COVERAGE else []
+        if keep:
+            decision.by_meaning = True
+            decision.reason = (f"covers {keep[0].coverage:.0%} of the prompt's informative words and is the "
+                               f"closest in meaning ({keep[0].similarity:.2f})")
+            decision.candidates = sorted(candidates, key=_fused, reverse=True)[:SHOWN]
+            return _answer(decision, keep, shown)
     elif len(best.matched) < MIN_MATCHED:
         decision.reason = f"the best session shares {len(best.matched)} informative word(s) (needs {MIN_MATCHED})"
     elif crowd > MAX_CROWD:
@@ -203,12 +227,36 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     if decision.reason:
         return decision
     keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
+    decision.reason = f"covers {best.coverage:.0%} of the prompt's informative words"
+    return _answer(decision, keep, shown)
+
+
+def _answer(decision: Decision, keep: list[Candidate], shown) -> Decision:
+    """The decision for the sessions `keep`, less those this session was shown already."""
     shown = set(shown)
     decision.chosen = [c for c in keep if c.session_id not in shown]
     decision.already_shown = [c.session_id for c in keep if c.session_id in shown]
-    decision.reason = (f"covers {best.coverage:.0%} of the prompt's informative words" if decision.chosen
-                       else "the matching sessions were shown in this session already")
+    if not decision.chosen:
+        decision.reason = "the matching sessions were shown in this session already"
     return decision
+
+
+def fuse(candidates: list[Candidate], similar) -> list[Candidate]:
+    """The sessions the prompt's meaning and words point at together (see the module's
+    docstring), best first; [] when the best of all is not one of them."""
+    similarity = similar([c.session_id for c in candidates], SIMILARITY_SECONDS)
+    for candidate in candidates:
+        candidate.similarity = similarity.get(candidate.session_id)
+    ranked = sorted((c for c in candidates if c.similarity is not None), key=_fused, reverse=True)
+    keep = [c for c in ranked if _fused(c) >= FUSED_MIN and c.coverage >= FUSE_MIN_COVERAGE
+            and len(c.matched) >= MIN_MATCHED][:MAX_ITEMS]
+    return keep if keep and ranked[0] is keep[0] else []
+
+
+def _fused(candidate: Candidate) -> float:
+    if candidate.similarity is None:
+        return -1.0
+    return candidate.similarity + SCORE_WEIGHT * candidate.score
 
 
 def asks_for_new_work(prompt: str) -> bool:
@@ -280,13 +328,13 @@ def idf(sessions: int, size: int) -> float:
 
 
 def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None,
-          hidden=None) -> list[Candidate]:
+          hidden=None, pool: int = SHOWN) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
     Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
     lists (which sessions hold which term) each session gets an upper bound of its coverage (every
     term counted as if in the strongest field); only sessions whose bound reaches what a decision
-    can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the SHOWN best, are read and scored."""
+    can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the `pool` best, are read and scored."""
     query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
     postings = archive.recall.postings(query)
     total = sum(w.weight for w in words)
@@ -296,7 +344,8 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
             bound[doc] = bound.get(doc, 0.0) + word.weight * credit / total
     ranked = sorted(bound, key=bound.get, reverse=True)
     floor = CROWD_RATIO * MIN_COVERAGE
-    chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor] or ranked[:SHOWN]
+    chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor]
+    chosen += ranked[len(chosen):pool]
     out = []
     for doc in archive.recall.documents(chosen):
         if hidden is not None and hidden(doc["note_path"]):

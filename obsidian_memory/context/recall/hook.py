@@ -54,6 +54,7 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
     from obsidian_memory.core import fsutil, gitinfo, machine, session_text
     from obsidian_memory.vault.privacy import note_is_private
     from obsidian_memory.context.recall.decide import decide
+    from obsidian_memory.context.recall.similarity import Similarity
 
     if not os.path.isfile(settings.archive):
         return None, {}
@@ -63,10 +64,11 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
             archive.interrupt_after(stop_at)
+            similar = Similarity.start(archive, prompt)   # the prompt embeds meanwhile (the semantic extra)
             repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
                               repo_id=repo_id, here=machine.current(settings),
-                              hidden=lambda note_path: note_is_private(settings, note_path))
+                              hidden=lambda note_path: note_is_private(settings, note_path), similar=similar)
             for candidate in decision.chosen:   # a note is named only while it is in the vault
                 if candidate.note_path and not fsutil.note_present(settings.vault, candidate.note_path):
                     candidate.note_path = None
