@@ -93,12 +93,13 @@ def decide_all(world, prompts: list[dict], rule: str = WORDS) -> dict[str, list[
         for entry in prompts:
             cwd = world.cwd(entry["repo"])
             _, repo_root = gitinfo.find_repo(cwd)
-            similar = Similarity.start(archive, entry["prompt"][:decide_module.PROMPT_CHARS]) if rule == MEANING else None
-            if rule == MEANING and similar is None:
-                raise SystemExit("the archive has no session vectors of the extra's model")
+            similar = (Similarity.start(archive, entry["prompt"][:decide_module.PROMPT_CHARS], time.monotonic() + 60)
+                       if rule == MEANING else None)
+            if rule == MEANING:
+                if similar is None:
+                    raise SystemExit("the archive has no session vectors of the extra's model")
+                similar.vector.result()   # the rule measured, not this machine's load (latency: below)
             decision = decide_module.decide(archive, entry["prompt"], repo_root=repo_root, cwd=cwd, similar=similar)
-            if similar is not None:   # (one prompt's embedding at a time, as in the hook's process)
-                similar.vector.result()
             entry["decision"] = decision
             out[entry["id"]] = [keys.get(c.session_id, c.session_id) for c in decision.chosen]
     return out

@@ -68,7 +68,6 @@ FUSED_MIN = 0.92             # cosine + SCORE_WEIGHT x score
 SCORE_WEIGHT = 0.1
 FUSE_MIN_COVERAGE = 0.2
 FUSE_POOL = 20               # sessions compared by meaning at least (those the words found first)
-SIMILARITY_SECONDS = 0.3     # the prompt's vector is waited for this long at most
 # A prompt that starts by asking for something new is about new work; one that speaks of the past
 # ("again", "is back") is about old work. Words a prompt may open with before its verb.
 NEW_WORK_VERBS = frozenset("""add create write implement build make generate scaffold introduce design draft set
@@ -182,8 +181,8 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
     this session has already seen; `here`: this machine's id (another machine's session is marked
     with its machine); `hidden(note_path)`: whether a session is left out as if it were not
-    archived (its note is private); `similar(session_ids, timeout)`: session id -> cosine with the
-    prompt (the semantic extra; similarity.Similarity), or None."""
+    archived (its note is private); `similar(session_ids)`: session id -> cosine with the prompt
+    (the semantic extra; similarity.Similarity), or None."""
     decision = Decision(prompt)
     decision.reason = is_chatter(prompt)
     if decision.reason:
@@ -244,7 +243,7 @@ def _answer(decision: Decision, keep: list[Candidate], shown) -> Decision:
 def fuse(candidates: list[Candidate], similar) -> list[Candidate]:
     """The sessions the prompt's meaning and words point at together (see the module's
     docstring), best first; [] when the best of all is not one of them."""
-    similarity = similar([c.session_id for c in candidates], SIMILARITY_SECONDS)
+    similarity = similar([c.session_id for c in candidates])
     for candidate in candidates:
         candidate.similarity = similarity.get(candidate.session_id)
     ranked = sorted((c for c in candidates if c.similarity is not None), key=_fused, reverse=True)

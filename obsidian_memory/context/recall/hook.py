@@ -4,8 +4,10 @@
 session), `every` (every prompt; still only when confident, and never a session shown before in
 the session), or `off`. Whatever happens it fails open: a locked, damaged or missing archive, or a
 search that overruns DEADLINE_SECONDS, means no output (and a line in the log), never a delay
-past the deadline or an error the user sees. A session whose note in the vault is private
-(`privacy`) is never recalled, as the SessionStart context never lists it.
+past the deadline or an error the user sees. With the semantic extra the prompt's vector is
+waited for within the same deadline (context.recall.similarity); late, the words decide alone. A
+session whose note in the vault is private (`privacy`) is never recalled, as the SessionStart
+context never lists it.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
     when the archive cannot answer in time (logged)."""
     from obsidian_memory.core import fsutil, gitinfo, machine, session_text
     from obsidian_memory.vault.privacy import note_is_private
-    from obsidian_memory.context.recall.decide import decide
+    from obsidian_memory.context.recall.decide import PROMPT_CHARS, decide
     from obsidian_memory.context.recall.similarity import Similarity
 
     if not os.path.isfile(settings.archive):
@@ -64,7 +66,7 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
             archive.interrupt_after(stop_at)
-            similar = Similarity.start(archive, prompt)   # the prompt embeds meanwhile (the semantic extra)
+            similar = Similarity.start(archive, prompt[:PROMPT_CHARS], stop_at)   # (the semantic extra: embeds meanwhile)
             repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
                               repo_id=repo_id, here=machine.current(settings),

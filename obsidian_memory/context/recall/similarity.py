@@ -18,13 +18,14 @@ EMBED_BATCH = 8          # sessions embedded per transaction
 class Similarity:
     """The prompt's vector, under way, and its cosine with the stored vectors of given sessions."""
 
-    def __init__(self, archive, model: str, vector):
-        self.archive, self.model, self.vector = archive, model, vector
+    def __init__(self, archive, model: str, vector, deadline: float):
+        self.archive, self.model, self.vector, self.deadline = archive, model, vector, deadline
 
     @classmethod
-    def start(cls, archive, prompt: str) -> "Similarity | None":
+    def start(cls, archive, prompt: str, deadline: float) -> "Similarity | None":
         """The prompt's vector under way (the model loading and the prompt embedding in a thread),
-        when the extra is installed and some session has a vector made by its model; else None."""
+        when the extra is installed and some session has a vector made by its model; else None.
+        The vector is waited for until `deadline` (time.monotonic()) at most."""
         if not archive.recall_vectors.has_any():   # (no extra: one look-up, nothing imported)
             return None
         from obsidian_memory.search import semantic
@@ -34,15 +35,15 @@ class Similarity:
         model = semantic.model_id()
         if not archive.recall_vectors.has_any(model):
             return None
-        return cls(archive, model, semantic.query_vector_soon(prompt))
+        return cls(archive, model, semantic.query_vector_soon(prompt), deadline)
 
-    def __call__(self, session_ids: list[str], timeout: float) -> dict[str, float]:
+    def __call__(self, session_ids: list[str]) -> dict[str, float]:
         """session id -> cosine with the prompt, for those of `session_ids` that have a vector
-        ({} when the prompt's vector is not ready within `timeout` seconds, or failed)."""
+        ({} when the prompt's vector is not ready by the deadline, or failed)."""
         from obsidian_memory.search import semantic
 
         try:
-            query = self.vector.result(timeout=max(0.0, timeout))
+            query = self.vector.result(timeout=max(0.0, self.deadline - time.monotonic()))
         except Exception:   # not in time, or the model failed to load: the words decide alone
             return {}
         if query is None:

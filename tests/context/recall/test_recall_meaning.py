@@ -34,7 +34,8 @@ IN_OTHER_WORDS = [
     ("infra", "es node 4 heap maxed out and search requests getting rejected. last time i think it was a sort on "
               "some keyword field eating memory?", "inf-es-data-04-breaker"),
     ("infra", "terraform state locked again, probably a cancelled pipeline. safe to force-unlock?", "inf-tf-state-lock"),
-    ("data-pipeline", "spark skew in sessionization, null user ids all in one partition?", "dp-spark-skew"),
+    ("data-pipeline", "sessionisation job executors OOM again, one task runs forever with a huge shuffle read",
+     "dp-spark-skew"),
 ]
 NEAR_MISSES = [
     ("infra", "es-data-04 is being decommissioned on friday, need to drain all shards off it before we shut it down"),
