@@ -21,7 +21,7 @@ from obsidian_memory.core import cjk
 # The version of these rules. The archive's recall index is made again when its documents were
 # made by another version (RecallIndex.renew_if_outdated): bump it on any change to what a
 # text's terms are.
-VERSION = 2
+VERSION = 3
 
 MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
@@ -45,7 +45,30 @@ what when where which while who whom why will with won would yesterday yet you y
 hi hello hey thanks thank ok okay yes yeah cool great nice good morning
 again anyone anybody someone can't happening happened happens help issue issues problem problems
 seem tried try trying wrong think know tell show let's lets whats what's
+probably maybe perhaps guess wonder whether somewhere somehow anyway actually basically instead
+saw seen talked mentioned remember feeling thought pretty quite rather almost already lately
+recently earlier nothing everything weird strange btw fyi lol hmm ugh thx pls plz eg ie etc
+"""
+# the same kinds of words in the other languages users write in (German, French, Spanish): a
+# prompt in German weighs its nouns, not its articles
+"""
+der das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind
+wird werden wurde hat haben hatte hatten ich er sie wir ihr uns mit von zu zum zur auf
+aus bei für nach über unter vor wie wo wer warum wann noch schon wieder immer auch nur dann dass
+daß statt doch mal bitte danke hallo jetzt heute gestern sich ja nein gibt geht kann können muss
+soll sollte wenn weil als bis ob zb nochmal erneut
+le la les un une de des au aux et ou mais ne pas est sont était été ai avons ont je tu il elle
+nous vous ils elles cet cette ces mon mes tes ses notre nos votre vos leur leurs qui
+que quoi dont où pour par sur dans avec sans sous chez comme encore déjà toujours aussi très
+bien merci bonjour salut quand pourquoi comment
+el los las una unos unas pero está están fue han hay yo él ella nosotros ellos qué del
+para sobre entre como cuando donde porque otra otro vez también muy todavía gracias hola
+sus mis este esta estos estas ese esa
 """.split())
+# Characters of Chinese and Japanese that are grammar, not words (particles, pronouns, "again"):
+# a CJK prompt is weighed by its other characters (context.recall.decide)
+CJK_FUNCTION_CHARACTERS = frozenset("的了是不在有和就也都又还很吗呢吧啊把被这那个们我你他她它么"
+                                    "のはがをにでともへやかねよ")
 
 
 def words(text: str) -> list[str]:
@@ -55,11 +78,12 @@ def words(text: str) -> list[str]:
 
 
 def terms(text: str) -> list[str]:
-    """The terms of `text`, in order, with repeats (its words', then its durations')."""
+    """The terms of `text`, in order, with repeats (its words', then its durations', then its
+    numbered names')."""
     found: list[str] = []
     for word in words(text):
         found.extend(word_terms(word))
-    return found + [term for _, term in quantities(text)]
+    return found + [term for _, term in quantities(text)] + [term for _, term in numbered_names(text)]
 
 
 def word_terms(word: str) -> list[str]:
@@ -100,10 +124,14 @@ def part_term(part: str) -> str:
 
 
 def stem_word(word: str) -> str:
-    """A light English suffix stripper (plural -s, -ies, -ing, -ed, final -e): enough to meet
-    the forms people use for one thing, and the same for sessions and prompts."""
+    """A light English suffix stripper (plural -s, -ies, -ing, -ed, final -e; British -ise and
+    -isation as -ize, -ization as -ize): enough to meet the forms people use for one thing, and
+    the same for sessions and prompts."""
     if len(word) <= 3 or not word.isalpha():
         return word
+    # sessionisation, sessionization, sessionize; normalised, normalized (not raise, noise, revise)
+    word = re.sub(r"^(.{3,})i[sz]ations?$", r"\1ize", word)
+    word = re.sub(r"^(.{4,})is(e|es|ed|ing)$", r"\1iz\2", word)
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("sses"):
@@ -189,6 +217,47 @@ def _one_digit(value: float) -> int:
     """`value` rounded to one significant digit (1874 -> 2000, 0.45 -> 0)."""
     scale = 10 ** (len(str(int(value))) - 1)
     return int(value / scale + 0.5) * int(scale)
+
+
+# -- numbered names: a host or a node named by its role and number ------------------------------
+# "broker 3", "broker three", "broker-3" and `kafka-broker-03` all name broker 3; `es-data-04` is
+# "data 4" and "es 4" too. Each gives the term `<name><number>` (`broker3`): the compound of
+# `broker-3`, so that the forms meet.
+_COUNTED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "eleven": 11, "twelve": 12}
+_NUMBERED = None   # compiled on first use
+
+
+def _numbered_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    global _NUMBERED
+    if _NUMBERED is None:
+        counted = "|".join(_COUNTED)
+        _NUMBERED = (
+            # broker 3, broker three, node #4, broker-3, broker03 (a word and its number)
+            re.compile(rf"(?<![^\W_])([a-z]{{2,}})(?:[-_ ]?#?\s?(\d{{1,3}})|\s+({counted}))(?![^\W_])", re.IGNORECASE),
+            # kafka-broker-03, es_data_4: every name of an identifier that ends in its number
+            re.compile(r"(?<![^\W_])((?:[a-z]{2,}[-_])+)(\d{1,3})(?![^\W_])", re.IGNORECASE))
+    return _NUMBERED
+
+
+def numbered_names(text: str) -> list[tuple[str, str]]:
+    """(the words as written, the term) of each name with its number in `text`, in order."""
+    if not text or not any(ch.isdigit() for ch in text) and not re.search(
+            r"(?i)\b(?:" + "|".join(_COUNTED) + r")\b", text):
+        return []
+    word, identifier = _numbered_patterns()
+    found = []
+    for match in identifier.finditer(text):
+        for name in re.split(r"[-_]", match.group(1).lower()):
+            if len(name) >= 2 and name not in STOPWORDS:
+                found.append((match.start(), match.end(), match.group(0), f"{name}{int(match.group(2))}"))
+    for match in word.finditer(text):
+        name, number = match.group(1).lower(), match.group(2) or match.group(3).lower()
+        term = f"{name}{_COUNTED.get(number) or int(number)}"
+        inside = any(start <= match.start() < end and term == named for start, end, _, named in found)
+        if name not in STOPWORDS and not inside:   # (`db-2` of `billing-db-2`: counted with it)
+            found.append((match.start(), match.end(), match.group(0), term))
+    return [(written, term) for _, _, written, term in sorted(found)]
 
 
 def distinct(items: Iterable[str]) -> list[str]:

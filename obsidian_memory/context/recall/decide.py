@@ -281,6 +281,8 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
             break
         if cjk.has_cjk(piece):
             for character, pairs in cjk_characters(piece)[:MAX_WORDS - len(found)]:
+                if character in terms_module.CJK_FUNCTION_CHARACTERS:
+                    continue
                 found.setdefault(character, ([], []))[1].extend(p for p in pairs if p not in found[character][1])
                 characters.add(character)
             continue
@@ -293,6 +295,11 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
                         break
     for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
         found.setdefault(written.lower(), ([term], []))
+    named = {parts[0] for parts, _ in found.values() if len(parts) == 1}
+    for written, term in terms_module.numbered_names(prompt):   # "broker three": broker3
+        if term not in named:
+            named.add(term)
+            found.setdefault(f"{written.lower()} ({term})", ([term], []))
     counts = archive.recall.document_counts(t for parts, compounds in found.values() for t in parts + compounds)
     words = []
     for text, (parts, compounds) in found.items():

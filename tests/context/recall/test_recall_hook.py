@@ -310,3 +310,16 @@ def test_a_recalled_session_whose_note_was_deleted_is_not_named_by_its_path(mach
         os.replace(kept, note)
     assert context is not None and f"resume id {session['id']}" in context
     assert session["note"] not in context and "no note in the vault" in context
+
+
+@pytest.mark.parametrize("repo, prompt, key", [   # written set, dev half: the user's words, not the session's
+    ("infra", "log writes failing: cluster_block_exception index has read-only-allow-delete block. data-02 disk "
+              "again I guess", "inf-es-data-02-readonly"),
+    ("storefront-web", "Umlaute kaputt in Rechnung PDF, wieder Zeichensatz oder Schrift?", "web-de-pdf-umlauts"),
+    ("data-pipeline", "spark skew in sessionization, null user ids all in one partition?", "dp-spark-skew"),
+])
+def test_a_prompt_in_the_users_words_finds_its_session_by_its_words(machine, repo, prompt, key):
+    """Chat words in any language weigh nothing ("I guess", "wieder", "oder"), British and American
+    spellings meet (sessionize, sessionization), a host is its role and number (data-02)."""
+    context = ask(machine, repo, prompt)
+    assert context and archived(machine, key)["id"] in context

@@ -22,11 +22,11 @@ def test_words_that_only_look_inflected_are_left_alone():
 
 
 def test_an_identifier_gives_its_parts_and_one_compound():
-    assert terms.terms("billing-db-2") == ["bill", "db", "billingdb2"]
+    assert terms.terms("billing-db-2") == ["bill", "db", "billingdb2", "billing2", "db2"]   # (numbered names)
     assert terms.terms("KotlinCompileDaemon") == ["kotlin", "compil", "daemon", "kotlincompiledaemon"]
     assert terms.terms("ERR_OSSL_EVP_UNSUPPORTED")[-1] == "errosslevpunsupported"
     assert terms.split_word("orders_daily.py") == (["order", "daily", "py"], ["ordersdaily"])
-    assert terms.terms("http-01") == ["http", "http01"]
+    assert terms.terms("http-01") == ["http", "http01", "http1"]
 
 
 def test_chat_words_and_short_numbers_are_no_terms_and_telling_numbers_are():
@@ -81,3 +81,33 @@ def test_a_duration_is_one_term_whatever_its_unit_or_words():
 def test_what_only_looks_like_a_duration_is_none():
     for text in ("502s from the ingress", "a cat", "one thing", "id_ed25519", "ttl=600", "version 2", "5m"):
         assert terms.quantities(text) == [], text
+
+
+def test_function_words_of_other_languages_are_no_terms():
+    assert terms.terms("In der Rechnungs-PDF stehen wieder Fragezeichen statt Umlauten") == [
+        "rechnung", "pdf", "rechnungspdf", "stehen", "fragezeichen", "umlauten"]
+    assert terms.terms("le tri ne marche pas encore dans la liste") == ["tri", "march", "list"]
+    assert terms.terms("otra vez el error de conexión con la base") == ["error", "conexión", "con", "bas"]
+    assert terms.terms("probably a cancelled pipeline, I guess, whether or not") == ["cancell", "pipelin"]
+    # the short words that are also names in our trade stay terms: es (Elasticsearch), du, su
+    assert terms.terms("es du su") == ["es", "du", "su"]
+
+
+def test_british_and_american_spellings_meet():
+    for forms in (["sessionisation", "sessionization", "sessionize", "sessionized"],
+                  ["normalise", "normalised", "normalizing", "normalize"], ["authorisation", "authorization"]):
+        assert len({terms.stem_word(f) for f in forms}) == 1, forms
+    for word in ("raise", "noise", "revise", "analysis"):   # short stems are not words ending in -ize
+        assert not terms.stem_word(word).endswith("iz"), word
+
+
+def test_a_host_named_by_its_role_and_number_meets_its_name():
+    def named(text):
+        return {term for _, term in terms.numbered_names(text)}
+
+    assert named("Broker three of the Kafka cluster") == named("broker 3") == {"broker3"}
+    assert named("kafka-broker-03 went down") == {"kafka3", "broker3"}
+    assert "broker3" in terms.terms("kafka-broker-03 went down")
+    assert named("es node 4") == {"node4"} and named("es-data-04:9200") == {"es4", "data4"}
+    assert named("billing-db-2") == {"billing2", "db2"} and not named("billing-db-2") & named("billing-db-3")
+    assert named("the one hour mark") == set() and named("no digits here") == set()
