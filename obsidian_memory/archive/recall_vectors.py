@@ -31,10 +31,12 @@ class RecallVectors(Store):
         where, args = ("WHERE model = ?", (model,)) if model else ("", ())
         return self.db.execute(f"SELECT 1 FROM recall_vectors {where} LIMIT 1", args).fetchone() is not None
 
-    def count(self, model: str) -> int:
+    def count(self, model: str | None = None) -> int:
+        """How many sessions have a vector (made by `model`, if given)."""
         if not self.available():
             return 0
-        return int(self.db.execute("SELECT COUNT(*) FROM recall_vectors WHERE model = ?", (model,)).fetchone()[0])
+        where, args = ("WHERE model = ?", (model,)) if model else ("", ())
+        return int(self.db.execute(f"SELECT COUNT(*) FROM recall_vectors {where}", args).fetchone()[0])
 
     def missing(self, model: str, limit: int) -> list[str]:
         """Sessions with no vector of `model` made from what the archive holds of them now, newest first."""

@@ -281,10 +281,14 @@ def check_prompt_recall(settings) -> Check:
                 return Check("prompt recall", WARN, f"on for {when}, but the archive has no recall index: this "
                                                     "Python's SQLite lacks FTS5, so no past session is found")
             indexed, total = db.recall.size(), db.sessions.count()
+            embedded = db.recall_vectors.count() if db.recall_vectors.has_any() else None
     except Exception as exc:
         return Check("prompt recall", WARN, f"cannot read {settings.archive}: {type(exc).__name__}: {exc}")
     rest = "" if indexed >= total else " (the background sweep and `import` index the rest)"
-    return Check("prompt recall", OK, f"on for {when}; {indexed} of {total} archived sessions indexed{rest}")
+    meaning = "" if embedded is None else (
+        f"; {embedded} of {total} embedded for recall by meaning"
+        f"{'' if embedded >= total else ' (the background sweep and `embed --sessions` embed the rest)'}")
+    return Check("prompt recall", OK, f"on for {when}; {indexed} of {total} archived sessions indexed{rest}{meaning}")
 
 
 def check_machine(settings) -> Check:

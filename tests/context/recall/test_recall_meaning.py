@@ -75,6 +75,12 @@ def test_prompts_in_other_words_find_their_session_once_the_sessions_have_vector
         assert re.search(r"^  why: .+$", context, re.M)
 
 
+def test_doctor_says_how_many_sessions_are_embedded(machine):
+    embed(machine)
+    done = machine.run("doctor")
+    assert "20 of 20 archived sessions indexed; 20 of 20 embedded for recall by meaning" in done.stdout.decode()
+
+
 def test_near_misses_stay_silent_with_the_vectors(machine):
     embed(machine)
     for repo, prompt in NEAR_MISSES:
