@@ -93,12 +93,11 @@ def decide_all(world, prompts: list[dict], rule: str = WORDS) -> dict[str, list[
         for entry in prompts:
             cwd = world.cwd(entry["repo"])
             _, repo_root = gitinfo.find_repo(cwd)
-            similar = (Similarity.start(archive, entry["prompt"][:decide_module.PROMPT_CHARS], time.monotonic() + 60)
+            similar = (Similarity.start(archive, entry["prompt"][:decide_module.PROMPT_CHARS],
+                                        time.monotonic() + 60)   # (the rule measured: latency below)
                        if rule == MEANING else None)
-            if rule == MEANING:
-                if similar is None:
-                    raise SystemExit("the archive has no session vectors of the extra's model")
-                similar.vector.result()   # the rule measured, not this machine's load (latency: below)
+            if rule == MEANING and similar is None:
+                raise SystemExit("the archive has no session vectors")
             decision = decide_module.decide(archive, entry["prompt"], repo_root=repo_root, cwd=cwd, similar=similar)
             entry["decision"] = decision
             out[entry["id"]] = [keys.get(c.session_id, c.session_id) for c in decision.chosen]
@@ -251,13 +250,18 @@ def make_vault(vault: Path, notes: int) -> None:
                         encoding="utf-8")
 
 
-def timed(command: list[str], env: dict, stdin: bytes | None, cwd: str) -> tuple[float, bytes]:
+def timed(command: list[str], env: dict, stdin: bytes | None, cwd: str) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the process and its threads, stdout) of one run."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, input=stdin, capture_output=True, env=env, cwd=cwd)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0 or done.stderr:
         raise SystemExit(f"{command} failed with {done.returncode}: {done.stderr[-500:]!r}")
-    return elapsed, done.stdout
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done.stdout
 
 
 def installed_command(home: Path, extra: bool = False) -> list[str]:
@@ -299,6 +303,7 @@ def latency(world, runs: int, extra: bool) -> None:
         commands["from the checkout, with the extra: meaning"] = ([sys.executable, str(world_module.CLI), "hook",
                                                                   "user-prompt"], "meaning")
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     injected = {}
     started = int(time.time())   # fresh session ids: always a first prompt, even on a kept machine
     for run in range(runs + 1):   # the first round warms bytecode and the page cache
@@ -308,21 +313,25 @@ def latency(world, runs: int, extra: bool) -> None:
                 repo, prompt = TIMED[kind]
                 cwd = world.cwd(repo)
                 stdin = json.dumps(dict(payload, cwd=cwd, prompt=prompt,
-                                        session_id=f"bench-{started}-{run}-{len(name)}")).encode()
-            elapsed, out = timed(command, env, stdin, cwd)
+                                        session_id=f"bench-{started}-{run}-{list(commands).index(name)}")).encode()
+            elapsed, used, out = timed(command, env, stdin, cwd)
             if run:
                 times[name].append(elapsed)
+                cpu[name].append(used)
             if kind:
                 injected[name] = bool(out.strip())
-    bare = statistics.median(times["bare python"])
+    bare, bare_cpu = statistics.median(times["bare python"]), statistics.median(cpu["bare python"])
     print(f"\nhook latency, whole process, {runs} interleaved runs ({sys.executable}, Python "
-          f"{sys.version.split()[0]}):")
+          f"{sys.version.split()[0]}; CPU: user + system time of the process and its threads):")
     for name, values in times.items():
         values.sort()
         p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+        used = statistics.median(cpu[name])
         more = "" if name == "bare python" else (f"   p50 / bare {statistics.median(values) / bare:.2f}x"
+                                                 f"   CPU / bare {used / bare_cpu:.2f}x"
                                                  f"   injected: {'yes' if injected[name] else 'no'}")
-        print(f"  {name:<44} p50 {statistics.median(values) * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms{more}")
+        print(f"  {name:<44} p50 {statistics.median(values) * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms"
+              f"   CPU {used * 1000:6.1f} ms{more}")
     print("targets: as installed without the extra <= 1.5x the bare start; with the extra <= 150 ms p50 (the "
           "model's load included). (`no extra` with the archive holding vectors: the package is absent)")
 

@@ -66,7 +66,7 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
         from obsidian_memory.archive import open_archive
         with open_archive(settings.archive, readonly=True, busy_timeout=BUSY_SECONDS) as archive:
             archive.interrupt_after(stop_at)
-            similar = Similarity.start(archive, prompt[:PROMPT_CHARS], stop_at)   # (the semantic extra: embeds meanwhile)
+            similar = Similarity.start(archive, prompt[:PROMPT_CHARS], stop_at)   # (the semantic extra)
             repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
                               repo_id=repo_id, here=machine.current(settings),

@@ -2,11 +2,10 @@
 
 Each session's vector is made off the prompt hook's path (`embed_sessions`: the sweep, and
 `embed --sessions` that the end hooks start in the background) and kept with the archive
-(archive.recall_vectors). The hook only embeds the prompt, in a thread while the words are
-weighed (`Similarity.start`), and compares it with the vectors of the sessions the words found
-(decide.fuse): a few hundred at most, in plain Python (semantic.cosines), so that the hook
-imports no numpy. Without the extra, or before any session has a vector, nothing here runs and
-the words decide alone.
+(archive.recall_vectors). The hook embeds only the prompt, and only when its words fall short
+(decide.fuse), and compares it with the vectors of the sessions the words found: a few hundred
+at most, in plain Python (semantic.cosines), so that the hook imports no numpy. Without the
+extra, or before any session has a vector, nothing here runs and the words decide alone.
 """
 from __future__ import annotations
 
@@ -16,39 +15,36 @@ EMBED_BATCH = 8          # sessions embedded per transaction
 
 
 class Similarity:
-    """The prompt's vector, under way, and its cosine with the stored vectors of given sessions."""
+    """The prompt's cosine with the stored vectors of given sessions, the prompt embedded when
+    first asked: a prompt the words decide (or chatter) costs nothing more with the extra."""
 
-    def __init__(self, archive, model: str, vector, deadline: float):
-        self.archive, self.model, self.vector, self.deadline = archive, model, vector, deadline
+    def __init__(self, archive, prompt: str, deadline: float):
+        self.archive, self.prompt, self.deadline = archive, prompt, deadline
 
     @classmethod
     def start(cls, archive, prompt: str, deadline: float) -> "Similarity | None":
-        """The prompt's vector under way (the model loading and the prompt embedding in a thread),
-        when the extra is installed and some session has a vector made by its model; else None.
-        The vector is waited for until `deadline` (time.monotonic()) at most."""
-        if not archive.recall_vectors.has_any():   # (no extra: one look-up, nothing imported)
-            return None
-        from obsidian_memory.search import semantic
-
-        if not semantic.start_loading():         # not installed, or not the layout we bind
-            return None
-        model = semantic.model_id()
-        if not archive.recall_vectors.has_any(model):
-            return None
-        return cls(archive, model, semantic.query_vector_soon(prompt), deadline)
+        """A Similarity when some session has a vector (else None: without the extra, one look-up
+        and nothing imported); the prompt's vector is waited for until `deadline`
+        (time.monotonic()) at most."""
+        return cls(archive, prompt, deadline) if archive.recall_vectors.has_any() else None
 
     def __call__(self, session_ids: list[str]) -> dict[str, float]:
-        """session id -> cosine with the prompt, for those of `session_ids` that have a vector
-        ({} when the prompt's vector is not ready by the deadline, or failed)."""
+        """session id -> cosine with the prompt, for those of `session_ids` that have a vector of
+        the extra's model ({} without the extra, or when the prompt's vector is not ready by the
+        deadline or failed: the words decide alone)."""
         from obsidian_memory.search import semantic
 
-        try:
-            query = self.vector.result(timeout=max(0.0, self.deadline - time.monotonic()))
-        except Exception:   # not in time, or the model failed to load: the words decide alone
+        if not semantic.start_loading():         # not installed (or not the layout we bind)
+            return {}
+        stored = self.archive.recall_vectors.vectors(session_ids, semantic.model_id())
+        if not stored:
+            return {}
+        try:       # (in a thread: a machine so loaded that it stalls costs the deadline, no more)
+            query = semantic.query_vector_soon(self.prompt).result(timeout=max(0.0, self.deadline - time.monotonic()))
+        except Exception:
             return {}
         if query is None:
             return {}
-        stored = self.archive.recall_vectors.vectors(session_ids, self.model)
         ids = list(stored)
         return dict(zip(ids, semantic.cosines([stored[i] for i in ids], query)))
 
