@@ -19,13 +19,13 @@ it; test: report it) and overall:
 
 Two rules, each on the same archives: the words alone (an install without the semantic extra) and,
 when the extra's model loads here (unless `--words-only`), the words and the meaning (every
-archive's sessions embedded by the real `embed --sessions`, or, for the sessions the archive
-grows by, by the function it runs; each prompt embedded as the hook embeds it).
+archive's sessions embedded by the real `embed --sessions`, but for the thousands the archive
+grows by: `embed_compared`; each prompt embedded as the hook embeds it).
 
 Then the archive grows to `--sessions` sessions (everyday sessions of 1-8 prompts from the filler
 templates, parsed from transcripts and upserted through the archive API: the same recall index; no
-notes) and the vault by `--notes` notes, and the same prompts are decided again (quality with a
-large archive, for information).
+notes; with the extra, the grown sessions the prompts are compared with by meaning are embedded:
+`embed_compared`) and the vault by `--notes` notes, and the same prompts are decided again.
 
 Latency, on that machine: interleaved so that machine noise hits all alike, a bare
 `python -c pass` and the hook's whole process
@@ -57,7 +57,7 @@ import recall_world as world_module  # noqa: E402
 from obsidian_memory.core import gitinfo  # noqa: E402
 from obsidian_memory.archive import open_archive  # noqa: E402
 from obsidian_memory.context.recall import decide as decide_module  # noqa: E402
-from obsidian_memory.context.recall.similarity import Similarity, embed_sessions  # noqa: E402
+from obsidian_memory.context.recall.similarity import EMBED_BATCH, Similarity, embed_these  # noqa: E402
 from obsidian_memory.search import semantic  # noqa: E402
 
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.json"
@@ -210,11 +210,10 @@ def show(prompts: list[dict], injected: dict[str, list[str]], keys: dict[str, st
 
 # -- latency ------------------------------------------------------------------------------------
 
-def grow(world, total: int, embed: bool = False) -> int:
+def grow(world, total: int) -> int:
     """Add everyday sessions of 1-8 prompts until the archive holds `total` (parsed from real
     transcripts and upserted through the archive API: the same recall index; no notes, which the
-    hook never reads), and with `embed` their vectors (embed_sessions, as `embed --sessions` and
-    the sweep make them). Half are in the judged repositories, half in 200 others."""
+    hook never reads). Half are in the judged repositories, half in 200 others."""
     from obsidian_memory.capture import transcript
     from recall_transcripts import write_transcript
 
@@ -222,8 +221,6 @@ def grow(world, total: int, embed: bool = False) -> int:
         have = archive.sessions.count()
         missing = total - have
         if missing <= 0:
-            if embed:
-                embed_sessions(archive)
             return have
         folder = world.root / "bulk"
         specs = world_module.filler.filler_specs(missing, seed=99 + have, max_turns=8)
@@ -235,10 +232,31 @@ def grow(world, total: int, embed: bool = False) -> int:
                 session.repo_root = session.cwd = f"/work/other-{n % 200}"
             archive.sessions.upsert(session)
             path.unlink()
-        if embed:
-            semantic.cap_threads(1)
-            embed_sessions(archive)
         return archive.sessions.count()
+
+
+def embed_compared(world, prompts: list[dict]) -> int:
+    """Embed the grown archive's sessions that `prompts` are compared with by meaning: those their
+    words found (decide.fuse asks for no other), as `embed --sessions` embeds a session
+    (similarity.embed_these). The decisions are those of a fully embedded archive, for the model's
+    time on a few hundred sessions instead of thousands. Returns how many were embedded."""
+    asked: set[str] = set()
+
+    def record(session_ids: list[str]) -> dict[str, float]:
+        asked.update(session_ids)
+        return {}
+
+    semantic.cap_threads(1)
+    model = semantic.model_id()
+    with open_archive(str(world.config_dir / "session-archive.db")) as archive:
+        for entry in prompts:
+            cwd = world.cwd(entry["repo"])
+            decide_module.decide(archive, entry["prompt"], repo_root=gitinfo.find_repo(cwd)[1], cwd=cwd,
+                                 similar=record)
+        todo = sorted(asked - set(archive.recall_vectors.vectors(asked, model)))
+        for start in range(0, len(todo), EMBED_BATCH):
+            embed_these(archive, todo[start:start + EMBED_BATCH], model)
+    return len(todo)
 
 
 def make_vault(vault: Path, notes: int) -> None:
@@ -404,14 +422,21 @@ def main() -> int:
                                 for rule, injected in decided(snug, prompts, rules).items()}))
         rows.append((len(world.specs), {rule: per_split(prompts, results[rule], splits) for rule in rules}))
         started = time.perf_counter()
+        timed_prompts = [{"repo": repo, "prompt": prompt} for repo, prompt in TIMED.values()]
+        embedded = []
         for size in (n for n in CURVE if n > len(world.specs) and n <= max(args.sessions, len(world.specs))):
-            grow(world, size, embed=MEANING in rules)
+            grow(world, size)
+            if MEANING in rules:
+                embedded.append(f"{embed_compared(world, prompts + timed_prompts)} at {size:,}")
             rows.append((size, {rule: per_split(prompts, decide_all(world, prompts, rule), splits) for rule in rules}))
-        print(f"(archives grown in {time.perf_counter() - started:.0f} s)")
+        print(f"(archives grown in {time.perf_counter() - started:.0f} s"
+              f"{'; sessions compared with by meaning embedded: ' + ', '.join(embedded) if embedded else ''})")
         print_curve(rows, splits, rules)
         if args.no_latency:
             return 0
-        size = grow(world, args.sessions, embed=MEANING in rules)
+        size = grow(world, args.sessions)
+        if MEANING in rules:
+            embed_compared(world, timed_prompts)
         if not any((world.vault / "area-00").glob("*.md")):
             make_vault(world.vault, args.notes)
         archive_mb = (world.config_dir / "session-archive.db").stat().st_size / 2**20

@@ -65,9 +65,17 @@ def embed_sessions(archive, *, deadline: float | None = None, batch: int = EMBED
         todo = archive.recall_vectors.missing(model, batch)
         if not todo or done.intersection(todo):   # (a vector that does not stay stored: stop, not loop)
             break
-        texts = [archive.recall_vectors.text_of(session_id) for session_id in todo]
-        blobs = semantic.stored(semantic.embed_passages([text for text, _ in texts]))
-        archive.recall_vectors.store((session_id, model, archived_at, blob)
-                                     for session_id, (_, archived_at), blob in zip(todo, texts, blobs))
+        embed_these(archive, todo, model)
         done.update(todo)
     return len(done)
+
+
+def embed_these(archive, session_ids: list[str], model: str) -> None:
+    """The vectors of `session_ids` made by the extra's model (`model`: its id) and stored, in one
+    transaction."""
+    from obsidian_memory.search import semantic
+
+    texts = [archive.recall_vectors.text_of(session_id) for session_id in session_ids]
+    blobs = semantic.stored(semantic.embed_passages([text for text, _ in texts]))
+    archive.recall_vectors.store((session_id, model, archived_at, blob)
+                                 for session_id, (_, archived_at), blob in zip(session_ids, texts, blobs))
