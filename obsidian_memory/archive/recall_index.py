@@ -27,14 +27,9 @@ def _files_touched(details: str | None) -> list[str]:
 
 
 class RecallIndex(Store):
-    _available: bool | None = None
-
     def available(self) -> bool:
         """Whether this archive has the recall index (not when SQLite lacks FTS5)."""
-        if self._available is None:
-            self._available = self.db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_docs'").fetchone() is not None
-        return self._available
+        return self._has_table("recall_docs")
 
     def refresh_in_transaction(self, session_id: str) -> None:
         """The session's recall document, from what the archive holds of it (so that upserts,

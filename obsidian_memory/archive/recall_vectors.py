@@ -15,14 +15,9 @@ TEXT_CHARS = 1500
 
 
 class RecallVectors(Store):
-    _available: bool | None = None
-
     def available(self) -> bool:
         """Whether this archive has the table (an archive of an older version opened read-only lacks it)."""
-        if self._available is None:
-            self._available = self.db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_vectors'").fetchone() is not None
-        return self._available
+        return self._has_table("recall_vectors")
 
     def has_any(self, model: str | None = None) -> bool:
         """Whether some session has a vector (made by `model`, if given)."""
