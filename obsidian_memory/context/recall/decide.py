@@ -309,7 +309,7 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
     for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
         found.setdefault(written.lower(), ([term], []))
     named = {parts[0] for parts, _ in found.values() if len(parts) == 1}
-    for written, term in terms_module.numbered_names(prompt):   # "broker three": broker3
+    for written, term in terms_module.numbered_names(prompt):   # kafka-broker-03: broker3, kafka3
         if term not in named:
             named.add(term)
             found.setdefault(f"{written.lower()} ({term})", ([term], []))
