@@ -593,7 +593,7 @@ def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_byt
 
 
 def render_template(text: str, values: dict) -> str:
-    import jinja2  # noqa: a dry run on a bare system python goes through can_render() first
+    import jinja2  # (a dry run on a bare system python goes through can_render() first)
 
     environment = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                                      autoescape=False)
