@@ -43,9 +43,11 @@ MAX_SCOPE_CHARS = 512        # one of them
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
            tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
-           links: bool = False, explain: bool = False) -> Response:
+           links: bool = False, explain: bool = False, repo: str | None = None) -> Response:
     """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
-    the index knows, with `explain` what placed it (`extra["explain"]`). Bad input
+    the index knows, with `explain` what placed it (`extra["explain"]`), with `repo` (the identity
+    of the repository the search runs in: `working_repository`) that repository's sessions first
+    among equals. Bad input
     (scope leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     listing = not _given(query_or_queries) and any((folders, excludes, tags, not_tags, frontmatter, not_frontmatter))
@@ -68,7 +70,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                                    notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
-                 explain=bool(explain))
+                 explain=bool(explain), repo=repo or None)
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         for note in notes:
@@ -83,6 +85,18 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
     return Response(query=" | ".join(queries), engine=run.engine_name(), vault=vault, hits=hits,
                     total_results=total, elapsed_seconds=time.monotonic() - started, notes=run.notes,
                     mode=run.mode_name())
+
+
+def working_repository(folder: str | None = None) -> str | None:
+    """The identity of the git repository holding `folder` (default: the working folder), as the
+    session notes' `repo` property gives it (gitinfo.repo_identity), or None outside one."""
+    from obsidian_memory.core import gitinfo
+
+    try:
+        folder = folder or os.getcwd()
+    except OSError:             # the working folder was deleted
+        return None
+    return gitinfo.repo_identity(folder, run_git=True)
 
 
 def _fan_out(run: "_Dispatch", base: Query, queries: list[str]) -> tuple[list[Hit], int]:

@@ -315,3 +315,39 @@ def test_filters_without_a_query_list_the_matching_notes_newest_first(vault):
         refused = vault.search("--folder", "Notes", "--source", source)
         assert refused.returncode == 2 and b"needs the local index" in refused.stderr
         assert len(refused.stderr.splitlines()) == 1
+
+
+# -- the repository the search runs in ------------------------------------------------------------
+
+def _session_note(repo: str, text: str) -> str:
+    return f"---\nrepo: {repo}\ntags: [claude-session]\n---\n# pgbouncer prepared statement errors\n{text}\n"
+
+
+def _repository(path, remote: str):
+    import subprocess
+
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "remote", "add", "origin", remote], check=True)
+    return path
+
+
+def test_sessions_of_the_repository_the_search_runs_in_come_first_among_equals(env):
+    sessions = env.vault / "Meta" / "claude-sessions"
+    sessions.mkdir(parents=True)
+    same = "prepared statement already exists behind pgbouncer; fixed in the pool settings."
+    (sessions / "a.md").write_text(_session_note("github.com/acme/payments", same), encoding="utf-8")
+    (sessions / "b.md").write_text(_session_note("github.com/acme/orders", same), encoding="utf-8")
+    (sessions / "c.md").write_text(_session_note("github.com/acme/payments", same + " Host pgb-eu-2."),
+                                   encoding="utf-8")
+    orders = _repository(env.root / "work" / "orders", "git@github.com:acme/orders.git")
+    payments = _repository(env.root / "work" / "payments", "https://github.com/acme/payments.git")
+
+    def first(query: str, cwd) -> list[str]:
+        hits = as_json(env.search("--source", "index", "--json", query, cwd=cwd))["results"]
+        return [h["path"].rsplit("/", 1)[-1] for h in hits]
+
+    assert first("pgbouncer prepared statement", orders)[0] == "b.md"
+    assert first("pgbouncer prepared statement", payments)[:2] in (["a.md", "c.md"], ["c.md", "a.md"])
+    assert first("pgbouncer prepared statement", env.root)[0] == "a.md"       # no repository: by words, then path
+    assert first("pgbouncer prepared statement pgb-eu-2", orders)[0] == "c.md"   # the words decide over the place

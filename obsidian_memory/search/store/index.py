@@ -330,6 +330,11 @@ class VaultIndex:
         return [p for (p,) in self.conn.execute("SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id"
                                                 " WHERE p.key = ? AND p.value = ?", (key, value))]
 
+    def ids_with_property(self, key: str, value: str, among) -> set[int]:
+        """The notes of `among` whose frontmatter has `key: value` (folded as `paths_with_property`'s)."""
+        return {n for (n,) in self.conn.execute(f"SELECT note_id FROM note_props WHERE key = ? AND value = ?"
+                                                f" AND note_id IN ({_ids(among)})", (key, value))}
+
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
         """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
