@@ -4,8 +4,10 @@
 usage: python benchmarks/session_families/split_queries.py
 
 Reads written_queries.json (the queries as written from descriptions.md only, before any session
-existed) and writes queries.json beside it: each query untouched, its half and the folder it is
-asked from. Drawn with random.Random(SEED):
+existed) and written_queries_vague.json (the second batch, see README.md) and writes queries.json
+beside it: each query untouched, its batch, its half and the folder it is asked from. Drawn with
+random.Random(SEED) for the first batch (the second batch's folders with SEED + 1, so that the
+first batch's draw stays as it was):
   - the half by session, within each family: two sessions of each family to dev (tune on it), two
     to test (report it); both queries of a session go to the same half;
   - the folder: the session's own repository for half of the queries, the home folder (no
@@ -24,7 +26,8 @@ SEED = 3303
 REPOS = ("payments-api", "orders-service", "storefront-web", "admin-portal", "infra-k8s", "data-pipeline",
          "search-indexer", "mobile-android")
 ABOUT = ("'Find the session where we fixed X' queries, written from descriptions.md only (one line per "
-         "session), before the sessions were made. session: the one relevant session. split: dev/test by "
+         "session); batch first: before the sessions were made; batch vague: after the first measurement, "
+         "without the specifics (README.md). session: the one relevant session. split: dev/test by "
          "session, two of each family each (random.Random(%d), split_queries.py). asked_from: the folder the "
          "search runs in: own (the session's repository), home (no repository) or other (another "
          "repository); cwd: that folder's name (\"\" = home)." % SEED)
@@ -41,6 +44,7 @@ def own_repo(descriptions: str) -> dict[str, str]:
 
 def main() -> int:
     written = json.loads((HERE / "written_queries.json").read_text(encoding="utf-8"))["queries"]
+    vague = json.loads((HERE / "written_queries_vague.json").read_text(encoding="utf-8"))["queries"]
     repo_of = own_repo((HERE / "descriptions.md").read_text(encoding="utf-8"))
     rng = random.Random(SEED)
     half = {}
@@ -49,14 +53,15 @@ def main() -> int:
         rng.shuffle(members)
         for n, key in enumerate(members):
             half[key] = "dev" if n < len(members) // 2 else "test"
-    places = ["own", "own", "home", "other"] * ((len(written) + 3) // 4)
-    places = places[:len(written)]
-    rng.shuffle(places)
     out = []
-    for query, place in zip(written, places):
-        own = repo_of[query["session"]]
-        cwd = {"own": own, "home": ""}.get(place) or rng.choice([r for r in REPOS if r != own])
-        out.append({**query, "split": half[query["session"]], "asked_from": place, "cwd": cwd})
+    for batch, queries, draw in (("first", written, rng), ("vague", vague, random.Random(SEED + 1))):
+        places = (["own", "own", "home", "other"] * ((len(queries) + 3) // 4))[:len(queries)]
+        draw.shuffle(places)
+        for query, place in zip(queries, places):
+            own = repo_of[query["session"]]
+            other = draw.choice([r for r in REPOS if r != own]) if place != "own" else ""
+            cwd = own if place == "own" else other if place == "other" else ""
+            out.append({**query, "batch": batch, "split": half[query["session"]], "asked_from": place, "cwd": cwd})
     (HERE / "queries.json").write_text(json.dumps({"about": ABOUT, "queries": out}, indent=1) + "\n",
                                        encoding="utf-8")
     counts = {(s, p): sum(1 for q in out if q["split"] == s and q["asked_from"] == p)
