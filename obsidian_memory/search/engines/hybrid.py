@@ -31,6 +31,7 @@ from obsidian_memory.search.store import Scope
 FUSION_WEIGHTS = (1.0, 0.5, 0.5)
 FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
+HERE_COSINE = 0.02         # added to the cosines of the session notes of the repository the search runs in
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
 SMALL_STORE_ROWS = 2000    # vectors scored without numpy up to this many (see `rows_of`)
 
@@ -142,6 +143,7 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     if query_vector is None:
         return ([], []) if hybrid else [], covered
     scores = score_notes(matrix, query_vector)
+    _prefer_here(request, query, scores)
 
     def hits(values, seq_of) -> list[Hit]:
         return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
@@ -154,6 +156,18 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     combined = [section - SECTION_MARGIN if chosen else head
                 for section, head, chosen in zip(scores.section, scores.head, by_section)]
     return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
+
+
+def _prefer_here(request, query: Query, scores: "NoteScores") -> None:
+    """The session notes of the repository the search runs in (Query.repo) a little closer, as
+    the words' ranking has them a little higher (fulltext.BONUS_HERE)."""
+    if not query.repo or not HERE_COSINE:
+        return
+    here = set(request.index().paths_with_property(fulltext.REPO_PROPERTY, query.repo.strip().lower()))
+    for i, path in enumerate(scores.paths):
+        if path in here:
+            scores.head[i] += HERE_COSINE
+            scores.section[i] += HERE_COSINE
 
 
 def embed_ahead_if_stored(settings, text: str) -> None:
@@ -181,12 +195,9 @@ def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
         if not excerpt and seq is not None:
             note = read_text(settings.vault_path(hit.path))
             if note is not None:
-                from obsidian_memory.vault.canvas import searched_text
+                from obsidian_memory.search.store.vectors import note_chunks
 
-                note = searched_text(hit.path, note)
-                from obsidian_memory.vault.markdown import chunks_of
-
-                chunks = chunks_of(note, hit.basename)
+                chunks = note_chunks(hit.path, note)
                 excerpt = _excerpt(chunks[seq] if seq < len(chunks) else chunks[0], text)
         out.append(hit.replace(excerpt=excerpt, extra=extra))
     return out

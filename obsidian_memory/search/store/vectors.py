@@ -31,6 +31,10 @@ from obsidian_memory.core.sqlitedb import meta, set_meta, transaction
 BATCH_NOTES = 8            # notes embedded per commit
 CALL_CHARS = 2000          # characters of text per model call (see model_calls)
 AHEAD = 2                  # batches read ahead per worker
+# What a note is embedded by (`note_chunks`); a store chunked otherwise has every note read again
+# by the next `embed`, and a chunk whose text did not change keeps its vector (searches use the
+# stored vectors meanwhile). 2: session notes by what tells them apart.
+CHUNKING = "2"
 DTYPE = "float16"          # on disk; searched as float32
 
 
@@ -171,6 +175,7 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes, threads) -> E
                     on_disk = index.stats_of_notes()
                 stats.notes = len(on_disk)
                 _forget_other_models(conn, model)
+                _forget_other_chunking(conn)
                 stats.removed = _forget_deleted(conn, on_disk)
                 todo = _todo(conn, on_disk, model, stats)
                 if limit is not None:
@@ -213,6 +218,14 @@ def _forget_other_models(conn, model: str) -> None:
         return
     with transaction(conn):
         conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
+
+
+def _forget_other_chunking(conn) -> None:
+    """Notes chunked by another CHUNKING are read again (their stamps forgotten), once."""
+    if meta(conn, "chunking") != CHUNKING:
+        with transaction(conn):
+            conn.execute("UPDATE notes SET mtime_ns = -1")
+            set_meta(conn, "chunking", CHUNKING)
 
 
 def _forget_deleted(conn, on_disk: dict) -> int:
@@ -344,13 +357,25 @@ class _Read:
 
 
 def _read(settings, path: str, stat) -> _Read | None:
-    from obsidian_memory.vault.markdown import chunks_of, text_hash
+    from obsidian_memory.vault.markdown import text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
-    text = searched_text(path, text) if text is not None else None
-    if text is None or Privacy.of(settings).text_is_private(text):
+    if text is None or Privacy.of(settings).text_is_private(searched_text(path, text)):
         return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
-    return _Read(path, stat, text_hash(text), chunks_of(text, note_title(path)))
+    return _Read(path, stat, text_hash(searched_text(path, text)), note_chunks(path, text))
+
+
+def note_chunks(path: str, text: str) -> list:
+    """The chunks (`markdown.chunks_of`) a note's file text is embedded by: a canvas by its cards'
+    text, a session note by what tells it from other sessions (session_reader.told_apart_text),
+    any other note by its text. Its excerpts are cut from the same chunks."""
+    from obsidian_memory.vault.markdown import chunks_of
+    from obsidian_memory.vault.notes.session_reader import told_apart_text
+
+    session = told_apart_text(text) if path.endswith(".md") else None
+    if session is not None:
+        return chunks_of(session[1], session[0] or note_title(path))
+    return chunks_of(searched_text(path, text), note_title(path))
 
 
 def _known_hashes(conn, model: str, hashes: set[str]) -> set[str]:
