@@ -37,7 +37,7 @@ SET = REPO / "benchmarks" / "session_families"
 HELP_VAULT = REPO.parent / "shared" / "eval" / "obsidian-help-en"
 DEPTH = 5
 MODES = ("fulltext", "hybrid")
-LABEL = {"fulltext": "index", "hybrid": "hybrid"}
+LABEL = {"fulltext": "index", "hybrid": "hybrid", "semantic": "semantic"}
 
 
 # -- the worker: one version of the code, in its own process ----------------------------------------
@@ -84,9 +84,30 @@ def _env(cache: Path) -> dict:
     return {**env, "OBSIDIAN_MEMORY_CACHE_DIR": str(cache), "OMNISEARCH_PORT": "9"}
 
 
-def embed(code: Path, vault: Path, cache: Path) -> None:
-    done = subprocess.run([sys.executable, str(code / "scripts" / "obsidian_memory.py"), "embed", "--quiet",
-                           "--vault", str(vault)], capture_output=True, text=True, env=_env(cache))
+def embed(code: Path, vault: Path, cache: Path, seeds: list[Path]) -> None:
+    """The vault embedded by `code` into its own cache; a cache without a vector store starts
+    from a copy of the largest of the seeds' stores made before the chunking was versioned
+    (vectors are stored by their text's hash: a newer chunking embeds only the chunks whose text
+    differs, as when a user upgrades)."""
+    import sqlite3
+
+    def unmarked(store: Path) -> bool:      # chunked as before CHUNKING existed: right for old code, upgraded by new
+        with sqlite3.connect(store) as conn:
+            return conn.execute("SELECT 1 FROM meta WHERE key = 'chunking'").fetchone() is None
+
+    stores = sorted((store for seed in seeds for store in seed.glob("vectors-*.sqlite") if unmarked(store)),
+                    key=lambda p: p.stat().st_size)
+    if stores and not list(cache.glob("vectors-*.sqlite")):
+        cache.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(stores[-1]) as source, sqlite3.connect(cache / stores[-1].name) as copy:
+            source.backup(copy)
+    # vectors.embed_vault in a process of its own, at normal priority (`embed` lowers its own,
+    # which on a machine shared with other work makes it crawl); the quality is the same
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from obsidian_memory.core import settings;"
+              " from obsidian_memory.search.store import vectors;"
+              " print(vectors.embed_vault(settings.load(vault=sys.argv[2]), progress=False).summary())")
+    done = subprocess.run([sys.executable, "-c", script, str(code), str(vault)], capture_output=True, text=True,
+                          env=_env(cache))
     if done.returncode != 0:
         raise SystemExit(f"embed with {code} failed: {done.stderr[-2000:]}")
 
@@ -165,14 +186,38 @@ def print_table(title: str, groups: list[tuple[str, list[dict]]], old: dict, new
               f"{o[2]:>7.3f} {n[2]:>6.3f}")
 
 
+def print_timing(versions: dict, vault: Path, machine: Path, jobs: list[dict], modes: list[str]) -> None:
+    """Wall time of whole `search_vault.py` processes as the skill runs them (in the query's
+    folder), old and new alternated query by query: medians and new/old."""
+    import statistics
+    import time
+
+    print(f"\nwhole search_vault.py processes, {len(jobs)} queries, old and new alternated (median ms)")
+    for mode in modes:
+        times: dict[str, list[float]] = {name: [] for name in versions}
+        for job in jobs:
+            for name, code in versions.items():
+                cache = machine / f"cache-{code.name if code != REPO else 'checkout'}"
+                started = time.perf_counter()
+                subprocess.run([sys.executable, str(code / "scripts" / "search_vault.py"), "--vault", str(vault),
+                                "--source", "index", "--mode", mode, "-n", str(DEPTH), job["query"]],
+                               capture_output=True, cwd=job["cwd"], env=_env(cache), check=True)
+                times[name].append((time.perf_counter() - started) * 1000)
+        old, new = statistics.median(times["old"]), statistics.median(times["new"])
+        print(f"  {LABEL[mode]:<8} old {old:7.1f}  new {new:7.1f}  new/old {new / old:.2f}")
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--worker"]:
         return worker(*argv[1:6])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main", help="the old code: a git ref of this repository (default main)")
+    parser.add_argument("--new", default=None, help="the new code: a git ref (default: the checkout as it is)")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--split", default="dev,test", help="halves to print (tune on dev; look at test once)")
     parser.add_argument("--show", action="store_true", help="each query's rank and the top notes (new)")
+    parser.add_argument("--timing", type=int, default=0, metavar="N",
+                        help="also time N whole search_vault.py processes per version and mode, old and new alternated")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(SET))
     from make_sessions import ensure_machine
@@ -189,25 +234,27 @@ def main(argv: list[str]) -> int:
     for q in queries:
         text = (vault / note_of[q["session"]]).read_text(encoding="utf-8")
         q["shared"] = len(content_words(q["query"]) & content_words(text))
-    versions = {"old": exported(args.baseline, machine.parent), "new": REPO}
+    versions = {"old": exported(args.baseline, machine.parent),
+                "new": exported(args.new, machine.parent) if args.new else REPO}
     jobs = jobs_for(queries, machine)
     print(f"{len(manifest)} sessions in {len({e['repo'] for e in manifest.values()})} repositories, "
           f"{sum(1 for _ in vault.rglob('*.md'))} notes in the vault; {len(queries)} queries ({args.split}); "
-          f"old = {args.baseline} ({versions['old'].name}), new = the checkout")
+          f"old = {args.baseline} ({versions['old'].name}), new = {args.new or 'the checkout'} ({versions['new'].name})")
     for mode in args.modes.split(","):
         ranks = {}
         for name, code in versions.items():
-            cache = machine / f"cache-{name}-{code.name if name == 'old' else 'checkout'}"
+            cache = machine / f"cache-{code.name if code != REPO else 'checkout'}"
             if mode == "hybrid":
-                embed(code, vault, cache)
+                embed(code, vault, cache, seeds=sorted(machine.glob("cache-*")))
             found = run_worker(code, vault, cache, mode, jobs)
             ranks[name] = {q["id"]: rank_of(found[q["id"]], note_of[q["session"]]) for q in queries}
             if name == "new":
                 for q in queries:
                     q["found"] = found[q["id"]]
         key_of = {v: k for k, v in note_of.items()}
-        print_table(f"{LABEL[mode]} ({mode}): by half",
-                    [(h, [q for q in queries if q["split"] == h]) for h in halves], ranks["old"], ranks["new"])
+        print_table(f"{LABEL[mode]} ({mode}): by half, and by batch within it",
+                    [(f"{h} {b}", [q for q in queries if q["split"] == h and b in ("all", q["batch"])])
+                     for h in halves for b in ("all", "first", "vague")], ranks["old"], ranks["new"])
         for half in halves:
             part = [q for q in queries if q["split"] == half]
             print_table(f"{LABEL[mode]}, {half}: by where it was asked and by words shared with the note",
@@ -218,8 +265,10 @@ def main(argv: list[str]) -> int:
         if args.show:
             for q in queries:
                 top = [key_of.get(p, Path(p).stem[:24]) for p in q["found"]]
-                print(f"  [{q['split']}] {q['id']:<7} old {ranks['old'][q['id']]!s:>4} new {ranks['new'][q['id']]!s:>4}"
+                print(f"  [{q['split']} {q['batch']:<5}] {q['id']:<7} old {ranks['old'][q['id']]!s:>4} new {ranks['new'][q['id']]!s:>4}"
                       f"  ({q['asked_from']:<5} shares {q['shared']}) {q['query']!r} -> {top}")
+    if args.timing:
+        print_timing(versions, vault, machine, jobs[:args.timing], args.modes.split(","))
     print("\ntargets: index Hit@5 >= 0.85; hybrid Hit@1 >= 0.80, Hit@5 >= 0.92")
     return 0
 
