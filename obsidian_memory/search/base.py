@@ -16,8 +16,8 @@ class Query(Record):
     """What to look for: `folders` and `excludes` vault-relative and cleaned (a hit must be under
     one of the folders, and under none of the excludes); `tags`/`not_tags` without '#';
     `frontmatter`/`not_frontmatter` (key, value) pairs, required/excluded; `repo` the identity of
-    the repository the search runs in (gitinfo.repo_identity), or None: its session notes are
-    preferred, a little."""
+    the repository the search runs in (gitinfo.repo_identity, lower case as the index folds
+    property values), or None: its session notes are preferred, a little."""
     __slots__ = ("text", "limit", "folders", "excludes", "tags", "not_tags", "frontmatter", "not_frontmatter",
                  "explain", "repo")
 

@@ -70,7 +70,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                                    notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
-                 explain=bool(explain), repo=repo or None)
+                 explain=bool(explain), repo=(repo or "").strip().lower() or None)
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         for note in notes:

@@ -263,7 +263,7 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
     if query.repo:
-        for rowid in index.ids_with_property(REPO_PROPERTY, query.repo.strip().lower(), pool):
+        for rowid in index.ids_with_property(REPO_PROPERTY, query.repo, pool):
             signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))

@@ -163,7 +163,7 @@ def _prefer_here(request, query: Query, scores: "NoteScores") -> None:
     the words' ranking has them a little higher (fulltext.BONUS_HERE)."""
     if not query.repo or not HERE_COSINE:
         return
-    here = set(request.index().paths_with_property(fulltext.REPO_PROPERTY, query.repo.strip().lower()))
+    here = set(request.index().paths_with_property(fulltext.REPO_PROPERTY, query.repo))
     for i, path in enumerate(scores.paths):
         if path in here:
             scores.head[i] += HERE_COSINE
