@@ -360,9 +360,10 @@ def _read(settings, path: str, stat) -> _Read | None:
     from obsidian_memory.vault.markdown import text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
-    if text is None or Privacy.of(settings).text_is_private(searched_text(path, text)):
+    searched = searched_text(path, text) if text is not None else None
+    if searched is None or Privacy.of(settings).text_is_private(searched):
         return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
-    return _Read(path, stat, text_hash(searched_text(path, text)), note_chunks(path, text))
+    return _Read(path, stat, text_hash(searched), note_chunks(path, text))
 
 
 def note_chunks(path: str, text: str) -> list:
