@@ -538,3 +538,23 @@ def test_no_module_imports_the_sdk_and_none_but_the_server_pydantic(env):
     assert result.returncode == 0, result.stderr.decode()
     pydantic_before_the_server, sdk = result.stdout.decode().splitlines()[-2:]
     assert pydantic_before_the_server == "[]" and sdk == "[]"
+
+
+def test_the_stdio_server_ranks_the_sessions_of_the_repository_it_runs_in_first_among_equals(tmp_path):
+    from testkit import mcp_exchange
+
+    env = Env(tmp_path)
+    for name, repo in (("a", "github.com/acme/payments"), ("b", "github.com/acme/orders")):
+        note = env.vault / "Meta" / "claude-sessions" / f"{name}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"---\nrepo: {repo}\ntags: [claude-session]\n---\n# Reminder emails sent twice\n"
+                        "The scheduler ran in both replicas; it runs once now.\n", encoding="utf-8")
+    orders = tmp_path / "work" / "orders"
+    orders.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(orders)], check=True)
+    subprocess.run(["git", "-C", str(orders), "remote", "add", "origin", "git@github.com:acme/orders.git"], check=True)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "reminder emails twice", "source": "index"}}}
+    for cwd, first in ((orders, "Meta/claude-sessions/b.md"), (tmp_path, "Meta/claude-sessions/a.md")):
+        answer = mcp_exchange([sys.executable, str(CLI), "mcp"], [call], env=env.environ(), cwd=str(cwd))
+        assert paths(answer[2]["result"]["structuredContent"])[0] == first      # (a and b tie by words: by path)
