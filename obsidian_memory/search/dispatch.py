@@ -355,8 +355,8 @@ def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) 
     """Each folder as the vault spells it. Every engine matches folders with their case (so does
     Obsidian's own search), so `plugins` for `Plugins/` is taken when it names exactly one folder,
     with a note; a --folder that names several folders differing only in case is refused, an
-    --exclude that does drops them all; one that names none is used as given (a --folder with a
-    note: Omnisearch may know folders the disk does not show yet)."""
+    --exclude that does drops them all. A --folder that names none is refused (a search in it
+    could only answer nothing); an --exclude that names none is used as given."""
     out: list[str] = []
     for folder in folders:
         if not folder:
@@ -369,7 +369,8 @@ def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) 
         shown = shorten(folder, 80)
         if not found:
             if flag == "--folder":
-                notes.append(f"folder {shown!r} does not exist in the vault")
+                raise UserError(f"--folder {shown!r}: no such folder in the vault (give a vault-relative folder, "
+                                f"e.g. Meta/claude-sessions)")
             found = [folder]
         elif len(found) > 1 and flag == "--folder":
             raise UserError(f"--folder {shown!r} names {len(found)} folders that differ only in case "

@@ -260,7 +260,10 @@ def test_a_folder_in_another_case_is_taken_when_it_names_one_folder_and_says_so(
     assert [h["path"] for h in as_json(found)["results"]] == ["Runbooks/Deploy checklist.md"]
     assert b"--folder 'runbooks' taken as Runbooks (the case differs)" in found.stderr
     missing = vault.search("deploy", "--source", source, "--folder", "Nowhere", "--json")
-    assert as_json(missing)["results"] == [] and b"folder 'Nowhere' does not exist in the vault" in missing.stderr
+    assert missing.returncode == 2 and missing.stdout == b""
+    assert missing.stderr.decode().splitlines() == [
+        "search_vault.py: error: --folder 'Nowhere': no such folder in the vault (give a vault-relative folder, "
+        "e.g. Meta/claude-sessions)"]
 
 
 @pytest.mark.parametrize("source", ["scan", "index"])
