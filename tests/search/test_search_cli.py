@@ -57,9 +57,9 @@ def test_text_mode_has_a_header_then_numbered_hits_with_excerpts(vault):
     assert result.returncode == 0
     assert re.fullmatch(r'search: "deploy script" \| engine: scan \| \d+\.\d{3} s \| 2 of 3 results', lines[0])
     # deploy (name) 20 + script 20 + all 50 + phrase in body 30 + deploy in name 15 + 1 heading 8 + frequency 3
-    assert lines[1] == "1. Runbooks/Deploy checklist.md (146)"
+    assert lines[1] == "1. Runbooks/Deploy checklist.md (146.00)"   # every score in one format, whole or not
     assert lines[2].startswith("   ") and "deploy script" in lines[2]
-    assert lines[3].startswith("2. ")
+    assert re.fullmatch(r"2\. .+\.md \(\d+\.\d\d\)", lines[3]), lines[3]
     assert len(lines) == 5
 
 
