@@ -35,9 +35,10 @@ class Sessions(Store):
         self.recall, self.history, self.transcripts, self.vault_notes = recall, history, transcripts, vault_notes
 
     # -- writing ------------------------------------------------------------------------
-    def upsert(self, session: Session, *, note_path: str | None = None) -> str:
-        """Insert or update one session (idempotent); returns why the archived record was kept or
-        merged instead of taking the transcript's as it is ("" when it was simply taken).
+    def upsert(self, session: Session, *, note_path: str | None = None) -> tuple[str, str]:
+        """Insert or update one session (idempotent); returns (session_merge's decision: the
+        transcript taken, the archived record kept as it was, or both merged; why the record was
+        kept or merged, "" when the transcript was simply taken).
 
         A transcript that holds less than the archived record never shrinks it (session_merge):
         the record is kept, or both are merged. Summaries stored from PostCompact payloads that
@@ -68,7 +69,7 @@ class Sessions(Store):
                 if parsed_path and parsed_size is not None:
                     self.transcripts.record_in_transaction(parsed_path, session.session_id, parsed_size,
                                                            parsed_mtime, "kept-richer-record", now)
-                return why
+                return decision, why
             if decision != TAKE_TRANSCRIPT:   # both files are in the record now: neither is read again unchanged
                 if parsed_path and parsed_path != session.transcript_path and parsed_size is not None:
                     self.transcripts.record_in_transaction(parsed_path, session.session_id, parsed_size,
@@ -101,7 +102,7 @@ class Sessions(Store):
                 self.transcripts.record_in_transaction(session.transcript_path, session.session_id,
                                                        session.transcript_size, session.transcript_mtime or 0.0,
                                                        "archived", now)
-        return why
+        return decision, why
 
     def _replace_prompts(self, session: Session, stored: Session | None) -> None:
         """The session's prompt rows. Those the `stored` record (None: none) holds as they are

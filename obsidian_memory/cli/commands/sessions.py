@@ -56,5 +56,5 @@ def run(args) -> int:
         title = " ".join((row["title"] or "(untitled)").split())
         where = "" if row["this_machine"] else f"  on {row['machine'] or 'another machine'}"
         print(f"{when}  {row['session_id'][:8]}  {row['project'] or '-'}  {title}  "
-              f"({row['prompt_count']} prompts){where}  {row['note_path'] or '(no note in the vault)'}")
+              f"({row['prompt_count']} prompt{'' if row['prompt_count'] == 1 else 's'}){where}  {row['note_path'] or '(no note in the vault)'}")
     return 0
