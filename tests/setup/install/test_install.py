@@ -157,6 +157,15 @@ def test_dry_run_of_an_installed_setup_changes_nothing(user):
     assert b"restored as it was before the install" in result.stdout
 
 
+def test_the_dry_run_says_why_the_venv_would_be_reinstalled_and_never_blames_an_unchanged_checkout(user):
+    user.install_default()
+    assert b"reinstall" not in user.install("--dry-run").stdout
+    other_extras = user.install("--dry-run", "--semantic").stdout.decode()
+    assert "- reinstall obsidian-memory[semantic] from" in other_extras, other_extras
+    assert "([semantic] instead of no extra: the options chose other extras)" in other_extras
+    assert "checkout changed" not in other_extras
+
+
 def test_invalid_settings_json_stops_the_install_with_one_line_and_the_file_untouched(tmp_path):
     person = User(tmp_path)
     broken = b'{\n  "model": "opus",\n}\n'
