@@ -9,8 +9,11 @@ import sys
 
 
 def add_arguments(parser) -> None:
+    from obsidian_memory.cli.cliutil import existing_folder
+
     parser.add_argument("prompt", nargs="+", help="the prompt, as typed (several words are joined by spaces)")
-    parser.add_argument("--cwd", metavar="DIR", help="the folder the session runs in (default: the current one)")
+    parser.add_argument("--cwd", metavar="DIR", type=existing_folder,
+                        help="the folder the session runs in (default: the current one)")
     parser.add_argument("--session-id", metavar="ID",
                         help="a running session: what it was shown already is left out, as the hook does")
     parser.add_argument("--json", action="store_true", help="the decision and the injected text as JSON")
@@ -23,9 +26,7 @@ def run(args) -> int:
     from obsidian_memory.context.recall.render import render
 
     settings = settings_module.load()
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        raise UserError(f"--cwd {args.cwd}: no such folder")
+    cwd = args.cwd or os.getcwd()
     prompt = " ".join(args.prompt)
     state = seen.load(settings, args.session_id) if args.session_id else None
     decision, evidence = hook.decide_here(settings, prompt, cwd, shown=state.shown if state else (),
