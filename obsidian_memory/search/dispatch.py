@@ -184,9 +184,13 @@ class _Dispatch:
             result = omnisearch.Omnisearch().search(query, self.request)
         except omnisearch.Offline as exc:
             self.omnisearch_down = str(exc)
-            fallback = "" if self.source == "omnisearch" else "; used the local engine"
-            self._note(f"Omnisearch did not answer on port {self.request.port} ({exc}){fallback}")
+            said = f"Omnisearch did not answer on port {self.request.port} ({exc})"
+            if self.source == "omnisearch":
+                self._note(said)
+            elif _news(self.request.settings, said):   # falling back: said once, not at every search
+                self._note(said + "; used the local engine")
             return None
+        _news(self.request.settings, "")
         return self._take(omnisearch.ENGINE, result, query)
 
     def _local(self, query: Query):
@@ -271,6 +275,29 @@ class _Dispatch:
     def _note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+
+OMNISEARCH_SAID = "omnisearch-offline.txt"
+
+
+def _news(settings, said: str) -> bool:
+    """Whether `said` (why Omnisearch did not answer; "": it answered) differs from what the last
+    search said, which is remembered in the cache folder. The header names the engine at every
+    search; why Omnisearch is not it is said again only when that changes."""
+    from obsidian_memory.core import fsutil
+
+    path = os.path.join(settings.cache_dir, OMNISEARCH_SAID)
+    if (fsutil.read_text(path) or "") == said:
+        return False
+    try:
+        if said:
+            os.makedirs(settings.cache_dir, exist_ok=True)
+            fsutil.atomic_write_text(path, said)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass   # a cache folder that cannot be written: said every time, as before
+    return True
 
 
 # -- input validation --------------------------------------------------------------------------

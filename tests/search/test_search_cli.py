@@ -51,6 +51,24 @@ def test_auto_falls_back_to_a_local_engine_when_omnisearch_is_down(vault):
     assert "Omnisearch did not answer" in result.stderr.decode()
 
 
+def test_why_omnisearch_did_not_answer_is_said_once_not_at_every_search_until_it_changes(vault):
+    said = "Omnisearch did not answer on port"
+
+    def printed(*args):
+        done = vault.search(*args)
+        assert done.returncode == 0
+        return done.stdout.decode() + done.stderr.decode()
+
+    assert said in printed("deploy script")
+    second = printed("deploy script")
+    assert said not in second and "| engine: index |" in second   # the header still names the engine
+    assert said in printed("deploy", "--source", "omnisearch")   # asked for by name: always said
+    with FakeOmnisearch() as fake:   # Omnisearch answers once: the next time it does not is news again
+        fake.items = [item("Runbooks/Deploy checklist.md", 7.25)]
+        assert as_json(vault.search("deploy", "--json", "--port", str(fake.port)))["engine"] == "omnisearch"
+    assert said in printed("deploy script")
+
+
 def test_text_mode_has_a_header_then_numbered_hits_with_excerpts(vault):
     result = vault.search("deploy script", "--source", "scan", "-n", "2")
     lines = result.stdout.decode().splitlines()
