@@ -372,3 +372,19 @@ def test_sessions_of_the_repository_the_search_runs_in_come_first_among_equals(e
     assert first("pgbouncer prepared statement", payments)[:2] in (["a.md", "c.md"], ["c.md", "a.md"])
     assert first("pgbouncer prepared statement", env.root)[0] == "a.md"       # no repository: by words, then path
     assert first("pgbouncer prepared statement pgb-eu-2", orders)[0] == "c.md"   # the words decide over the place
+
+
+def test_session_notes_are_listed_newest_first_by_the_sessions_own_start_not_the_files_time(vault):
+    import os
+    import time
+
+    folder = vault.vault / "Meta" / "claude-sessions" / "2026-02"
+    folder.mkdir(parents=True)
+    for day, started in (("01", "2026-01-20T09:00:00Z"), ("02", "2026-02-03T09:00:00Z"), ("03", "2026-02-14T09:00:00Z")):
+        (folder / f"{day}.md").write_text(f'---\nstarted_utc: "{started}"\ntags: [claude-session]\n---\n# s{day}\n',
+                                          encoding="utf-8")
+    now = time.time()
+    os.utime(folder / "01.md", (now, now))                 # the January session, re-rendered just now
+    os.utime(folder / "03.md", (now - 86400, now - 86400))
+    listed = as_json(vault.search("--tag", "claude-session", "--json"))["results"]
+    assert [r["path"].rsplit("/", 1)[-1] for r in listed] == ["03.md", "02.md", "01.md"]

@@ -336,10 +336,16 @@ class VaultIndex:
                                                 f" AND note_id IN ({_ids(among)})", (key, value))}
 
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
-        """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
+        """(notes in scope, (path, title, body) of the `limit` newest): a session note by when its
+        session started (its `started_utc`: a January session re-rendered today is still January's),
+        any other note by its last change."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
+        # (frontmatter values are kept lower-cased: SQLite reads `2026-02-11T20:31:53Z`, not its lower case)
+        started = ("(SELECT CAST(strftime('%s', upper(p.value)) AS INTEGER) * 1000000000 FROM note_props p "
+                   "WHERE p.note_id = n.id AND p.key = 'started_utc' LIMIT 1)")
         rows = self.conn.execute(f"SELECT n.path, n.title FROM notes n {scope.where()}"
-                                 f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
+                                 f" ORDER BY COALESCE({started}, n.mtime_ns) DESC, n.path LIMIT {max(0, int(limit))}",
+                                 scope.params).fetchall()
         return total, [(path, title, note.body if note else "")
                        for path, title, note in ((p, t, self.read_note(p, t)) for p, t in rows)]
 
