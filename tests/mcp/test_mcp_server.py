@@ -181,6 +181,15 @@ def test_search_hits_carry_their_links_and_backlinks(world):
     assert pancakes["links"] == ["Recipes/Syrup.md"] and pancakes["backlinks"] == ["Recipes/Crepes.md"]
 
 
+def test_read_titles_a_note_by_its_title_property_else_by_its_file_name(world):
+    [demo] = [s for s in json.loads(world.run("sessions", "--json").stdout) if s["session_id"] == DEMO_ID]
+    assert demo["note_path"].endswith("_00000007.md") and demo["title"]
+    [result] = serve(world, calling(("read", {"paths": [demo["note_path"], "Recipes/Syrup.md"]})))
+    session_note, syrup = structured(result)["notes"]
+    assert session_note["title"] == demo["title"]   # not "2026-03-04_00000007"
+    assert syrup["title"] == "Syrup"
+
+
 def test_read_returns_body_metadata_and_links_and_suggests_a_misspelled_path(world):
     plain, raw, cut, misspelled, outside = serve(world, calling(
         ("read", {"paths": ["Recipes/Pancakes", "Recipes/Syrup.md"]}),
