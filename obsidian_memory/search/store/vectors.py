@@ -317,16 +317,20 @@ def _store(conn, model: str, stats: EmbedStats, bar, part, batch, missing: dict,
     return missing
 
 
+LINE_SECONDS = 10.0   # off a terminal, a progress line this often
+
+
 class EmbedProgress:
     """The bar of `embed` (`progress.progress_bar`): notes done and an ETA from the bytes of the
-    notes left, not from their count (a note may be 100 bytes or 100 KB)."""
+    notes left, not from their count (a note may be 100 bytes or 100 KB). Off a terminal, a line
+    every LINE_SECONDS instead."""
 
     def __init__(self, todo, progress):
         from obsidian_memory.core.progress import progress_bar
 
         self.notes, self.total = 0, len(todo)
         self.bar = progress_bar(sum(_weight(stat) for _, stat in todo), progress, desc=self._desc(), unit="B",
-                                unit_scale=True, mininterval=0.5,
+                                unit_scale=True, mininterval=0.5, lines_every=LINE_SECONDS,
                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} elapsed, ETA {remaining}")
 
     def _desc(self) -> str:
