@@ -203,6 +203,10 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         recorded = known_fingerprint if known_fingerprint is not None else archive.transcripts.fingerprint(path)
         if recorded == fingerprint:
             return ArchiveResult(UNCHANGED, path)
+    off = _memory_off(settings, session_id or _uuid_stem(path))
+    if off:
+        archive.transcripts.record(path, *fingerprint, status=EXCLUDED, session_id=off)
+        return ArchiveResult(EXCLUDED, path, off, reason="memory was off for this session (OBSIDIAN_MEMORY=off)")
     from obsidian_memory.capture import transcript
 
     session = transcript.parse(path, resume_in=settings.home)   # a growing transcript: only what is new
@@ -241,6 +245,13 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
                            record_kept=decision == KEEP_ARCHIVED and not compact_summary)
     _write_note(settings, archive, session.session_id, result)
     return result
+
+
+def _memory_off(settings, session_id: str | None) -> str | None:
+    """`session_id` when the user started that session with OBSIDIAN_MEMORY=off (core.memory_off)."""
+    from obsidian_memory.core import memory_off
+
+    return session_id if session_id and session_id in memory_off.sessions(settings.home) else None
 
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

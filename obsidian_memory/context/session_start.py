@@ -102,12 +102,14 @@ def _string(value) -> str:
 # -- the context ------------------------------------------------------------------------------
 
 class Context:
-    """What SessionStart injects: `text` ('' when there is nothing worth saying) and the ids of
-    the sessions it lists (`listed`, newest first: prompt recall does not show them again)."""
-    __slots__ = ("text", "listed")
+    """What SessionStart injects: `text` ('' when there is nothing worth saying), the ids of
+    the sessions it lists (`listed`, newest first: prompt recall does not show them again), and
+    why (`account`: the budget, each section's share and size, what each holds and why; the
+    `injected` command shows it)."""
+    __slots__ = ("text", "listed", "account")
 
-    def __init__(self, text: str = "", listed: list[str] | None = None):
-        self.text, self.listed = text, list(listed or [])
+    def __init__(self, text: str = "", listed: list[str] | None = None, account: dict | None = None):
+        self.text, self.listed, self.account = text, list(listed or []), account or {}
 
 
 def build_context(settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> str:
@@ -122,10 +124,12 @@ def build(settings, *, cwd: str, source: str | None = "startup", session_id: str
     compact = source == "compact"
     state = read_state(settings)
     learnings = read_learnings(settings)
-    scope, sessions = recent_sessions(settings, cwd, session_id,
-                                      COMPACT_SESSION_LIMIT if compact else SESSION_LIMIT)
+    limit = COMPACT_SESSION_LIMIT if compact else SESSION_LIMIT
+    scope, sessions = recent_sessions(settings, cwd, session_id, limit)
+    account = {"source": source, "cwd": cwd, "budget": budget, "weights": dict(SECTION_WEIGHTS)}
     if not (state.lines or learnings.entries or sessions):
-        return Context()
+        return Context(account={**account, "why_nothing": "no working state, no learnings, no archived session "
+                                                          f"of this {scope.split(' ')[0]}"})
     listed: list[str] = []
 
     def sessions_block(cap: int | None) -> str:
@@ -144,20 +148,37 @@ def build(settings, *, cwd: str, source: str | None = "startup", session_id: str
     header = _header(settings, source)
     framing = len(header) + len(SKILL_POINTER) + 1 + len(renderers) + 1  # the "\n" joints
     if budget - framing < MIN_ROOM:
-        return Context()  # a budget this small holds no section worth the framing
+        return Context(account={**account, "why_nothing": f"the budget ({budget}) leaves under {MIN_ROOM} "
+                                                          "characters beside the framing"})
     caps = share_budget(budget - framing, wanted)
     parts = [header]
+    shown = []
     for name, render in renderers.items():
         block = render(caps[name]) if caps.get(name) else ""
+        shown.append({"name": name, "wanted": wanted[name], "cap": caps.get(name, 0), "chars": len(block)})
         if block:
             parts.append(block)
     if len(parts) == 1:
-        return Context()  # no section fitted: the framing alone is not worth saying
+        return Context(account={**account, "why_nothing": "no section fitted its share of the budget"})
     parts.append(SKILL_POINTER + "\n")
     text = "\n".join(parts)
     if len(text) > budget:
         return Context()  # cannot happen; never cut through a fence
-    return Context(text, [session_id for session_id in listed if session_id] if caps.get("sessions") else [])
+    listed = [session_id for session_id in listed if session_id] if caps.get("sessions") else []
+    account.update(framing=framing, chars=len(text), sections=shown, scope=scope, limit=limit,
+                   state_note=settings.state_note, learnings_note=settings.learnings_note,
+                   sessions=[_session_account(row, n) for n, row in enumerate(sessions) if row.get("session_id") in listed],
+                   text=text)
+    return Context(text, listed, account)
+
+
+def _session_account(row: dict, position: int) -> dict:
+    """What the account says of a listed session: which it is, and what of it was shown."""
+    shown = {"session_id": row.get("session_id"), "title": row.get("title"), "started_at": row.get("started_at"),
+             "elsewhere": row.get("elsewhere"), "latest": position == 0}
+    if position == 0:
+        shown["withheld"] = row.get("withheld")
+    return shown
 
 
 class Material:

@@ -38,6 +38,7 @@ def user_prompt_output(payload: dict, settings) -> str | None:
             text = render(decision, evidence)
             if text:
                 state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
+        state.record("UserPromptSubmit", _account(prompt, mode, decision, text))
     if session_id and (state.prompts == 0 or text):   # later prompts change nothing worth a write
         state.prompts += 1
         try:
@@ -46,6 +47,22 @@ def user_prompt_output(payload: dict, settings) -> str | None:
             from obsidian_memory.core import logs
             logs.log_for(settings, f"user-prompt: session state not saved: {exc}")
     return hook_json(text) if text else None
+
+
+ACCOUNT_PROMPT_CHARS = 300
+ACCOUNT_CANDIDATES = 3
+
+
+def _account(prompt: str, mode: str, decision, text: str) -> dict:
+    """What the recall injected for a prompt and why: the rule's figures (the words and their
+    weights, the best candidates' coverage and score, the reason)."""
+    if decision is None:
+        return {"prompt": prompt[:ACCOUNT_PROMPT_CHARS], "mode": mode, "reason": "the archive did not answer in time",
+                "chars": 0, "text": ""}
+    found = decision.as_dict()
+    return {"prompt": prompt[:ACCOUNT_PROMPT_CHARS], "mode": mode, "reason": decision.reason,
+            "words": found["words"], "candidates": found["candidates"][:ACCOUNT_CANDIDATES],
+            "chosen": found["chosen"], "already_shown": found["already_shown"], "chars": len(text), "text": text}
 
 
 def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
