@@ -27,6 +27,34 @@ def test_flag_beats_environment_beats_config_file(env, monkeypatch):
     assert (flagged.vault, flagged.omnisearch_port) == ("/from/flag", 3333)
 
 
+def test_the_command_line_of_a_plugin_install_takes_the_plugins_vault_option(env, monkeypatch, tmp_path):
+    """The plugin's venv (marked by its bootstrap) run by hand: the vault is the plugin's option,
+    as for its hooks, not $OBSIDIAN_VAULT, config.yaml or ~/Vault; a --vault flag still wins."""
+    import json
+    import sys
+
+    env.apply(monkeypatch)
+    monkeypatch.setenv("OBSIDIAN_VAULT", "/from/env")
+    plugin = "obsidian-memory@obsidian-memory"
+    (env.config_dir / "settings.json").write_text(json.dumps({
+        "enabledPlugins": {plugin: True, "other@x": True},
+        "pluginConfigs": {"other@x": {"options": {"vault": "/not/ours"}}, plugin: {"options": {"vault": "~/Notes"}}},
+    }), encoding="utf-8")
+    venv = tmp_path / "plugins" / "data" / "obsidian-memory-obsidian-memory" / "venv"
+    venv.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    assert settings.load().vault == "/from/env"                          # not (yet) the plugin's venv
+    (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
+    assert settings.load().vault == os.path.join(str(env.home), "Notes")
+    assert settings.load(vault="/from/flag").vault == "/from/flag"
+    monkeypatch.setenv("CLAUDE_PLUGIN_OPTION_VAULT", "/from/the/hook")   # what the client hands its hooks
+    assert settings.load().vault == "/from/the/hook"
+    monkeypatch.delenv("CLAUDE_PLUGIN_OPTION_VAULT")
+    (env.config_dir / "settings.json").write_text(json.dumps({"enabledPlugins": {plugin: False}, "pluginConfigs": {
+        plugin: {"options": {"vault": "/disabled"}}}}), encoding="utf-8")
+    assert settings.load().vault == "/from/env"                          # a disabled plugin's option is none
+
+
 def test_flat_yaml_round_trips_what_the_installer_writes():
     data = {"vault": "/a b/it's", "omnisearch_port": 51361, "excluded_projects": ["x", "y z"], "redact": False}
     assert settings.parse_flat_yaml(settings.dump_flat_yaml(data)) == data
