@@ -866,6 +866,43 @@ def kept_after_uninstall(layout: Layout) -> list[str]:
     return kept
 
 
+CLIENT_STATE_MAX_BYTES = 50_000_000
+
+
+def mcp_entries_left(layout: Layout) -> list[str]:
+    """The commands that remove the MCP server entries the user added for obsidian-memory
+    (`claude mcp add`, as the README shows) and Claude Code still holds: an uninstall leaves them
+    (they are the client's state, in its own file, not ours to rewrite), and says how."""
+    home = os.path.expanduser("~")
+    candidates = [os.path.join(layout.config_dir, ".claude.json"), os.path.join(home, ".claude.json")]
+    commands: list[str] = []
+    for path in dict.fromkeys(candidates):
+        try:
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read(CLIENT_STATE_MAX_BYTES).decode("utf-8-sig"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        scopes = [("user", None, data.get("mcpServers"))]
+        projects = data.get("projects") if isinstance(data.get("projects"), dict) else {}
+        scopes += [("local", folder, entry.get("mcpServers")) for folder, entry in projects.items()
+                   if isinstance(entry, dict)]
+        for scope, folder, servers in scopes:
+            for name, server in (servers.items() if isinstance(servers, dict) else ()):
+                if _ours_as_mcp(layout, name, server):
+                    where = f"cd {shlex.quote(folder)} && " if folder else ""
+                    command = f"{where}claude mcp remove --scope {scope} {shlex.quote(str(name))}"
+                    if command not in commands:
+                        commands.append(command)
+    return commands
+
+
+def _ours_as_mcp(layout: Layout, name, server) -> bool:
+    text = json.dumps(server) if isinstance(server, dict) else ""
+    return name == "obsidian-memory" or layout.home in text or "obsidian_memory.py" in text
+
+
 def _restore(path: str, recorded: dict | None, current: bytes | None, strip) -> list[Action]:
     """Put the file back as it was without us, or (if the user edited it since) strip only ours."""
     if current is None:

@@ -232,6 +232,8 @@ def _uninstall(options, args) -> int:
     print("obsidian-memory is uninstalled" if actions else "obsidian-memory was not installed: nothing changed")
     for action in actions:
         print(f"  {action.describe()}")
+    for command in install.mcp_entries_left(install.Layout(options.config_dir)):
+        print(f"  Claude Code still lists the MCP server you added for obsidian-memory: `{command}` removes it")
     if not options.purge:
         kept = install.kept_after_uninstall(install.Layout(options.config_dir)) + ["the notes in your vault"]
         print("  kept: " + "; ".join(kept))
