@@ -51,7 +51,7 @@ def report(decision, text: str, mode: str) -> str:
         lines.append("prompt_recall is `first`: the hook looks at the first prompt of a session only")
     if decision.words:
         lines.append("words (sessions holding them, weight):")
-        lines.append("  " + ", ".join(f"{w.text} {min(w.terms.values())} {w.weight:.2f}"
+        lines.append("  " + ", ".join(f"{w.text} {_held(w)} {w.weight:.2f}"
                                       f"{'' if w.informative else ' (common)'}" for w in decision.words))
     if decision.candidates:
         from obsidian_memory.context.recall.decide import OTHER_PLACE
@@ -64,3 +64,11 @@ def report(decision, text: str, mode: str) -> str:
     if text:
         lines.append(f"\nwould inject ({len(text)} characters):\n{text.rstrip()}")
     return "\n".join(lines) + "\n"
+
+
+def _held(word) -> str:
+    """How many sessions hold the word: one count for a word of one term, each term's otherwise
+    (an identifier's parts and compound: a session may hold the parts and not the whole)."""
+    if len(word.terms) == 1:
+        return str(next(iter(word.terms.values())))
+    return "(" + " ".join(f"{term} {count}" for term, count in word.terms.items()) + ")"

@@ -67,15 +67,20 @@ PAST_CUES = frozenset("again back still anymore recurring before previous previo
 
 class Word:
     """A word of the prompt: its terms (a joined identifier has its parts and their compound),
-    how many archived sessions hold each, and the word's weight (its rarest term's)."""
+    how many archived sessions hold each, and the word's weight (its rarest term's). Its terms
+    are those of the word in lower case, whatever case it was typed in; a word typed in camel
+    case (`TrailmapApplication`) also counts by its camel parts where the session lacks the
+    whole word (`camel`, PARTS_ONLY), as a joined identifier counts by its parts."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
-                 informative: bool):
+                 informative: bool, camel: dict[str, int] | None = None, size: int = 0):
         self.text = text
         self.terms = terms              # term -> sessions holding it
         self.weights = weights
         self.compounds = compounds      # the identifier's compound terms (`billingdb2`)
         self.informative = informative
+        self.camel_held = camel or {}   # camel-case parts -> sessions holding it (none for a word in lower case)
+        self.camel = {t: idf(max(n, 1), size) for t, n in self.camel_held.items()}   # ... -> its weight
 
     @property
     def weight(self) -> float:
@@ -93,7 +98,10 @@ class Word:
         share = sum(self.weights[t] * FIELD_WEIGHTS[field_of[t]] for t in parts if t in field_of) / total if total else 0.0
         if self.compounds:
             share *= PARTS_ONLY   # `billing-db-3` is not `billing-db-2`, nor `fct_orders` `fct_payments`
-        return max(compound, share)
+        camel_total = sum(self.camel.values())
+        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel.items() if t in field_of) \
+            / camel_total if camel_total else 0.0
+        return max(compound, share, camel)
 
     def credit_bound(self, postings: dict[str, list[int]]) -> dict[int, float]:
         """document -> the most `credit` can be for it, knowing only which terms it holds."""
@@ -105,6 +113,13 @@ class Word:
                 bound[doc] = bound.get(doc, 0.0) + self.weights[term] / total
         if self.compounds:
             bound = {doc: share * PARTS_ONLY for doc, share in bound.items()}
+        camel_total = sum(self.camel.values())
+        camel: dict[int, float] = {}
+        for term, weight in self.camel.items():
+            for doc in postings.get(term, ()):
+                camel[doc] = camel.get(doc, 0.0) + PARTS_ONLY * weight / camel_total
+        for doc, share in camel.items():
+            bound[doc] = max(bound.get(doc, 0.0), share)
         for term in self.compounds:
             bound.update(dict.fromkeys(postings.get(term, ()), 1.0))
         return bound
@@ -228,6 +243,7 @@ def asks_for_new_work(prompt: str) -> bool:
 def weigh(archive, prompt: str, size: int) -> list[Word]:
     """The prompt's distinct words with their terms and weights."""
     found: dict[str, tuple[list[str], list[str]]] = {}
+    camel: dict[str, list[str]] = {}     # a word typed in camel case: its camel parts
     characters: set[str] = set()
     for piece in cjk.split_runs(prompt):
         if len(found) >= MAX_WORDS:
@@ -239,14 +255,18 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
             continue
         for word in terms_module.words(piece):
             if word.lower() not in found:
-                split = terms_module.split_word(word)
+                split = terms_module.split_word(word.lower())   # the case typed changes nothing
                 if split[0] or split[1]:
                     found[word.lower()] = split
+                    cased = terms_module.split_word(word, whole_pieces=False)[0]
+                    if cased != split[0]:
+                        camel[word.lower()] = cased
                     if len(found) >= MAX_WORDS:
                         break
     for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
         found.setdefault(written.lower(), ([term], []))
-    counts = archive.recall.document_counts(t for parts, compounds in found.values() for t in parts + compounds)
+    counts = archive.recall.document_counts([t for parts, compounds in found.values() for t in parts + compounds]
+                                            + [t for parts in camel.values() for t in parts])
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
@@ -254,7 +274,8 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
         if text in characters:   # as much as its commoner pair says
             weights = dict.fromkeys(weights, min(weights.values()))
         words.append(Word(text, held, weights, tuple(compounds),
-                          informative=min(held.values()) <= common_above(size)))
+                          informative=min(held.values()) <= common_above(size),
+                          camel={t: counts.get(t, 0) for t in camel.get(text, ())}, size=size))
     return words
 
 
@@ -287,7 +308,8 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     lists (which sessions hold which term) each session gets an upper bound of its coverage (every
     term counted as if in the strongest field); only sessions whose bound reaches what a decision
     can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the SHOWN best, are read and scored."""
-    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
+    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)} | {
+        t for w in words for t, n in w.camel_held.items() if 0 < n <= common_above(size)})
     postings = archive.recall.postings(query)
     total = sum(w.weight for w in words)
     bound: dict[int, float] = {}
@@ -314,7 +336,7 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
         for word in words:
             credit = word.credit(field_of)
             if credit > 0:
-                candidate.matched[word.text] = max((field_of[t] for t in word.terms if t in field_of),
+                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel) if t in field_of),
                                                    key=FIELD_WEIGHTS.get)
                 gained += word.weight * credit
         candidate.coverage = gained / total if total else 0.0
