@@ -283,6 +283,8 @@ class Settings:
                                 "whose answers, summaries and open tasks past sessions show (context, recall, "
                                 "`search --sessions`): `own`, this machine's sessions that read no web page or "
                                 "MCP tool; `all`, every session's (see docs/security.md)")
+    auto_memory: bool = setting(Boolean(), False, "keep Claude Code's own auto memory of each repository in the vault "
+                                                  "(Meta/claude-memory/<repository>/; `install.py --auto-memory`)")
     mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
                                  "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
     embed_threads: int = setting(Number(1, MAX_EMBED_THREADS, off=0, off_means="one core fewer than the machine has"),

@@ -574,18 +574,21 @@ def choose_vault(vault_flag: str | None, existing: dict) -> str:
     return os.path.abspath(os.path.expanduser(env)) if env else os.path.join(os.path.expanduser("~"), "Vault")
 
 
-def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_bytes: bytes | None) -> bytes | None:
-    """What config.yaml should hold, or None to leave the user's file exactly as it is."""
+def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_bytes: bytes | None,
+                auto_memory: bool = False) -> bytes | None:
+    """What config.yaml should hold, or None to leave the user's file exactly as it is.
+    `auto_memory`: --auto-memory asks for `auto_memory: true`."""
     if existing_bytes is not None:
         existing = settings_module.read_config_file(layout.config_yaml)
-        if not vault_flag or existing.get("vault") == vault:
+        changes = {**({"vault": vault} if vault_flag else {}), **({"auto_memory": True} if auto_memory else {})}
+        if all(existing.get(key) == value for key, value in changes.items()):
             return None
-        values = dict(existing)
-        values["vault"] = vault
-        return settings_module.dump_flat_yaml(values).encode("utf-8")
+        return settings_module.dump_flat_yaml({**existing, **changes}).encode("utf-8")
     defaults = settings_module.Settings(layout.config_dir, vault=vault)
     values = {key: getattr(defaults, key) for key in NEW_CONFIG_KEYS}
     values["excluded_projects"] = list(values["excluded_projects"])
+    if auto_memory:
+        values["auto_memory"] = True
     header = ("# obsidian-memory settings. Edit freely: install.py keeps your values on re-install.\n"
               "# The environment (OBSIDIAN_VAULT, OMNISEARCH_PORT) and command flags take precedence.\n"
               "# The Omnisearch port comes from the vault's Omnisearch settings; set omnisearch_port to override.\n")
@@ -660,11 +663,12 @@ class Options:
 
     def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
                  semantic: bool = False, mcp: bool = False, purge: bool = False, python: str | None = None,
-                 hook_form: str = "exec", mcp_http: bool = False):
+                 hook_form: str = "exec", mcp_http: bool = False, auto_memory: bool = False):
         self.config_dir, self.source, self.vault = config_dir, source, vault
         self.semantic, self.mcp, self.purge = semantic, mcp or mcp_http, purge
         self.python, self.hook_form = python, hook_form
         self.mcp_http = mcp_http      # the user service file of the HTTP MCP server (implies mcp)
+        self.auto_memory = auto_memory   # Claude Code's auto memory of each repository in the vault
 
 
 def plan_install(options: Options) -> tuple[list[Action], dict]:
@@ -692,7 +696,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     config_before = read_bytes(layout.config_yaml)
     existing_config = settings_module.read_config_file(layout.config_yaml) if config_before is not None else {}
     vault = choose_vault(options.vault, existing_config)
-    config_after = config_text(layout, vault, options.vault, config_before)
+    config_after = config_text(layout, vault, options.vault, config_before, options.auto_memory)
     if config_after is not None and config_after != config_before:
         actions.append(WriteFile(layout.config_yaml, config_after, config_before, "settings"))
 
@@ -800,6 +804,7 @@ def plan_uninstall(options: Options) -> list[Action]:
     files = state.get("files", {})
 
     actions.extend(_remove_service(layout, state))
+    actions.extend(_undo_auto_memory(layout))
     shared = shared_rules_owned(state)
     actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
@@ -841,6 +846,35 @@ def plan_uninstall(options: Options) -> list[Action]:
         actions.append(RemoveTree(layout.venv, "virtual environment"))  # last: we may be running from it
     actions.append(RemoveDirIfEmpty(layout.home, "nothing of ours left"))
     return [a for a in actions if not (isinstance(a, RemoveDirIfEmpty) and not os.path.isdir(a.path))]
+
+
+def _undo_auto_memory(layout: Layout) -> list[Action]:
+    """Each repository's settings.local.json the SessionStart hook pointed at the vault, as it was
+    (the memory files stay in the vault: they are the user's), and the git exclude lines it added."""
+    from obsidian_memory.setup import auto_memory
+
+    actions: list[Action] = []
+    excludes = set()
+    for path, entry in auto_memory.records(layout.home).items():
+        current = read_bytes(path)
+        after = auto_memory.undone(path, entry, current)
+        if after is None:
+            actions.append(DeleteFile(path, "made for Claude Code's auto memory in the vault"))
+            if entry.get("made_folder"):
+                actions.append(RemoveDirIfEmpty(os.path.dirname(path), "made for it"))
+        elif after != "" and current is not None:
+            actions.append(WriteFile(path, after, current, "its autoMemoryDirectory, which pointed into the vault, removed"))
+        if entry.get("excluded_in"):
+            excludes.add(entry["excluded_in"])
+    for path in sorted(excludes):
+        current = read_bytes(path)
+        if current is not None:
+            kept = auto_memory.without_exclude_line(current.decode("utf-8", "replace")).encode("utf-8")
+            if kept != current:
+                actions.append(WriteFile(path, kept, current, "the line that kept settings.local.json out of git"))
+    if os.path.exists(os.path.join(layout.home, auto_memory.RECORD)):
+        actions.append(DeleteFile(os.path.join(layout.home, auto_memory.RECORD), "the record of those edits"))
+    return actions
 
 
 def archive_path(layout: Layout) -> str:

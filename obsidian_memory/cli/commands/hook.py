@@ -102,6 +102,15 @@ def _after_session_start(payload, settings, context) -> None:
         _note_listed_sessions(payload, settings, session_id, context)
     except BaseException as exc:
         _log(settings, "hook session-start: could not note the sessions listed", exc)
+    if settings.auto_memory:
+        try:
+            from obsidian_memory.setup import auto_memory
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+            if cwd and auto_memory.ensure(settings, cwd):
+                _log(settings, f"hook session-start: Claude Code's auto memory of {cwd} goes into the vault "
+                               "from the next session on")
+        except BaseException as exc:
+            _log(settings, "hook session-start: could not point the auto memory into the vault", exc)
     try:
         from obsidian_memory.cli.commands.sweep import start_in_background
         start_in_background(settings, session_id)
