@@ -580,9 +580,13 @@ def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_byt
     `auto_memory`: --auto-memory asks for `auto_memory: true`."""
     if existing_bytes is not None:
         existing = settings_module.read_config_file(layout.config_yaml)
-        changes = {**({"vault": vault} if vault_flag else {}), **({"auto_memory": True} if auto_memory else {})}
-        if all(existing.get(key) == value for key, value in changes.items()):
+        asked = {**({"vault": vault} if vault_flag else {}), **({"auto_memory": True} if auto_memory else {})}
+        changes = {key: value for key, value in asked.items() if existing.get(key) != value}
+        if not changes:
             return None
+        if list(changes) == ["auto_memory"] and "auto_memory" not in existing:   # one line added, comments kept
+            return existing_bytes + (b"" if existing_bytes.endswith(b"\n") or not existing_bytes else b"\n") + \
+                b"auto_memory: true\n"
         return settings_module.dump_flat_yaml({**existing, **changes}).encode("utf-8")
     defaults = settings_module.Settings(layout.config_dir, vault=vault)
     values = {key: getattr(defaults, key) for key in NEW_CONFIG_KEYS}

@@ -88,3 +88,7 @@ def test_install_with_auto_memory_says_so_in_its_plan_and_config(env):
     fresh = config_text(layout, str(env.vault), None, None, auto_memory=True).decode()
     assert "auto_memory: true" in fresh
     assert "auto_memory:" not in config_text(layout, str(env.vault), None, None).decode()
+    mine = b"# my own words\nvault: /v\ncontext_budget: 4000\n"
+    (env.config_dir / "obsidian-memory").mkdir(parents=True, exist_ok=True)
+    (env.config_dir / "obsidian-memory" / "config.yaml").write_bytes(mine)
+    assert config_text(layout, "/v", None, mine, auto_memory=True) == mine + b"auto_memory: true\n"   # comments kept
