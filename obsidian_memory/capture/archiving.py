@@ -517,6 +517,7 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
     from the archive) is left alone, and a note showing more prompts than this transcript holds
     is not replaced (the transcript may be a shorter copy). Returns the note's path, if written."""
     from obsidian_memory.capture import transcript
+    from obsidian_memory.core import fsutil
     from obsidian_memory.vault.notes import sessions as notes
 
     session = transcript.parse(path)
@@ -530,7 +531,7 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             indexed = lambda sid: _indexed_note_paths(settings, sid)   # noqa: E731
             found = notes.locate_note(settings, session.session_id, None, indexed)
-            shown = notes.prompts_shown(notes.read_note(settings, found)) if found else 0
+            shown = notes.prompts_shown(fsutil.read_note(settings.vault, found)) if found else 0
             if shown is None or shown > len(session.prompts):
                 logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "
                                        f"transcript {path} holds, and the archive cannot say which is right")

@@ -277,30 +277,29 @@ class VaultIndex:
         return out
 
     def body_and_code(self, note_id: int) -> tuple[str, str]:
-        """The note's body and code as its file says now (`read_note`; empty when it cannot)."""
+        """The note's body and code as its file says now (`parsed_note`; empty when it cannot)."""
         path, title = self.conn.execute("SELECT path, title FROM notes WHERE id = ?", (note_id,)).fetchone()
-        note = self.read_note(path, title)
+        note = self.parsed_note(path, title)
         return (note.body, note.code) if note else ("", "")
 
     def words_text(self, note_id: int) -> str:
         """What a note says in words: its title, aliases, headings and body."""
         path, title, aliases = self.conn.execute("SELECT path, title, aliases FROM notes WHERE id = ?",
                                                  (note_id,)).fetchone()
-        note = self.read_note(path, title)
+        note = self.parsed_note(path, title)
         return "\n".join((title, aliases, *(("\n".join(note.headings), note.body) if note else ())))
 
-    def read_note(self, path: str, title: str):
+    def parsed_note(self, path: str, title: str):
         """The indexed note `path` parsed from its file (`markdown.Note`: its body, code and
         headings only): the index keeps no copy of its text. The check
         that made the snapshot fresh found the file as indexed; one gone, unreadable or made
         private since is None."""
+        from obsidian_memory.core.fsutil import read_note
         from obsidian_memory.vault import markdown
-        from obsidian_memory.core.fsutil import read_text
+        from obsidian_memory.vault.canvas import searched_text
         from obsidian_memory.vault.privacy import Privacy
 
-        from obsidian_memory.vault.canvas import searched_text
-
-        text = read_text(os.path.join(self.settings.vault, *path.split("/")))
+        text = read_note(self.settings.vault, path)
         text = searched_text(path, text) if text is not None else None
         if text is None or Privacy.of(self.settings).text_is_private(text):
             return None
@@ -347,7 +346,7 @@ class VaultIndex:
                                  f" ORDER BY COALESCE({started}, n.mtime_ns) DESC, n.path LIMIT {max(0, int(limit))}",
                                  scope.params).fetchall()
         return total, [(path, title, note.body if note else "")
-                       for path, title, note in ((p, t, self.read_note(p, t)) for p, t in rows)]
+                       for path, title, note in ((p, t, self.parsed_note(p, t)) for p, t in rows)]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,

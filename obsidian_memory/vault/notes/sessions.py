@@ -721,12 +721,3 @@ def note_exists(settings, note_path: str) -> bool:
     return fsutil.note_present(settings.vault, note_path)
 
 
-def read_note(settings, note_path: str | None) -> str | None:
-    """The note's text from the vault, or None when it is gone (or was never written)."""
-    if not note_path:
-        return None
-    try:
-        target = fsutil.resolve_inside(settings.vault, note_path)
-    except ValueError:
-        return None
-    return fsutil.read_text(target) if os.path.isfile(target) else None
