@@ -1,6 +1,5 @@
-"""Every read of a file of ours or of the vault goes through one reader: regular files only (a
-FIFO is never waited on, a folder is no text), and a vault note only by a path that stays inside
-the vault. Run in a child process with a deadline, so that a read that waits fails the test
+"""Every read of a file of ours or of the vault reads regular files only (a FIFO is never waited
+on, a folder is no text), and a vault note is read only by a path that stays inside the vault. Run in a child process with a deadline, so that a read that waits fails the test
 instead of hanging it."""
 from __future__ import annotations
 
@@ -21,6 +20,14 @@ print(repr(fsutil.read_text(vault + "/pipe.md")), repr(fsutil.read_note(vault, "
       repr(fsutil.read_note(vault, "../outside.md")), repr(fsutil.read_note(vault, "out.md")), sep="|")
 """
 
+SETTINGS_READS = """
+import sys, types
+from obsidian_memory.vault import excluded, omnisearch_plugin
+vault = sys.argv[1]
+print(bool(excluded.ExcludedFiles.of(types.SimpleNamespace(vault=vault, excluded_files=True))),
+      omnisearch_plugin.read_state(vault).port)
+"""
+
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
 def test_a_fifo_a_folder_and_a_way_out_read_as_nothing(tmp_path):
@@ -35,3 +42,18 @@ def test_a_fifo_a_folder_and_a_way_out_read_as_nothing(tmp_path):
                           timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip("\n").split("|") == ["None", "None", "None", repr("café \ufffd\n"), "None", "None"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_obsidians_settings_files_as_fifos_are_read_as_absent(tmp_path):
+    """The vault's .obsidian/app.json (Excluded files) and Omnisearch's data.json are input too."""
+    vault = tmp_path / "vault"
+    plugin = vault / ".obsidian" / "plugins" / "omnisearch"
+    plugin.mkdir(parents=True)
+    os.mkfifo(vault / ".obsidian" / "app.json")
+    os.mkfifo(plugin / "data.json")
+    os.mkfifo(vault / ".obsidian" / "community-plugins.json")
+    done = subprocess.run([sys.executable, "-c", SETTINGS_READS, str(vault)], capture_output=True, text=True,
+                          cwd=str(REPO), timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "None"]
