@@ -624,13 +624,16 @@ def read_config_file(path: str) -> dict:
         return parse_flat_yaml(text)
     except _NotFlat:
         pass
+    from obsidian_memory.vault import frontmatter   # (the one YAML reader: PyYAML's, without aliases)
+
     try:
-        import yaml  # only for hand-written files outside the flat subset
+        data = frontmatter.load(text)      # only for hand-written files outside the flat subset
     except ImportError:
         raise broken("uses YAML beyond plain `key: value` lines, and PyYAML is not installed: "
                      "simplify it or re-run install.py") from None
-    try:
-        data = yaml.safe_load(text)
+    except frontmatter.Refused as exc:
+        raise broken(f"uses {exc}, which obsidian-memory does not read: write each value out "
+                     "(or delete the file and re-run install.py)", "cannot be parsed") from None
     except Exception as exc:
         where = _yaml_error_place(exc, text)
         raise broken(f"{where[0]}: fix that line (or delete the file and re-run install.py, which writes "

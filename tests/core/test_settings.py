@@ -66,6 +66,16 @@ def test_config_outside_the_flat_subset_is_read_with_yaml(tmp_path):
     assert settings.read_config_file(str(path)) == {"vault": "/v", "nested": {"key": 1}}
 
 
+def test_config_yaml_is_read_by_the_one_yaml_reader_without_aliases(tmp_path):
+    """The frontmatter's reader (vault/frontmatter.load), so that no YAML in the package expands
+    an alias: a settings file that uses one is told, on one line, to write the value out."""
+    path = tmp_path / "config.yaml"
+    path.write_text("vault: /v\nbase: &b [a, b]\nprivate: *b\n", encoding="utf-8")
+    with pytest.raises(settings.ConfigError) as raised:
+        settings.read_config_file(str(path))
+    assert "uses a YAML alias" in str(raised.value) and "\n" not in str(raised.value)
+
+
 def test_context_budget_is_capped_below_claude_codes_truncation():
     assert settings.Settings("/c", context_budget=50000).effective_context_budget == 9500
 
