@@ -106,13 +106,6 @@ class Request:
         except Exception:
             return empty
 
-    def discard_index(self, why: BaseException) -> None:
-        """The index file turned out damaged: it is deleted, and built again on next use."""
-        from obsidian_memory.search.store import discard
-
-        self.close()
-        discard(self.settings, why)
-
     def close(self) -> None:
         if self._index is not None:
             index, self._index = self._index, None

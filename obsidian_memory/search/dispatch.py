@@ -219,17 +219,15 @@ class _Dispatch:
 
     def _index_once(self, query: Query) -> Result:
         """The index engine's answer; a damaged index file is deleted, built again (a note says
-        so) and asked again, once."""
-        from obsidian_memory.core import sqlitedb
+        so) and asked again, once (`sqlitedb.again_if_damaged`)."""
+        from obsidian_memory.core.sqlitedb import again_if_damaged
+        from obsidian_memory.search.store import discard
 
-        try:
-            return self._engine_for_index().search(query, self.request)
-        except sqlitedb.errors("DatabaseError") as exc:
-            if not sqlitedb.damaged(exc):
-                raise
-            self.request.discard_index(exc)
-            self._note(f"the local index was damaged ({exc}): it was deleted and built again")
-        return self._engine_for_index().search(query, self.request)
+        def let_go(why: BaseException) -> None:
+            self.request.close()
+            discard(self.request.settings, why)
+            self._note(f"the local index was damaged ({why}): it was deleted and built again")
+        return again_if_damaged(lambda: self._engine_for_index().search(query, self.request), let_go)
 
     def _engine_for_index(self):
         """The engine of the mode asked for, else of the vault's default; a semantic mode that

@@ -154,21 +154,16 @@ class VaultIndex:
     @classmethod
     def _open_to_read(cls, settings, prepare) -> "VaultIndex":
         """`open`, then `prepare(index)`, which leaves it in a read snapshot. A file found damaged
-        on the way is deleted and built again (once)."""
-        for attempt in range(2):
+        on the way is deleted and built again (once: `sqlitedb.again_if_damaged`)."""
+        def opened() -> "VaultIndex":
             index = cls.open(settings)
             try:
                 prepare(index)
                 return index
-            except sqlitedb.errors("DatabaseError") as exc:
-                index.close()
-                if attempt or not sqlitedb.damaged(exc):
-                    raise
-                discard(settings, exc)
             except BaseException:
                 index.close()
                 raise
-        raise AssertionError("unreachable")
+        return sqlitedb.again_if_damaged(opened, lambda why: discard(settings, why))
 
     @classmethod
     def watch_vault(cls, settings) -> str | None:
@@ -522,17 +517,12 @@ def discard(settings, why: BaseException | None = None) -> None:
 
 
 def using_fresh(settings, work):
-    """`work(index)` on the index brought up to date, in one snapshot; when the file turns out to
-    be damaged on the way, it is deleted, built again and `work` runs once more."""
-    try:
+    """`work(index)` on the index brought up to date, in one snapshot; a file found damaged on the
+    way is deleted, built again and `work` runs once more (`sqlitedb.again_if_damaged`)."""
+    def read():
         with VaultIndex.open_fresh(settings) as index:
             return work(index)
-    except sqlitedb.errors("DatabaseError") as exc:
-        if not sqlitedb.damaged(exc):
-            raise
-        discard(settings, exc)
-    with VaultIndex.open_fresh(settings) as index:
-        return work(index)
+    return sqlitedb.again_if_damaged(read, lambda why: discard(settings, why))
 
 
 def rebuild(settings, *, progress=None) -> UpdateStats:

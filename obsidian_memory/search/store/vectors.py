@@ -144,13 +144,8 @@ def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=N
     terminal, False never. A store found damaged on the way is deleted and filled again."""
     if embedder is None:
         from obsidian_memory.search import semantic as embedder
-    try:
-        return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
-    except sqlite3.DatabaseError as exc:
-        if not sqlitedb.damaged(exc):
-            raise
-        discard(settings, exc)
-    return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
+    return sqlitedb.again_if_damaged(lambda: _embed_vault(settings, limit, embedder, progress, batch_notes,
+                                                          max(1, int(threads))), lambda why: discard(settings, why))
 
 
 def discard(settings, why: BaseException) -> None:
