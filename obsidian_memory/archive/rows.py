@@ -8,6 +8,8 @@ import os
 import re
 from collections.abc import Iterable
 
+from obsidian_memory.core.plain_record import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -22,6 +24,32 @@ SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "rep
                    "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message",
                    "machine", "repo_id", "origin")
 OWN, FROM_VAULT = "transcript", "vault"     # sessions.origin
+
+
+class RecentSession(Record):
+    """A session as a list of recent sessions shows it (`Sessions.recent`): what identifies it,
+    where it ran, its note, and its last compaction summary (free text: `session_text` decides
+    whether it may be shown)."""
+    __slots__ = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at", "ended_at",
+                 "prompt_count", "note_path", "machine", "repo_id", "origin", "last_compact_summary")
+
+    def __init__(self, session_id: str, title: str | None, project: str | None, cwd: str | None,
+                 repo_root: str | None, git_branch: str | None, started_at: str | None, ended_at: str | None,
+                 prompt_count: int | None, note_path: str | None, machine: str | None, repo_id: str | None,
+                 origin: str | None, last_compact_summary: str | None = None) -> None:
+        self.session_id, self.title, self.project, self.cwd = session_id, title, project, cwd
+        self.repo_root, self.git_branch, self.started_at, self.ended_at = repo_root, git_branch, started_at, ended_at
+        self.prompt_count, self.note_path, self.machine, self.repo_id = prompt_count, note_path, machine, repo_id
+        self.origin, self.last_compact_summary = origin, last_compact_summary
+
+
+class WhereItStopped(Record):
+    """Where a session stopped (`Sessions.where_it_stopped`): the start of its last answer and its
+    todo items not done, as (text, status)."""
+    __slots__ = ("last_answer", "open_todos")
+
+    def __init__(self, last_answer: str | None, open_todos: list[tuple[str, str]]) -> None:
+        self.last_answer, self.open_todos = last_answer, open_todos
 
 
 def text(data: bytes) -> str:

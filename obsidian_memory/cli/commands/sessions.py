@@ -36,7 +36,7 @@ def run(args) -> int:
     except FileNotFoundError:
         rows = []
     here = machine.current(settings)
-    rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.items()}
+    rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.as_dict().items()}
             for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     for row in rows:
         row["this_machine"] = machine.elsewhere(row["origin"], row["machine"], here) is None

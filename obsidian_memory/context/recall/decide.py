@@ -39,6 +39,15 @@ from obsidian_memory.core import cjk
 from obsidian_memory.core import machine as machine_module
 from obsidian_memory.archive import recall_terms as terms_module
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
+
+    from obsidian_memory.archive import Archive
+
+    Hidden = Callable[[str | None], bool]     # whether a session's note leaves it out (private)
+
 PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read,
 MAX_WORDS = 60               # and its first distinct words: the work stays bounded
 MIN_TERMS = 2
@@ -73,7 +82,7 @@ class Word:
     whole word (`camel`, PARTS_ONLY), as a joined identifier counts by its parts."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
-                 informative: bool, camel: dict[str, int] | None = None, size: int = 0):
+                 informative: bool, camel: dict[str, int] | None = None, size: int = 0) -> None:
         self.text = text
         self.terms = terms              # term -> sessions holding it
         self.weights = weights
@@ -124,21 +133,21 @@ class Word:
             bound.update(dict.fromkeys(postings.get(term, ()), 1.0))
         return bound
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"word": self.text, "terms": dict(self.terms), "weight": round(self.weight, 3),
                 "informative": self.informative}
 
 
 class Candidate:
     def __init__(self, session_id: str, title: str, project: str, started_at: str | None, note_path: str | None,
-                 same_place: bool, machine: str | None = None):
+                 same_place: bool, machine: str | None = None) -> None:
         self.session_id, self.title, self.project = session_id, title, project
         self.started_at, self.note_path, self.same_place = started_at, note_path, same_place
         self.machine = machine                     # another machine's session: that machine; else None
         self.coverage = self.score = 0.0
         self.matched: dict[str, str] = {}          # prompt word -> the field where it counted most
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "title": self.title, "project": self.project,
                 "started_at": self.started_at, "note_path": self.note_path, "same_place": self.same_place,
                 "machine": self.machine, "coverage": round(self.coverage, 3), "score": round(self.score, 3),
@@ -146,7 +155,7 @@ class Candidate:
 
 
 class Decision:
-    def __init__(self, prompt: str):
+    def __init__(self, prompt: str) -> None:
         self.prompt = prompt
         self.words: list[Word] = []
         self.candidates: list[Candidate] = []      # best first (the first few)
@@ -158,7 +167,7 @@ class Decision:
     def confident(self) -> bool:
         return bool(self.chosen or self.already_shown)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"prompt": self.prompt, "confident": self.confident, "reason": self.reason,
                 "words": [w.as_dict() for w in self.words],
                 "chosen": [c.session_id for c in self.chosen], "already_shown": list(self.already_shown),
@@ -175,8 +184,8 @@ def is_chatter(prompt: str) -> str:
     return ""
 
 
-def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
-           here: str | None = None, hidden=None) -> Decision:
+def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown: Iterable[str] = (),
+           repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None) -> Decision:
     """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
     this session has already seen; `here`: this machine's id (another machine's session is marked
@@ -218,9 +227,9 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     if decision.reason:
         return decision
     keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
-    shown = set(shown)
-    decision.chosen = [c for c in keep if c.session_id not in shown]
-    decision.already_shown = [c.session_id for c in keep if c.session_id in shown]
+    seen = set(shown)
+    decision.chosen = [c for c in keep if c.session_id not in seen]
+    decision.already_shown = [c.session_id for c in keep if c.session_id in seen]
     decision.reason = (f"covers {best.coverage:.0%} of the prompt's informative words" if decision.chosen
                        else "the matching sessions were shown in this session already")
     return decision
@@ -240,7 +249,7 @@ def asks_for_new_work(prompt: str) -> bool:
     return False
 
 
-def weigh(archive, prompt: str, size: int) -> list[Word]:
+def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
     """The prompt's distinct words with their terms and weights."""
     found: dict[str, tuple[list[str], list[str]]] = {}
     camel: dict[str, list[str]] = {}     # a word typed in camel case: its camel parts
@@ -300,8 +309,8 @@ def idf(sessions: int, size: int) -> float:
     return math.log(1 + (size - sessions + 0.5) / (sessions + 0.5))
 
 
-def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None,
-          hidden=None) -> list[Candidate]:
+def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | None, cwd: str | None,
+          repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
     Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
@@ -314,19 +323,19 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     total = sum(w.weight for w in words)
     bound: dict[int, float] = {}
     for word in words:
-        for doc, credit in word.credit_bound(postings).items():
-            bound[doc] = bound.get(doc, 0.0) + word.weight * credit / total
-    ranked = sorted(bound, key=bound.get, reverse=True)
+        for number, credit in word.credit_bound(postings).items():
+            bound[number] = bound.get(number, 0.0) + word.weight * credit / total
+    ranked = sorted(bound, key=lambda number: bound[number], reverse=True)
     floor = CROWD_RATIO * MIN_COVERAGE
-    chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor] or ranked[:SHOWN]
+    chosen = [number for number in ranked[:MAX_SCORED] if bound[number] >= floor] or ranked[:SHOWN]
     out = []
     for doc in archive.recall.documents(chosen):
         if hidden is not None and hidden(doc["note_path"]):
             continue
         fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())
                   for name in FIELD_WEIGHTS}
-        field_of = {}
-        for name in sorted(FIELD_WEIGHTS, key=FIELD_WEIGHTS.get):   # the strongest field last: it wins
+        field_of: dict[str, str] = {}
+        for name in sorted(FIELD_WEIGHTS, key=_field_weight):   # the strongest field last: it wins
             field_of.update(dict.fromkeys(fields[name], name))
         elsewhere = machine_module.elsewhere(doc["origin"], doc["machine"], here)
         same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
@@ -337,7 +346,7 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
             credit = word.credit(field_of)
             if credit > 0:
                 candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel) if t in field_of),
-                                                   key=FIELD_WEIGHTS.get)
+                                                   key=_field_weight)
                 gained += word.weight * credit
         candidate.coverage = gained / total if total else 0.0
         candidate.score = candidate.coverage * (1.0 if same else OTHER_PLACE)
@@ -347,7 +356,12 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     return out
 
 
-def _same_place(doc: dict, repo_root, repo_id, cwd, elsewhere: bool) -> bool:
+def _field_weight(name: str) -> float:
+    return FIELD_WEIGHTS[name]
+
+
+def _same_place(doc: Mapping[str, Any], repo_root: str | None, repo_id: str | None, cwd: str | None,
+                elsewhere: bool) -> bool:
     """Whether the session ran where the prompt is typed: the same repository (on another machine:
     the same repository identity, its clone being elsewhere), or the same folder outside one."""
     if repo_root:
@@ -356,4 +370,6 @@ def _same_place(doc: dict, repo_root, repo_id, cwd, elsewhere: bool) -> bool:
 
 
 def _same_folder(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+    if not a or not b:
+        return False
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))

@@ -17,6 +17,12 @@ import json
 import os
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from obsidian_memory.core.settings import Settings
+
 FOLDER = "prompt-recall"
 KEEP_DAYS = 14
 FRESH_SOURCES = ("startup", "clear")   # a conversation that begins empty
@@ -27,7 +33,8 @@ MAX_RECORDS = 12   # what was injected, kept per session: the latest this many h
 
 
 class SessionState:
-    def __init__(self, source: str | None = None, prompts: int = 0, shown=(), injected=()):
+    def __init__(self, source: str | None = None, prompts: int = 0, shown: Iterable[str] = (),
+                 injected: Iterable[dict] = ()) -> None:
         self.source, self.prompts, self.shown = source, int(prompts), list(dict.fromkeys(shown))
         self.injected = [r for r in injected if isinstance(r, dict)][-MAX_RECORDS:]   # hook runs: what, and why
 
@@ -45,14 +52,14 @@ class SessionState:
                            "injected": self.injected}, ensure_ascii=False)
 
 
-def state_path(settings, session_id: str) -> str | None:
+def state_path(settings: Settings, session_id: str) -> str | None:
     """The session's file, or None for an id that is no safe file name."""
     if not session_id or len(session_id) > 128 or session_id[0] == "." or not set(session_id) <= _SAFE_ID_CHARS:
         return None
     return os.path.join(settings.cache_dir, FOLDER, f"{session_id}.json")
 
 
-def load(settings, session_id: str) -> SessionState | None:
+def load(settings: Settings, session_id: str) -> SessionState | None:
     path = state_path(settings, session_id)
     if path is None:
         return None
@@ -67,7 +74,7 @@ def load(settings, session_id: str) -> SessionState | None:
         return None
 
 
-def save(settings, session_id: str, state: SessionState) -> None:
+def save(settings: Settings, session_id: str, state: SessionState) -> None:
     path = state_path(settings, session_id)
     if path is None:
         return
@@ -75,7 +82,8 @@ def save(settings, session_id: str, state: SessionState) -> None:
     fsutil.atomic_write_bytes(path, state.to_json().encode("utf-8"), durable=False)   # a cache: no fsync wait
 
 
-def session_started(settings, session_id: str, source: str | None, listed_ids, account: dict | None = None) -> None:
+def session_started(settings: Settings, session_id: str, source: str | None, listed_ids: Iterable[str],
+                    account: dict | None = None) -> None:
     """SessionStart: how the session started, which sessions its context listed, and what it
     injected and why (`account`). After a compaction or a resume the earlier prompts and what was
     shown stay counted."""
@@ -91,7 +99,7 @@ def session_started(settings, session_id: str, source: str | None, listed_ids, a
     save(settings, session_id, state)
 
 
-def sessions_recorded(settings) -> list[tuple[float, str]]:
+def sessions_recorded(settings: Settings) -> list[tuple[float, str]]:
     """(when its file last changed, session id) of each session with a file, newest first."""
     folder = os.path.join(settings.cache_dir, FOLDER)
     try:
@@ -108,7 +116,7 @@ def sessions_recorded(settings) -> list[tuple[float, str]]:
     return sorted(found, reverse=True)
 
 
-def _remove_old_files(settings) -> None:
+def _remove_old_files(settings: Settings) -> None:
     folder = os.path.join(settings.cache_dir, FOLDER)
     cutoff = time.time() - KEEP_DAYS * 86400
     try:
