@@ -59,10 +59,6 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
         raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if int(limit) < 1:
         raise UserError("the number of results (-n) must be at least 1")
-    if mode in ("hybrid", "semantic") and source not in ("scan", "omnisearch") and not listing:
-        from obsidian_memory.search.semantic import embed_ahead
-
-        embed_ahead(queries[0])          # the model loads and the query embeds while the rest goes on
     notes: list[str] = []
     base = Query(text=queries[0], limit=int(limit),
                  folders=_folders(vault, _scopes(vault, _bounded(folders, "--folder"), "--folder"), "--folder", notes),
@@ -201,10 +197,6 @@ class _Dispatch:
         return self._scan(query)
 
     def _index(self, query: Query, strict: bool):
-        if self._index_engine is None and self.mode is None:
-            from obsidian_memory.search.engines.hybrid import embed_ahead_if_stored
-
-            embed_ahead_if_stored(self.request.settings, query.text)
         try:
             result = self._index_once(query)
         except UserError:
