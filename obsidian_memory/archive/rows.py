@@ -43,6 +43,26 @@ class RecentSession(Record):
         self.origin, self.last_compact_summary = origin, last_compact_summary
 
 
+class RecallDocument(Record):
+    """A session's prompt-recall document (`RecallIndex.documents`): its fields' terms as the
+    recall index holds them, and what a reader needs of its session."""
+    __slots__ = ("doc_id", "session_id", "title_terms", "asked", "outcome", "said", "title", "project", "cwd",
+                 "repo_root", "started_at", "note_path", "machine", "repo_id", "origin")
+
+    def __init__(self, doc_id: int, session_id: str, title_terms: str, asked: str, outcome: str, said: str,
+                 title: str | None, project: str | None, cwd: str | None, repo_root: str | None,
+                 started_at: str | None, note_path: str | None, machine: str | None, repo_id: str | None,
+                 origin: str | None) -> None:
+        self.doc_id, self.session_id, self.title_terms, self.asked = doc_id, session_id, title_terms, asked
+        self.outcome, self.said, self.title, self.project, self.cwd = outcome, said, title, project, cwd
+        self.repo_root, self.started_at, self.note_path, self.machine = repo_root, started_at, note_path, machine
+        self.repo_id, self.origin = repo_id, origin
+
+    def terms_of(self, field: str) -> str:
+        """The terms of the field `field`: "title", "asked", "outcome" or "said"."""
+        return {"title": self.title_terms, "asked": self.asked, "outcome": self.outcome, "said": self.said}[field]
+
+
 class WhereItStopped(Record):
     """Where a session stopped (`Sessions.where_it_stopped`): the start of its last answer and its
     todo items not done, as (text, status)."""

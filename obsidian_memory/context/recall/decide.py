@@ -41,10 +41,11 @@ from obsidian_memory.archive import recall_terms as terms_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from obsidian_memory.archive import Archive
+    from obsidian_memory.archive.rows import RecallDocument
 
     Hidden = Callable[[str | None], bool]     # whether a session's note leaves it out (private)
 
@@ -330,17 +331,16 @@ def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | No
     chosen = [number for number in ranked[:MAX_SCORED] if bound[number] >= floor] or ranked[:SHOWN]
     out = []
     for doc in archive.recall.documents(chosen):
-        if hidden is not None and hidden(doc["note_path"]):
+        if hidden is not None and hidden(doc.note_path):
             continue
-        fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())
-                  for name in FIELD_WEIGHTS}
+        fields = {name: set(doc.terms_of(name).split()) for name in FIELD_WEIGHTS}
         field_of: dict[str, str] = {}
         for name in sorted(FIELD_WEIGHTS, key=_field_weight):   # the strongest field last: it wins
             field_of.update(dict.fromkeys(fields[name], name))
-        elsewhere = machine_module.elsewhere(doc["origin"], doc["machine"], here)
+        elsewhere = machine_module.elsewhere(doc.origin, doc.machine, here)
         same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
-        candidate = Candidate(doc["session_id"], doc["title"] or "", doc["project"] or "", doc["started_at"],
-                              doc["note_path"], same, elsewhere)
+        candidate = Candidate(doc.session_id, doc.title or "", doc.project or "", doc.started_at, doc.note_path,
+                              same, elsewhere)
         gained = 0.0
         for word in words:
             credit = word.credit(field_of)
@@ -360,13 +360,13 @@ def _field_weight(name: str) -> float:
     return FIELD_WEIGHTS[name]
 
 
-def _same_place(doc: Mapping[str, Any], repo_root: str | None, repo_id: str | None, cwd: str | None,
+def _same_place(doc: RecallDocument, repo_root: str | None, repo_id: str | None, cwd: str | None,
                 elsewhere: bool) -> bool:
     """Whether the session ran where the prompt is typed: the same repository (on another machine:
     the same repository identity, its clone being elsewhere), or the same folder outside one."""
     if repo_root:
-        return (not elsewhere and doc["repo_root"] == repo_root) or bool(repo_id and doc["repo_id"] == repo_id)
-    return not elsewhere and not doc["repo_root"] and _same_folder(doc["cwd"], cwd)
+        return (not elsewhere and doc.repo_root == repo_root) or bool(repo_id and doc.repo_id == repo_id)
+    return not elsewhere and not doc.repo_root and _same_folder(doc.cwd, cwd)
 
 
 def _same_folder(a: str | None, b: str | None) -> bool:
