@@ -1,5 +1,6 @@
 """The package stays readable by its shape: few modules sit flat at its top (the folder is the
-layer: tests/test_layers.py), and no class grows past what one reader holds in mind."""
+layer: tests/test_layers.py), no class grows past what one reader holds in mind, and the README
+stays a ten-minute read (detail goes to docs/)."""
 from __future__ import annotations
 
 import ast
@@ -9,6 +10,7 @@ from testkit import REPO
 PACKAGE = REPO / "obsidian_memory"
 MAX_FLAT_MODULES = 12
 MAX_CLASS_LINES = 400
+MAX_README_LINES = 300
 
 
 def flat_modules(package) -> list[str]:
@@ -30,6 +32,11 @@ def test_no_class_is_longer_than_a_reader_holds():
     found = [f"{path.relative_to(REPO)}: {name} ({lines} lines)" for path in sorted(PACKAGE.rglob("*.py"))
              for name, lines in long_classes(path.read_text(encoding="utf-8"), MAX_CLASS_LINES)]
     assert not found, "\n".join(found)
+
+
+def test_the_readme_is_a_ten_minute_read():
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_README_LINES, f"README.md has {len(lines)} lines: move detail to docs/"
 
 
 def test_the_checks_see_what_they_count(tmp_path):
