@@ -118,7 +118,7 @@ class Context:
     `injected` command shows it)."""
     __slots__ = ("text", "listed", "account")
 
-    def __init__(self, text: str = "", listed: list[str] | None = None, account: dict | None = None):
+    def __init__(self, text: str = "", listed: list[str] | None = None, account: dict[str, Any] | None = None) -> None:
         self.text, self.listed, self.account = text, list(listed or []), account or {}
 
 
@@ -195,17 +195,17 @@ def build(settings: Settings, *, cwd: str, source: str | None = "startup", sessi
     listed = [session_id for session_id in listed if session_id] if caps.get("sessions") else []
     account.update(framing=framing, chars=len(text), sections=shown, scope=scope, limit=limit,
                    state_note=settings.state_note, learnings_note=settings.learnings_note,
-                   sessions=[_session_account(row, n) for n, row in enumerate(sessions) if row.get("session_id") in listed],
+                   sessions=[_session_account(row, n) for n, row in enumerate(sessions) if row.session_id in listed],
                    text=text)
     return Context(text, listed, account)
 
 
-def _session_account(row: dict, position: int) -> dict:
+def _session_account(row: ListedSession, position: int) -> dict[str, Any]:
     """What the account says of a listed session: which it is, and what of it was shown."""
-    shown = {"session_id": row.get("session_id"), "title": row.get("title"), "started_at": row.get("started_at"),
-             "elsewhere": row.get("elsewhere"), "latest": position == 0}
+    shown = {"session_id": row.session_id, "title": row.title, "started_at": row.started_at,
+             "elsewhere": row.elsewhere, "latest": position == 0}
     if position == 0:
-        shown["withheld"] = row.get("withheld")
+        shown["withheld"] = row.withheld
     return shown
 
 

@@ -62,7 +62,7 @@ ACCOUNT_PROMPT_CHARS = 300
 ACCOUNT_CANDIDATES = 3
 
 
-def _account(prompt: str, mode: str, decision, text: str) -> dict:
+def _account(prompt: str, mode: str, decision: Decision | None, text: str) -> dict[str, Any]:
     """What the recall injected for a prompt and why: the rule's figures (the words and their
     weights, the best candidates' coverage and score, the reason)."""
     if decision is None:

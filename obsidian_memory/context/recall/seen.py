@@ -20,6 +20,7 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
 
     from obsidian_memory.core.settings import Settings
 
@@ -34,11 +35,11 @@ MAX_RECORDS = 12   # what was injected, kept per session: the latest this many h
 
 class SessionState:
     def __init__(self, source: str | None = None, prompts: int = 0, shown: Iterable[str] = (),
-                 injected: Iterable[dict] = ()) -> None:
+                 injected: Iterable[dict[str, Any]] = ()) -> None:
         self.source, self.prompts, self.shown = source, int(prompts), list(dict.fromkeys(shown))
         self.injected = [r for r in injected if isinstance(r, dict)][-MAX_RECORDS:]   # hook runs: what, and why
 
-    def record(self, event: str, account: dict) -> None:
+    def record(self, event: str, account: dict[str, Any]) -> None:
         """What a hook run injected and why (`injected` shows it), stamped with the time."""
         self.injected = [*self.injected, {"event": event, "at": time.time(), **account}][-MAX_RECORDS:]
 
@@ -83,7 +84,7 @@ def save(settings: Settings, session_id: str, state: SessionState) -> None:
 
 
 def session_started(settings: Settings, session_id: str, source: str | None, listed_ids: Iterable[str],
-                    account: dict | None = None) -> None:
+                    account: dict[str, Any] | None = None) -> None:
     """SessionStart: how the session started, which sessions its context listed, and what it
     injected and why (`account`). After a compaction or a resume the earlier prompts and what was
     shown stay counted."""
