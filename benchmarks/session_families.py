@@ -215,6 +215,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--new", default=None, help="the new code: a git ref (default: the checkout as it is)")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--split", default="dev,test", help="halves to print (tune on dev; look at test once)")
+    parser.add_argument("--queries", default="queries.json",
+                        help="the judged queries, in benchmarks/session_families/ (blind_queries.json: the held-out set "
+                             "a writer who saw only descriptions.md wrote after the ranking work)")
     parser.add_argument("--show", action="store_true", help="each query's rank and the top notes (new)")
     parser.add_argument("--timing", type=int, default=0, metavar="N",
                         help="also time N whole search_vault.py processes per version and mode, old and new alternated")
@@ -227,7 +230,7 @@ def main(argv: list[str]) -> int:
     vault = search_vault(machine)
     if not HELP_VAULT.is_dir():
         print(f"note: {HELP_VAULT} is absent: the sessions are searched without the Help vault beside them")
-    queries = json.loads((SET / "queries.json").read_text(encoding="utf-8"))["queries"]
+    queries = json.loads((SET / args.queries).read_text(encoding="utf-8"))["queries"]
     halves = args.split.split(",")
     queries = [q for q in queries if q["split"] in halves]
     note_of = {key: entry["note"] for key, entry in manifest.items()}
@@ -254,7 +257,7 @@ def main(argv: list[str]) -> int:
         key_of = {v: k for k, v in note_of.items()}
         print_table(f"{LABEL[mode]} ({mode}): by half, and by batch within it",
                     [(f"{h} {b}", [q for q in queries if q["split"] == h and b in ("all", q["batch"])])
-                     for h in halves for b in ("all", "first", "vague")], ranks["old"], ranks["new"])
+                     for h in halves for b in ("all", *sorted({q["batch"] for q in queries}))], ranks["old"], ranks["new"])
         for half in halves:
             part = [q for q in queries if q["split"] == half]
             print_table(f"{LABEL[mode]}, {half}: by where it was asked and by words shared with the note",
