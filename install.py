@@ -172,9 +172,22 @@ class Venv:
         return _launcher.venv_version(self.path)
 
     def current(self) -> bool:
+        return self.works() and not self.outdated()
+
+    def outdated(self) -> str:
+        """Why the venv does not hold what an install would put there ("" when it does): the
+        stamp says what it was installed from (the sources' digest) and with which extras."""
         from obsidian_memory.core import fsutil
 
-        return self.works() and (fsutil.read_text(self.stamp) or "").strip() == source_digest(REPO, self.extras)
+        stamp = (fsutil.read_text(self.stamp) or "").split("\n")
+        if len(stamp) < 2 or not stamp[0]:
+            return "it holds no record of what was installed"
+        if stamp[0] != source_digest(REPO):
+            return "the checkout changed"
+        if stamp[1] != self.extras:
+            return (f"{self.extras or 'no extra'} instead of {stamp[1] or 'no extra'}: the options chose other "
+                    "extras")
+        return ""
 
     def describe_plan(self) -> int:
         if not self.works():
@@ -182,7 +195,7 @@ class Venv:
                   f"{'.'.join(map(str, sys.version_info[:3]))})")
             print(f"- install obsidian-memory{self.extras} from {REPO} into it")
         elif not self.current():
-            print(f"- reinstall obsidian-memory{self.extras} from {REPO} into {self.path} (the checkout changed)")
+            print(f"- reinstall obsidian-memory{self.extras} from {REPO} into {self.path} ({self.outdated()})")
         return 0
 
     def make(self) -> None:
@@ -223,21 +236,22 @@ class Venv:
                                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
                 else:
                     shutil.copy2(source, os.path.join(copy, name))
-            digest = source_digest(copy, self.extras)
+            digest = source_digest(copy)
             code = subprocess.call([self.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                                     copy + self.extras], cwd=self.layout.home)
         if code != 0:
             raise UserError("pip could not install obsidian-memory (see above); nothing in Claude Code was changed",
                             code=1)
         with open(self.stamp, "w", encoding="utf-8") as handle:
-            handle.write(digest + "\n")
+            handle.write(f"{digest}\n{self.extras}\n")
 
 
-def source_digest(root: str, extras: str) -> str:
-    """A digest of what would be installed: when it matches the venv's stamp, pip is skipped."""
+def source_digest(root: str) -> str:
+    """A digest of the sources an install builds: when it and the extras match the venv's stamp,
+    pip is skipped."""
     import hashlib
 
-    digest = hashlib.sha256(extras.encode())
+    digest = hashlib.sha256()
     for top in ("pyproject.toml", "obsidian_memory", "templates"):
         path = os.path.join(root, top)
         files = [path] if os.path.isfile(path) else sorted(

@@ -468,7 +468,7 @@ def print_process(figures: dict, rounds: int) -> None:
 TIMELINE_STEPS = [
     ("obsidian_memory.search.cli", "run_search", "arguments parsed, search runs"),
     ("obsidian_memory.search.dispatch", "search", "dispatch.search"),
-    ("obsidian_memory.search.semantic", "embed_ahead", "query embedding started (embed_ahead)"),
+    ("obsidian_memory.search.semantic", "embed_ahead", "query embedding started (embed_ahead)"),      # (before it went)
     ("obsidian_memory.search.engines.hybrid", "semantic_ready", "semantic_ready"),
     ("obsidian_memory.search.store.index", "VaultIndex.open_fresh", "index opened and brought up to date"),
     ("obsidian_memory.search.store.index", "VaultIndex.open_checking", "index opened, freshness walk started"),  # (before it went)
@@ -477,7 +477,8 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.store.vectors", "load_matrix", "vector store read"),
     ("obsidian_memory.search.semantic", "_Engine.bind", "model load (C)"),
     ("obsidian_memory.search.semantic", "_Engine.query", "query embed (C)"),
-    ("obsidian_memory.search.semantic", "ComputedInThread.result", "waiting for the query vector"),
+    ("obsidian_memory.search.semantic", "ComputedInThread.result", "waiting for the query vector"),  # (before it went)
+    ("obsidian_memory.search.semantic", "query_vector", "query vector (model waited for, query embedded)"),
     ("obsidian_memory.search.semantic", "Soon.result", "waiting for the query vector"),                    # (before its rename)
     ("obsidian_memory.search.engines.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
     ("obsidian_memory.search.semantic", "start_loading", "model load started (start_loading)"),

@@ -184,7 +184,7 @@ def folder_listing(archive_path: str, runs: int = 200) -> None:
 
     def in_python(archive):
         rows = archive.sessions.recent(limit=max(context_module.SESSION_LIMIT * 20, 200))
-        return [r for r in rows if r.get("cwd") == SCRATCH and not r.get("repo_root")][:context_module.SESSION_LIMIT]
+        return [r for r in rows if r.cwd == SCRATCH and not r.repo_root][:context_module.SESSION_LIMIT]
 
     with open_archive(archive_path, readonly=True) as archive:
         medians = {}
@@ -207,16 +207,17 @@ def privacy_check(settings, cwd: str, runs: int = 200) -> None:
     from obsidian_memory.vault.privacy import note_is_private
 
     def by_record(archive, rows):
-        return context_module._without_private_notes(settings, archive, rows, context_module.SESSION_LIMIT)
+        return [row for row, _ in context_module._without_private_notes(settings, archive, rows,
+                                                                           context_module.SESSION_LIMIT)]
 
     def by_reading(archive, rows):
-        return [row for row in rows if not note_is_private(settings, row["note_path"])][:context_module.SESSION_LIMIT]
+        return [row for row in rows if not note_is_private(settings, row.note_path)][:context_module.SESSION_LIMIT]
 
     with open_archive(settings.archive, readonly=True) as archive:
         rows = archive.sessions.recent(repo_root=cwd, limit=context_module.SESSION_LIMIT + context_module.PRIVATE_SLACK)
         medians = {}
         for name, check in (("archive's verdict (stat)", by_record), ("read each note", by_reading)):
-            assert [r["session_id"] for r in check(archive, rows)] == [r["session_id"] for r in by_reading(archive, rows)]
+            assert [r.session_id for r in check(archive, rows)] == [r.session_id for r in by_reading(archive, rows)]
             times = []
             for _ in range(runs):
                 started = time.perf_counter()

@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from obsidian_memory.archive.rows import RecallDocument
 from obsidian_memory.archive.store import Store
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 # counters: the recall_terms.VERSION the index's documents were made with
@@ -124,15 +121,13 @@ class RecallIndex(Store):
                                                       (f'"{term}"',))]
                 for term in dict.fromkeys(terms)}
 
-    def documents(self, doc_ids: Iterable[int]) -> list[dict[str, Any]]:
+    def documents(self, doc_ids: Iterable[int]) -> list[RecallDocument]:
         """The recall documents with what a reader needs of their session."""
         doc_ids = list(doc_ids)
         if not doc_ids:
             return []
-        names = ("doc_id", "session_id", "title_terms", "asked", "outcome", "said", "title", "project", "cwd",
-                 "repo_root", "started_at", "note_path", "machine", "repo_id", "origin")
         marks = ", ".join("?" for _ in doc_ids)
-        return [dict(zip(names, row)) for row in self.db.execute(
+        return [RecallDocument(*row) for row in self.db.execute(
             f"SELECT d.doc_id, d.session_id, d.title, d.asked, d.outcome, d.said, s.title, s.project, s.cwd, "
             f"s.repo_root, s.started_at, s.note_path, s.machine, s.repo_id, s.origin FROM recall_docs d "
             f"JOIN sessions s USING (session_id) WHERE d.doc_id IN ({marks})", doc_ids)]

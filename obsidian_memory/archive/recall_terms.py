@@ -5,7 +5,9 @@ A term is a lower-cased word without its English inflection (`lagging`, `lagged`
 another form. An identifier written with joiners or in camel case (`billing-db-2`,
 `KotlinCompileDaemon`, `ERR_OSSL_EVP_UNSUPPORTED`, `orders_daily.py`) gives its parts and, in
 addition, one compound term of them all (`billingdb2`): rare, and so strong evidence when a prompt
-names the same thing. A run of Chinese, Japanese or Korean text gives its bigrams (core.cjk), as
+names the same thing. A word in camel case also gives the term it gives typed in lower case
+(`SQLite` -> `sqlit`, as `sqlite`): a prompt's words are taken in lower case (recall.decide), so that
+the case a user types changes nothing. A run of Chinese, Japanese or Korean text gives its bigrams (core.cjk), as
 the vault index does. Function words, chat words ("again", "please", "look") and lone short
 numbers are no terms.
 
@@ -21,7 +23,7 @@ from obsidian_memory.core import cjk
 # The version of these rules. The archive's recall index is made again when its documents were
 # made by another version (RecallIndex.renew_if_outdated): bump it on any change to what a
 # text's terms are.
-VERSION = 3
+VERSION = 4
 
 MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
@@ -92,23 +94,29 @@ def word_terms(word: str) -> list[str]:
     return parts + compounds
 
 
-def split_word(word: str) -> tuple[list[str], list[str]]:
+def split_word(word: str, *, whole_pieces: bool = True) -> tuple[list[str], list[str]]:
     """(the terms of a word's parts, the compound terms of its joined identifiers); none for a
-    run too long to be a word (a hash, base64, minified code)."""
+    run too long to be a word (a hash, base64, minified code). `whole_pieces`: a piece in camel
+    case also gives the term it gives in lower case."""
     parts_out: list[str] = []
     compounds: list[str] = []
     if len(word) > MAX_TERM_CHARS * 2:
         return parts_out, compounds
     for segment in word.split("."):
-        parts = [p for piece in re.split(_JOINERS, segment) for p in re.split(_CAMEL, piece) if p]
-        for part in parts:
-            term = part_term(part.lower())
-            if term:
-                parts_out.append(term)
+        parts = []
+        for piece in re.split(_JOINERS, segment):
+            camel = [p for p in re.split(_CAMEL, piece) if p]
+            parts += camel
+            if len(camel) > 1 and whole_pieces:   # `SQLite`, `KotlinDaemon`: also what the word in lower case gives
+                camel.append(piece)
+            for part in camel:
+                term = part_term(part.lower())
+                if term:
+                    parts_out.append(term)
         if len(parts) > 1:
             compound = "".join(parts).lower()
-            if len(compound) <= MAX_TERM_CHARS and compound not in STOPWORDS:   # "dO" is "do"
-                compounds.append(compound)
+            if len(compound) <= MAX_TERM_CHARS and compound not in STOPWORDS and compound not in parts_out:
+                compounds.append(compound)   # (not "dO": it is "do"; not `KotlinDaemon`'s twice)
     return parts_out, compounds
 
 

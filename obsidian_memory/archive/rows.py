@@ -8,6 +8,8 @@ import os
 import re
 from collections.abc import Iterable
 
+from obsidian_memory.core.plain_record import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -22,6 +24,52 @@ SESSION_COLUMNS = ("session_id", "title", "title_source", "project", "cwd", "rep
                    "transcript_path", "transcript_size", "transcript_mtime", "last_assistant_message",
                    "machine", "repo_id", "origin")
 OWN, FROM_VAULT = "transcript", "vault"     # sessions.origin
+
+
+class RecentSession(Record):
+    """A session as a list of recent sessions shows it (`Sessions.recent`): what identifies it,
+    where it ran, its note, and its last compaction summary (free text: `session_text` decides
+    whether it may be shown)."""
+    __slots__ = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at", "ended_at",
+                 "prompt_count", "note_path", "machine", "repo_id", "origin", "last_compact_summary")
+
+    def __init__(self, session_id: str, title: str | None, project: str | None, cwd: str | None,
+                 repo_root: str | None, git_branch: str | None, started_at: str | None, ended_at: str | None,
+                 prompt_count: int | None, note_path: str | None, machine: str | None, repo_id: str | None,
+                 origin: str | None, last_compact_summary: str | None = None) -> None:
+        self.session_id, self.title, self.project, self.cwd = session_id, title, project, cwd
+        self.repo_root, self.git_branch, self.started_at, self.ended_at = repo_root, git_branch, started_at, ended_at
+        self.prompt_count, self.note_path, self.machine, self.repo_id = prompt_count, note_path, machine, repo_id
+        self.origin, self.last_compact_summary = origin, last_compact_summary
+
+
+class RecallDocument(Record):
+    """A session's prompt-recall document (`RecallIndex.documents`): its fields' terms as the
+    recall index holds them, and what a reader needs of its session."""
+    __slots__ = ("doc_id", "session_id", "title_terms", "asked", "outcome", "said", "title", "project", "cwd",
+                 "repo_root", "started_at", "note_path", "machine", "repo_id", "origin")
+
+    def __init__(self, doc_id: int, session_id: str, title_terms: str, asked: str, outcome: str, said: str,
+                 title: str | None, project: str | None, cwd: str | None, repo_root: str | None,
+                 started_at: str | None, note_path: str | None, machine: str | None, repo_id: str | None,
+                 origin: str | None) -> None:
+        self.doc_id, self.session_id, self.title_terms, self.asked = doc_id, session_id, title_terms, asked
+        self.outcome, self.said, self.title, self.project, self.cwd = outcome, said, title, project, cwd
+        self.repo_root, self.started_at, self.note_path, self.machine = repo_root, started_at, note_path, machine
+        self.repo_id, self.origin = repo_id, origin
+
+    def terms_of(self, field: str) -> str:
+        """The terms of the field `field`: "title", "asked", "outcome" or "said"."""
+        return {"title": self.title_terms, "asked": self.asked, "outcome": self.outcome, "said": self.said}[field]
+
+
+class WhereItStopped(Record):
+    """Where a session stopped (`Sessions.where_it_stopped`): the start of its last answer and its
+    todo items not done, as (text, status)."""
+    __slots__ = ("last_answer", "open_todos")
+
+    def __init__(self, last_answer: str | None, open_todos: list[tuple[str, str]]) -> None:
+        self.last_answer, self.open_todos = last_answer, open_todos
 
 
 def text(data: bytes) -> str:

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from obsidian_memory.archive.history_state import HistoryState
 from obsidian_memory.archive.recall_index import RecallIndex
-from obsidian_memory.archive.rows import (DETAIL_FIELDS, FROM_VAULT, OWN, SESSION_COLUMNS, details_json,
-                                          in_time_order, is_older_parse, loads, outcome_rows, read_outcomes,
-                                          same_summary, session_values, utc_now)
+from obsidian_memory.archive.rows import (DETAIL_FIELDS, FROM_VAULT, OWN, SESSION_COLUMNS, RecentSession,
+                                          WhereItStopped, details_json, in_time_order, is_older_parse, loads,
+                                          outcome_rows, read_outcomes, same_summary, session_values, utc_now)
 from obsidian_memory.archive.scopes import MachineScope, machine_scope, project_scope
 from obsidian_memory.archive.store import Store
 from obsidian_memory.archive.transcripts import Transcripts
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 
     from obsidian_memory.capture.session_records import Session
 
-RECENT_COLUMNS = ("session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
-                  "ended_at", "prompt_count", "note_path", "machine", "repo_id", "origin")
+RECENT_COLUMNS = RecentSession.__slots__[:-1]       # (the last: the summary, from compact_summaries)
 SNIPPET_CHARS = 160
 
 
@@ -35,9 +34,10 @@ class Sessions(Store):
         self.recall, self.history, self.transcripts, self.vault_notes = recall, history, transcripts, vault_notes
 
     # -- writing ------------------------------------------------------------------------
-    def upsert(self, session: Session, *, note_path: str | None = None) -> str:
-        """Insert or update one session (idempotent); returns why the archived record was kept or
-        merged instead of taking the transcript's as it is ("" when it was simply taken).
+    def upsert(self, session: Session, *, note_path: str | None = None) -> tuple[str, str]:
+        """Insert or update one session (idempotent); returns (session_merge's decision: the
+        transcript taken, the archived record kept as it was, or both merged; why the record was
+        kept or merged, "" when the transcript was simply taken).
 
         A transcript that holds less than the archived record never shrinks it (session_merge):
         the record is kept, or both are merged. Summaries stored from PostCompact payloads that
@@ -68,7 +68,7 @@ class Sessions(Store):
                 if parsed_path and parsed_size is not None:
                     self.transcripts.record_in_transaction(parsed_path, session.session_id, parsed_size,
                                                            parsed_mtime, "kept-richer-record", now)
-                return why
+                return decision, why
             if decision != TAKE_TRANSCRIPT:   # both files are in the record now: neither is read again unchanged
                 if parsed_path and parsed_path != session.transcript_path and parsed_size is not None:
                     self.transcripts.record_in_transaction(parsed_path, session.session_id, parsed_size,
@@ -101,7 +101,7 @@ class Sessions(Store):
                 self.transcripts.record_in_transaction(session.transcript_path, session.session_id,
                                                        session.transcript_size, session.transcript_mtime or 0.0,
                                                        "archived", now)
-        return why
+        return decision, why
 
     def _replace_prompts(self, session: Session, stored: Session | None) -> None:
         """The session's prompt rows. Those the `stored` record (None: none) holds as they are
@@ -262,9 +262,8 @@ class Sessions(Store):
                               (session_id,)).fetchone()
         return bool(row and row[0])
 
-    def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> dict[str, Any]:
-        """The start of the session's last answer and its todo items that are not done, for the
-        SessionStart context: {"last_answer": str | None, "open_todos": [(text, status), ...]}."""
+    def where_it_stopped(self, session_id: str, *, answer_chars: int = 2000) -> WhereItStopped:
+        """The start of the session's last answer and its todo items that are not done."""
         row = self.db.execute("SELECT substr(last_assistant_message, 1, ?) FROM sessions WHERE session_id = ?",
                               (int(answer_chars), session_id)).fetchone()
         todos = []
@@ -274,7 +273,7 @@ class Sessions(Store):
             status = str(loads(detail).get("status") or "pending")
             if status != "completed":
                 todos.append((text, status))
-        return {"last_answer": row[0] if row else None, "open_todos": todos}
+        return WhereItStopped(row[0] if row else None, todos)
 
     # -- finding sessions ---------------------------------------------------------------
     def find(self, prefix: str) -> list[str]:
@@ -319,7 +318,7 @@ class Sessions(Store):
 
     def recent(self, *, repo_root: str | None = None, repo_id: str | None = None,
                project: str | None = None, cwd: str | None = None, limit: int = 20,
-               exclude_session_id: str | None = None, machines: MachineScope | None = None) -> list[dict[str, Any]]:
+               exclude_session_id: str | None = None, machines: MachineScope | None = None) -> list[RecentSession]:
         """Newest first (by start). `repo_root` (a folder here) matches this machine's own sessions
         of that repository, `repo_id` every machine's (gitinfo.repo_identity); given both, either
         matches. `cwd` means this machine's sessions started in that folder outside any
@@ -360,7 +359,7 @@ class Sessions(Store):
             clause = ("WHERE " + " AND ".join(where)) if where else ""
             rows = self.db.execute(columns + f"{clause} ORDER BY started_at DESC LIMIT ?",
                                    (*params, int(limit))).fetchall()
-        return [dict(zip(RECENT_COLUMNS + ("last_compact_summary",), row)) for row in rows]
+        return [RecentSession(*row) for row in rows]
 
     def needing_note(self) -> list[tuple[str, str | None]]:
         """(session id, recorded note path) of the sessions with something to show (a start or a

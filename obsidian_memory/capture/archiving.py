@@ -43,24 +43,30 @@ class ArchiveResult:
     reason: str = ""                   # why it was skipped or failed
     note_error: str = ""               # the vault problem, when the row was kept but not the note
     kept: str = ""                     # why the archived record was kept or merged (it holds more)
+    record_kept: bool = False          # the archived record was kept as it was: nothing new archived
 
 
 @dataclass
 class ImportSummary:
     archived: int = 0
     unchanged: int = 0
-    skipped: int = 0                    # no prompt, excluded project, still being written (sweep)
+    skipped: int = 0                    # no prompt, excluded project
+    kept: int = 0                       # transcripts holding less than the archived record, which was kept
+    active: int = 0                     # changed transcripts left for a later sweep: still being written
     failed: int = 0
     stopped: int = 0                    # transcripts left for later at the deadline (sweep)
     halted: str = ""                    # why the run stopped early: the archive cannot be written
     learned: int = 0                    # other machines' sessions learned from their notes (sweep)
     notes_left: int = 0                 # session notes left for later at the deadline (sweep)
+    active_seconds: float = 0           # what `active` means: changed within this many seconds
     would_archive: list[str] = field(default_factory=list)   # dry run
     results: list[ArchiveResult] = field(default_factory=list)
 
     def add(self, result: ArchiveResult) -> None:
         self.results.append(result)
-        if result.status == ARCHIVED:
+        if result.status == ARCHIVED and result.record_kept:
+            self.kept += 1
+        elif result.status == ARCHIVED:
             self.archived += 1
         elif result.status == UNCHANGED:
             self.unchanged += 1
@@ -72,7 +78,12 @@ class ImportSummary:
     def line(self) -> str:
         text = f"archived {self.archived} / unchanged {self.unchanged} / failed {self.failed}"
         if self.skipped:
-            text += f" (skipped {self.skipped}: no prompt, excluded or still active)"
+            text += f" (skipped {self.skipped}: no prompt or excluded)"
+        if self.kept:
+            text += f"; kept the archived record of {self.kept} session(s) (the transcript holds less)"
+        if self.active:
+            text += (f"; left {self.active} transcript(s) changed in the last {self.active_seconds:g} s for a later "
+                     "sweep (still being written?)")
         if self.stopped:
             text += f"; stopped at the deadline with {self.stopped} to go"
         if self.halted:
@@ -192,6 +203,10 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         recorded = known_fingerprint if known_fingerprint is not None else archive.transcripts.fingerprint(path)
         if recorded == fingerprint:
             return ArchiveResult(UNCHANGED, path)
+    off = _memory_off(settings, session_id or _uuid_stem(path))
+    if off:
+        archive.transcripts.record(path, *fingerprint, status=EXCLUDED, session_id=off)
+        return ArchiveResult(EXCLUDED, path, off, reason="memory was off for this session (OBSIDIAN_MEMORY=off)")
     from obsidian_memory.capture import transcript
 
     session = transcript.parse(path, resume_in=settings.home)   # a growing transcript: only what is new
@@ -219,14 +234,24 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)
-    kept = archive.sessions.upsert(session)
+    from obsidian_memory.capture.session_merge import KEEP_ARCHIVED
+
+    decision, kept = archive.sessions.upsert(session)
     if kept:
         logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
     if compact_summary:
         _store_compact_summary(archive, settings, session.session_id, compact_summary, trigger)
-    result = ArchiveResult(ARCHIVED, path, session.session_id, kept=kept)
+    result = ArchiveResult(ARCHIVED, path, session.session_id, kept=kept,
+                           record_kept=decision == KEEP_ARCHIVED and not compact_summary)
     _write_note(settings, archive, session.session_id, result)
     return result
+
+
+def _memory_off(settings, session_id: str | None) -> str | None:
+    """`session_id` when the user started that session with OBSIDIAN_MEMORY=off (core.memory_off)."""
+    from obsidian_memory.core import memory_off
+
+    return session_id if session_id and session_id in memory_off.sessions(settings.home) else None
 
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -492,6 +517,7 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
     from the archive) is left alone, and a note showing more prompts than this transcript holds
     is not replaced (the transcript may be a shorter copy). Returns the note's path, if written."""
     from obsidian_memory.capture import transcript
+    from obsidian_memory.core import fsutil
     from obsidian_memory.vault.notes import sessions as notes
 
     session = transcript.parse(path)
@@ -505,7 +531,7 @@ def note_without_archive(path: str, settings, session_id: str | None = None) -> 
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             indexed = lambda sid: _indexed_note_paths(settings, sid)   # noqa: E731
             found = notes.locate_note(settings, session.session_id, None, indexed)
-            shown = notes.prompts_shown(notes.read_note(settings, found)) if found else 0
+            shown = notes.prompts_shown(fsutil.read_note(settings.vault, found)) if found else 0
             if shown is None or shown > len(session.prompts):
                 logs.log_for(settings, f"hook archive: note {found} left as it is: it shows more than the "
                                        f"transcript {path} holds, and the archive cannot say which is right")
@@ -611,7 +637,7 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
         with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
             excluded = set(exclude_session_ids or ())
             now = time.time()
-            paths = []
+            paths, active = [], []
             for path in transcript_paths(settings):
                 session_id = os.path.basename(path)[:-len(".jsonl")]
                 try:
@@ -619,10 +645,11 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
                 except OSError:
                     continue
                 quiet = modified <= now - quiet_seconds or clock.from_the_future(modified, now)
-                if session_id not in excluded and quiet:
-                    paths.append(path)
+                if session_id not in excluded:
+                    (paths if quiet else active).append(path)
             summary = _archive_many(settings, paths, progress=False, learn=True,
-                                    deadline=time.monotonic() + deadline_seconds)
+                                    deadline=time.monotonic() + deadline_seconds, active=active)
+            summary.active_seconds = quiet_seconds
             from obsidian_memory.capture import resume
             resume.forget_missing(settings.home)
             if summary.stopped:
@@ -661,7 +688,9 @@ def import_from_vault(settings, *, progress: bool = True) -> dict:
 
 
 def _archive_many(settings, paths, *, project=None, dry_run=False, progress=False, learn=False,
-                  deadline: float | None = None) -> ImportSummary:
+                  deadline: float | None = None, active=()) -> ImportSummary:
+    """Archive `paths`; of `active` (transcripts left alone, being written) count those that changed
+    since their last archive."""
     from obsidian_memory.archive import is_damage
 
     summary = ImportSummary()
@@ -672,6 +701,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
             if not dry_run:
                 archive.quick_check()   # (a batch: worth one read of the file before writing to it)
             known = archive.transcripts.fingerprints()
+    summary.active = sum(1 for path in active if known.get(os.path.abspath(path)) != _stat_fingerprint(path))
     if dry_run:
         for path in paths:
             if known.get(os.path.abspath(path)) == _stat_fingerprint(path):

@@ -406,7 +406,7 @@ class _Reader:
             cwd=cwd,
             cwds=[strip_control(c) for c in self.cwds],
             repo_root=repo_root,
-            git_branch=strip_control(self.git_branch) if self.git_branch else None,
+            git_branch=_branch(self.git_branch, cwd, toplevel),
             version=strip_control(self.version) if self.version else None,
             started_at=self.first_ts,
             ended_at=self.last_ts,
@@ -586,3 +586,13 @@ def _duration(first: str | None, last: str | None) -> float | None:
     if start is None or end is None:
         return None
     return max(0.0, (end - start).total_seconds())
+
+
+def _branch(branch: str | None, cwd: str | None, toplevel: str | None) -> str | None:
+    """The transcript's branch, but not the "HEAD" Claude Code records for a folder that is not in a
+    git repository (a repository's detached HEAD, or a folder not here to look at, keeps it)."""
+    if not branch:
+        return None
+    if branch == "HEAD" and toplevel is None and cwd and os.path.isdir(cwd):
+        return None
+    return strip_control(branch)

@@ -22,6 +22,7 @@ COMMANDS = {
     "search": ("search", "ranked vault search, or regex search over archived sessions with --sessions"),
     "context": ("context", "print what the SessionStart hook would inject"),
     "recall": ("recall", "show what the prompt hook would inject for a prompt, with scores and the decision"),
+    "injected": ("injected", "show what SessionStart and prompt recall injected into a session, and why"),
     "state": ("state", "show, set or clear the working-state note"),
     "learn": ("learn", "append a dated learning to the learnings note"),
     "log": ("log", "append a dated line to the agent log note"),

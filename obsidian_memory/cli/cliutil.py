@@ -59,6 +59,14 @@ def bounded_number(low, high, kind=int):
     return parse
 
 
+def existing_folder(text: str) -> str:
+    """An argparse `type` for a folder that must exist (a session's --cwd): its absolute path."""
+    path = os.path.abspath(os.path.expanduser(text))
+    if not os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{text!r}: no such folder")
+    return path
+
+
 def guarded(prog: str, action) -> int:
     """Run `action()` and turn what it raises into one line on stderr and an exit status."""
     try:

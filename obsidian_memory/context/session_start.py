@@ -35,9 +35,19 @@ import os
 import re
 
 from obsidian_memory.core import fsutil, session_text
+from obsidian_memory.core.plain_record import Record
+from obsidian_memory.core.textclean import fence_for, quoted
 from obsidian_memory.vault.notes import memory
 from obsidian_memory.vault.privacy import Privacy, note_is_private
-from obsidian_memory.core.textclean import fence_for, quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from obsidian_memory.archive import Archive
+    from obsidian_memory.archive.rows import RecentSession
+    from obsidian_memory.core.settings import Problem, Settings
 
 SOURCES = ("startup", "resume", "clear", "compact", "fork")
 SECTION_WEIGHTS = {"state": 35, "learnings": 25, "sessions": 35}
@@ -59,7 +69,7 @@ SKILL_POINTER = ("Searching the vault: the `vault-search` skill searches the use
 
 # -- the hook ---------------------------------------------------------------------------------
 
-def session_start(payload: dict, settings) -> Context | None:
+def session_start(payload: Mapping[str, Any], settings: Settings) -> Context | None:
     """The context of the session the SessionStart payload starts (None: not a SessionStart)."""
     if not _is_session_start(payload):
         return None
@@ -67,13 +77,13 @@ def session_start(payload: dict, settings) -> Context | None:
                  source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
 
 
-def session_start_output(payload: dict, settings) -> str | None:
+def session_start_output(payload: Mapping[str, Any], settings: Settings) -> str | None:
     """The hook's stdout: one JSON object, or None when there is nothing worth saying."""
     context = session_start(payload, settings)
     return hook_json(context.text) if context is not None and context.text else None
 
 
-def config_broken_output(payload: dict, problems) -> str | None:
+def config_broken_output(payload: Mapping[str, Any], problems: Iterable[Problem]) -> str | None:
     """The hook's stdout when the settings cannot be used: nothing from a vault or an archive
     (which ones is exactly what is unknown), one line saying that memory is off and why."""
     if not _is_session_start(payload):
@@ -84,7 +94,7 @@ def config_broken_output(payload: dict, problems) -> str | None:
                      "says how.\n")
 
 
-def _is_session_start(payload) -> bool:
+def _is_session_start(payload: Mapping[str, Any]) -> bool:
     return bool(payload) and payload.get("hook_event_name") in (None, "SessionStart")
 
 
@@ -95,43 +105,65 @@ def hook_json(text: str) -> str:
                       ensure_ascii=False)
 
 
-def _string(value) -> str:
+def _string(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
 # -- the context ------------------------------------------------------------------------------
 
 class Context:
-    """What SessionStart injects: `text` ('' when there is nothing worth saying) and the ids of
-    the sessions it lists (`listed`, newest first: prompt recall does not show them again)."""
-    __slots__ = ("text", "listed")
+    """What SessionStart injects: `text` ('' when there is nothing worth saying), the ids of
+    the sessions it lists (`listed`, newest first: prompt recall does not show them again), and
+    why (`account`: the budget, each section's share and size, what each holds and why; the
+    `injected` command shows it)."""
+    __slots__ = ("text", "listed", "account")
 
-    def __init__(self, text: str = "", listed: list[str] | None = None):
-        self.text, self.listed = text, list(listed or [])
+    def __init__(self, text: str = "", listed: list[str] | None = None, account: dict[str, Any] | None = None) -> None:
+        self.text, self.listed, self.account = text, list(listed or []), account or {}
 
 
-def build_context(settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> str:
+class ListedSession(Record):
+    """A session the context lists (`recent_sessions`): what identifies it, its note (None when
+    it has none in the vault: `no_note` says whether it had one), the machine it ran on when that
+    is another (`elsewhere`), and of its free text only what may be shown: its last compaction
+    summary, and for the latest session where it stopped (`withheld` says why they are not)."""
+    __slots__ = ("session_id", "title", "started_at", "git_branch", "prompt_count", "note_path", "no_note",
+                 "elsewhere", "summary", "withheld", "open_todos", "last_answer")
+
+    def __init__(self, session_id: str, title: str | None = None, started_at: str | None = None,
+                 git_branch: str | None = None, prompt_count: int | None = None, note_path: str | None = None,
+                 no_note: bool = False, elsewhere: str | None = None, summary: str | None = None,
+                 withheld: str | None = None, open_todos: Iterable[tuple[str, str]] = (),
+                 last_answer: str | None = None) -> None:
+        self.session_id, self.title, self.started_at, self.git_branch = session_id, title, started_at, git_branch
+        self.prompt_count, self.note_path, self.no_note, self.elsewhere = prompt_count, note_path, no_note, elsewhere
+        self.summary, self.withheld, self.open_todos, self.last_answer = summary, withheld, list(open_todos), last_answer
+
+
+def build_context(settings: Settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> str:
     """The context text ('' when there is nothing worth saying)."""
     return build(settings, cwd=cwd, source=source, session_id=session_id).text
 
 
-def build(settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> Context:
+def build(settings: Settings, *, cwd: str, source: str | None = "startup", session_id: str | None = None) -> Context:
     """The context, and the sessions it lists."""
     budget = settings.effective_context_budget
     source = source if source in SOURCES else "startup"
     compact = source == "compact"
     state = read_state(settings)
     learnings = read_learnings(settings)
-    scope, sessions = recent_sessions(settings, cwd, session_id,
-                                      COMPACT_SESSION_LIMIT if compact else SESSION_LIMIT)
+    limit = COMPACT_SESSION_LIMIT if compact else SESSION_LIMIT
+    scope, sessions = recent_sessions(settings, cwd, session_id, limit)
+    account = {"source": source, "cwd": cwd, "budget": budget, "weights": dict(SECTION_WEIGHTS)}
     if not (state.lines or learnings.entries or sessions):
-        return Context()
+        return Context(account={**account, "why_nothing": "no working state, no learnings, no archived session "
+                                                          f"of this {scope.split(' ')[0]}"})
     listed: list[str] = []
 
     def sessions_block(cap: int | None) -> str:
         text, count = sessions_with_count(sessions, scope, cap, with_summary=not compact)
         if cap is not None:
-            listed[:] = [str(row.get("session_id") or "") for row in sessions[:count]]
+            listed[:] = [row.session_id for row in sessions[:count]]
         return text
 
     renderers = {
@@ -144,43 +176,60 @@ def build(settings, *, cwd: str, source: str | None = "startup", session_id: str
     header = _header(settings, source)
     framing = len(header) + len(SKILL_POINTER) + 1 + len(renderers) + 1  # the "\n" joints
     if budget - framing < MIN_ROOM:
-        return Context()  # a budget this small holds no section worth the framing
+        return Context(account={**account, "why_nothing": f"the budget ({budget}) leaves under {MIN_ROOM} "
+                                                          "characters beside the framing"})
     caps = share_budget(budget - framing, wanted)
     parts = [header]
+    shown = []
     for name, render in renderers.items():
         block = render(caps[name]) if caps.get(name) else ""
+        shown.append({"name": name, "wanted": wanted[name], "cap": caps.get(name, 0), "chars": len(block)})
         if block:
             parts.append(block)
     if len(parts) == 1:
-        return Context()  # no section fitted: the framing alone is not worth saying
+        return Context(account={**account, "why_nothing": "no section fitted its share of the budget"})
     parts.append(SKILL_POINTER + "\n")
     text = "\n".join(parts)
     if len(text) > budget:
         return Context()  # cannot happen; never cut through a fence
-    return Context(text, [session_id for session_id in listed if session_id] if caps.get("sessions") else [])
+    listed = [session_id for session_id in listed if session_id] if caps.get("sessions") else []
+    account.update(framing=framing, chars=len(text), sections=shown, scope=scope, limit=limit,
+                   state_note=settings.state_note, learnings_note=settings.learnings_note,
+                   sessions=[_session_account(row, n) for n, row in enumerate(sessions) if row.session_id in listed],
+                   text=text)
+    return Context(text, listed, account)
+
+
+def _session_account(row: ListedSession, position: int) -> dict[str, Any]:
+    """What the account says of a listed session: which it is, and what of it was shown."""
+    shown = {"session_id": row.session_id, "title": row.title, "started_at": row.started_at,
+             "elsewhere": row.elsewhere, "latest": position == 0}
+    if position == 0:
+        shown["withheld"] = row.withheld
+    return shown
 
 
 class Material:
     """Quoted note text ready to render: `lines` (state) or `entries` (learnings), and whether
     the note was only partly read (it is bigger than anything the budget could show)."""
 
-    def __init__(self, lines=(), entries=(), partial=False):
+    def __init__(self, lines: Iterable[str] = (), entries: Iterable[str] = (), partial: bool = False) -> None:
         self.lines, self.entries, self.partial = list(lines), list(entries), partial
 
 
-def read_state(settings) -> Material:
+def read_state(settings: Settings) -> Material:
     text, partial = _read_unless_private(settings, settings.state_note)
     body = quoted(memory.state_body(text))
     return Material(lines=body.splitlines() if body.strip() else (), partial=partial)
 
 
-def read_learnings(settings) -> Material:
+def read_learnings(settings: Settings) -> Material:
     # entries are appended, so the newest are at the end: a huge note is read from its tail
     text, partial = _read_unless_private(settings, settings.learnings_note, tail=True)
     return Material(entries=[quoted(e.text) for e in memory.learning_entries(text)], partial=partial)
 
 
-def _read_unless_private(settings, relative: str, *, tail: bool = False) -> tuple[str | None, bool]:
+def _read_unless_private(settings: Settings, relative: str, *, tail: bool = False) -> tuple[str | None, bool]:
     """A memory note as `memory.read_note_part` reads it, or (None, False) when it is private. A
     note read whole is judged by the text already read; only one bigger than the read is read
     whole again (its private tag may stand in the part not read)."""
@@ -195,7 +244,7 @@ def _read_unless_private(settings, relative: str, *, tail: bool = False) -> tupl
     return (None, False) if private else (text, partial)
 
 
-def _header(settings, source: str) -> str:
+def _header(settings: Settings, source: str) -> str:
     when = "after compaction" if source == "compact" else f"at session {source}"
     vault = _inline(settings.vault)
     where = f"Vault: {vault}." if os.path.isdir(settings.vault) else (
@@ -248,11 +297,11 @@ def render_learnings(learnings: Material, note: str, cap: int | None) -> str:
     return heading + _fence_block(fence, "\n".join(entries[:count])) + mark
 
 
-def render_sessions(sessions: list[dict], scope: str, cap: int | None, *, with_summary: bool = True) -> str:
+def render_sessions(sessions: list[ListedSession], scope: str, cap: int | None, *, with_summary: bool = True) -> str:
     return sessions_with_count(sessions, scope, cap, with_summary=with_summary)[0]
 
 
-def sessions_with_count(sessions: list[dict], scope: str, cap: int | None, *,
+def sessions_with_count(sessions: list[ListedSession], scope: str, cap: int | None, *,
                         with_summary: bool = True) -> tuple[str, int]:
     """The recent-sessions section within `cap` characters, and how many sessions it lists."""
     heading = f"## Recent sessions in this {scope}, newest first (resume one with `claude --resume <id>`)\n"
@@ -280,52 +329,52 @@ def sessions_with_count(sessions: list[dict], scope: str, cap: int | None, *,
     return "", 0
 
 
-def _session_lines(row: dict) -> str:
-    start = _local_time(row.get("started_at"))
-    title = _one_line(row.get("title") or "(untitled)")
+def _session_lines(row: ListedSession) -> str:
+    start = _local_time(row.started_at)
+    title = _one_line(row.title or "(untitled)")
     facts = [f"{start} · {title}"]
     details = []
-    if row.get("git_branch"):
-        details.append(f"branch {_one_line(row['git_branch'])}")
-    if row.get("prompt_count"):
-        count = row["prompt_count"]
+    if row.git_branch:
+        details.append(f"branch {_one_line(row.git_branch)}")
+    if row.prompt_count:
+        count = row.prompt_count
         details.append(f"{count} prompt{'s' if count != 1 else ''}")
     if details:
         facts[0] += " · " + ", ".join(details)
-    if row.get("elsewhere"):
-        facts[0] += f" · on {_one_line(row['elsewhere'])}"
-        facts.append(f"{ELSEWHERE_LINE}{_one_line(row.get('session_id') or '')} (resume it on that machine)")
+    if row.elsewhere:
+        facts[0] += f" · on {_one_line(row.elsewhere)}"
+        facts.append(f"{ELSEWHERE_LINE}{_one_line(row.session_id)} (resume it on that machine)")
     else:
-        facts.append(f"{RESUME_LINE}{_one_line(row.get('session_id') or '')}")
-    if row.get("note_path"):
-        facts.append(f"  note {_one_line(row['note_path'])}")
-    elif row.get("no_note"):
+        facts.append(f"{RESUME_LINE}{_one_line(row.session_id)}")
+    if row.note_path:
+        facts.append(f"  note {_one_line(row.note_path)}")
+    elif row.no_note:
         facts.append(NO_NOTE_LINE)
     return "\n".join(facts)
 
 
-def _summary_block(row: dict, room: int | None) -> str:
-    summary = summary_text(row.get("last_compact_summary"))
+def _summary_block(row: ListedSession, room: int | None) -> str:
+    summary = summary_text(row.summary)
     if not summary:
         return ""
     limit = SUMMARY_CHARS if room is None else min(SUMMARY_CHARS, room)
-    heading = f"Start of the last compaction summary of the latest session ({_local_time(row.get('started_at'))}):\n"
+    heading = f"Start of the last compaction summary of the latest session ({_local_time(row.started_at)}):\n"
     return fenced_section(heading, summary.splitlines(), limit, unit="lines", where="the rest is in its note",
                           line_start=True, why="only its start")
 
 
-def _withheld_mark(row: dict) -> str:
+def _withheld_mark(row: ListedSession) -> str:
     """Why the latest session's summary and where it stopped are not shown ('' when they are)."""
-    if not row.get("withheld"):
+    if not row.withheld:
         return ""
-    return _mark(f"what the latest session wrote is not shown: {_one_line(row['withheld'])} "
+    return _mark(f"what the latest session wrote is not shown: {_one_line(row.withheld)} "
                  "(`session_text: all` in config.yaml shows it)")
 
 
-def _stopped_block(row: dict, room: int | None) -> str:
+def _stopped_block(row: ListedSession, room: int | None) -> str:
     """Where the latest session stopped: its todo items not done and the start of its last answer."""
-    todos = row.get("open_todos") or []
-    answer = quoted(row.get("last_answer") or "").strip()
+    todos = row.open_todos
+    answer = quoted(row.last_answer or "").strip()
     if not todos and not answer:
         return ""
     lines = []
@@ -336,8 +385,8 @@ def _stopped_block(row: dict, room: int | None) -> str:
         lines.append("Start of its last answer:")
         lines += [line.rstrip() for line in answer.splitlines() if line.strip()]
     limit = STOPPED_CHARS if room is None else min(STOPPED_CHARS, room)
-    where = f", on {_one_line(row['elsewhere'])}" if row.get("elsewhere") else ""
-    heading = f"Where the latest session ({_local_time(row.get('started_at'))}{where}) stopped:\n"
+    where = f", on {_one_line(row.elsewhere)}" if row.elsewhere else ""
+    heading = f"Where the latest session ({_local_time(row.started_at)}{where}) stopped:\n"
     return fenced_section(heading, lines, limit, unit="lines", where="the rest is in its note",
                           line_start=True, why="only its start")
 
@@ -365,12 +414,13 @@ def summary_text(text: str | None) -> str:
 
 # -- the archive ------------------------------------------------------------------------------
 
-def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> tuple[str, list[dict]]:
+def recent_sessions(settings: Settings, cwd: str, session_id: str | None,
+                    limit: int) -> tuple[str, list[ListedSession]]:
     """(scope description, newest sessions of the repository of `cwd`, or of `cwd` itself). A
     repository's sessions are those of every machine that shares the vault (matched by the
     repository's identity, gitinfo.repo_identity, whatever folder its clone is in there); each
-    row says `elsewhere` (the machine) when it is another machine's."""
-    from obsidian_memory.core import gitinfo, machine
+    says `elsewhere` (the machine) when it is another machine's."""
+    from obsidian_memory.core import gitinfo
 
     _, repo_root = gitinfo.find_repo(cwd)
     scope = f"repository ({_inline(repo_root)})" if repo_root else f"folder ({_inline(os.path.abspath(cwd))})"
@@ -386,47 +436,57 @@ def recent_sessions(settings, cwd: str, session_id: str | None, limit: int) -> t
                                                exclude_session_id=session_id)
             else:
                 rows = _sessions_in_folder(archive, os.path.abspath(cwd), wanted, session_id)
-            rows = _without_private_notes(settings, archive, rows, limit)
-            shown = session_text.for_sessions(settings, archive, [row["session_id"] for row in rows])
-            for row in rows:
-                withheld = session_text.of(shown, row["session_id"]).withheld
-                if withheld:   # its free text may be someone else's words: only what identifies it
-                    row["last_compact_summary"], row["withheld"] = None, withheld
-            if rows and not rows[0].get("withheld"):
-                stopped = archive.sessions.where_it_stopped(rows[0]["session_id"], answer_chars=STOPPED_CHARS * 2)
-                rows[0]["open_todos"], rows[0]["last_answer"] = stopped["open_todos"], stopped["last_answer"]
+            return scope, _listed(settings, archive, _without_private_notes(settings, archive, rows, limit))
     except Exception as exc:  # a locked, corrupt or newer archive costs the section, not the hook
         from obsidian_memory.core import logs
         logs.log_for(settings, f"session-start: archive {settings.archive} not read: {type(exc).__name__}: {exc}")
         return scope, []
-    here = machine.current(settings)
-    for row in rows:
-        row["elsewhere"] = machine.elsewhere(row.get("origin"), row.get("machine"), here)
-    return scope, rows
 
 
-def _without_private_notes(settings, archive, rows: list[dict], limit: int) -> list[dict]:
-    """The first `limit` sessions (with an id) whose note in the vault is not private. A note
+def _listed(settings: Settings, archive: Archive, rows: list[tuple[RecentSession, bool]]) -> list[ListedSession]:
+    """The sessions as the context lists them (`rows`: each with whether its note is in the vault):
+    of one whose free text may be someone else's words (session_text), only what identifies it;
+    the latest also says where it stopped."""
+    from obsidian_memory.core import machine
+
+    shown = session_text.for_sessions(settings, archive, [row.session_id for row, _ in rows])
+    listed = []
+    for row, note_there in rows:
+        withheld = session_text.of(shown, row.session_id).withheld
+        listed.append(ListedSession(
+            row.session_id, row.title, row.started_at, row.git_branch, row.prompt_count,
+            note_path=row.note_path if note_there else None, no_note=bool(row.note_path) and not note_there,
+            elsewhere=machine.elsewhere(row.origin, row.machine, None),
+            summary=None if withheld else row.last_compact_summary, withheld=withheld))
+    if listed and not listed[0].withheld:
+        stopped = archive.sessions.where_it_stopped(listed[0].session_id, answer_chars=STOPPED_CHARS * 2)
+        listed[0] = listed[0].replace(open_todos=stopped.open_todos, last_answer=stopped.last_answer)
+    return listed
+
+
+def _without_private_notes(settings: Settings, archive: Archive, rows: list[RecentSession],
+                           limit: int) -> list[tuple[RecentSession, bool]]:
+    """The first `limit` sessions (with an id) whose note in the vault is not private, each with
+    whether its note is in the vault (a deleted one is never named). A note
     whose stamp is still the one the archive's record of the vault judged (vault_sessions.refresh,
     on every archive run and sweep) keeps that verdict: a stat instead of a read. Any other note
     (changed since, never judged, judged under another tag rule) is read, and the path rules are
     asked every time."""
     privacy = Privacy.of(settings)
     root = os.path.realpath(settings.vault)
-    paths = [row["note_path"] for row in rows if row.get("session_id") and row.get("note_path")]
+    paths = [row.note_path for row in rows if row.session_id and row.note_path]
     judged = archive.vault_notes.cached_privacy(root, privacy.text_rules(), paths) if paths else {}
-    shown = []
+    shown: list[tuple[RecentSession, bool]] = []
     for row in rows:
-        if row.get("session_id") and not _session_note_is_private(settings, privacy, root, row.get("note_path"), judged):
-            if row.get("note_path") and not fsutil.note_present(root, row["note_path"]):
-                row["note_path"], row["no_note"] = None, True    # deleted: never named
-            shown.append(row)
+        if row.session_id and not _session_note_is_private(settings, privacy, root, row.note_path, judged):
+            shown.append((row, bool(row.note_path) and fsutil.note_present(root, row.note_path or "")))
             if len(shown) == limit:
                 break
     return shown
 
 
-def _session_note_is_private(settings, privacy: Privacy, root: str, relative: str | None, judged: dict) -> bool:
+def _session_note_is_private(settings: Settings, privacy: Privacy, root: str, relative: str | None,
+                             judged: Mapping[str, tuple[tuple[int, int, int], bool]]) -> bool:
     if not relative:
         return False
     if privacy.path_is_private(relative):
@@ -437,7 +497,7 @@ def _session_note_is_private(settings, privacy: Privacy, root: str, relative: st
     return note_is_private(settings, relative)
 
 
-def _sessions_in_folder(archive, cwd: str, limit: int, session_id: str | None) -> list[dict]:
+def _sessions_in_folder(archive: Archive, cwd: str, limit: int, session_id: str | None) -> list[RecentSession]:
     """Sessions outside any repository: those whose cwd is this folder (served by an index)."""
     return archive.sessions.recent(cwd=cwd, limit=limit, exclude_session_id=session_id)
 
@@ -501,11 +561,11 @@ def _mark(what: str) -> str:
     return f"[{what}]\n"
 
 
-def _one_line(value) -> str:
+def _one_line(value: object) -> str:
     return " ".join(quoted(str(value)).split())
 
 
-def _inline(value) -> str:
+def _inline(value: object) -> str:
     """A path or name of ours shown outside a fence: one line, no backticks to break out with."""
     return _one_line(value).replace("`", "'")
 

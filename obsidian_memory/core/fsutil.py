@@ -159,9 +159,10 @@ def shown_name(path: str) -> str:
 
 
 def read_text(path: str) -> str | None:
-    """The file as text (UTF-8, invalid bytes replaced), or None when it cannot be read."""
+    """The regular file at `path` as text (UTF-8, invalid bytes replaced), or None when it cannot
+    be read or is no regular file (`open_regular`: a FIFO is never waited on)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return handle.read().decode("utf-8", errors="replace")
     except OSError:
         return None
@@ -220,6 +221,16 @@ def resolve_inside(vault: str, relative: str) -> str:
     if target != root and not target.startswith(root + os.sep):
         raise OutsideVault(f"{relative!r} resolves outside the vault")
     return target
+
+
+def read_note(vault: str, relative: str) -> str | None:
+    """The vault note at `relative` as text (`read_text`), or None: outside the vault (a link
+    leading out counts), no regular file, or unreadable. The one way every module reads a note
+    by its vault path."""
+    try:
+        return read_text(resolve_inside(vault, relative))
+    except ValueError:
+        return None
 
 
 def note_present(vault: str, relative: str) -> bool:

@@ -2,7 +2,8 @@
 
 Precedence for every value: a command-line flag beats the environment, which beats
 `config.yaml`, which beats the default; for the Omnisearch port, the vault's own Omnisearch
-settings come between config.yaml and the default (omnisearch_plugin.py). Every value a user gives is checked against its
+settings come between config.yaml and the default (omnisearch_plugin.py); for the vault of a
+plugin install, the plugin's vault option comes right after the flag (`plugin_vault`). Every value a user gives is checked against its
 setting's definition (the `setting(...)` lines of `Settings`), and a value that is not valid is
 never used. It becomes a Problem (`doctor` fails with it, a command prints it as a warning, a
 hook logs it once) and then:
@@ -282,6 +283,8 @@ class Settings:
                                 "whose answers, summaries and open tasks past sessions show (context, recall, "
                                 "`search --sessions`): `own`, this machine's sessions that read no web page or "
                                 "MCP tool; `all`, every session's (see docs/security.md)")
+    auto_memory: bool = setting(Boolean(), False, "keep Claude Code's own auto memory of each repository in the vault "
+                                                  "(Meta/claude-memory/<repository>/; `install.py --auto-memory`)")
     mcp_http_port: int = setting(Number(1024, 65535), DEFAULT_MCP_HTTP_PORT,
                                  "the port of the HTTP MCP server (`mcp --http`, on loopback only)")
     embed_threads: int = setting(Number(1, MAX_EMBED_THREADS, off=0, off_means="one core fewer than the machine has"),
@@ -461,7 +464,8 @@ def claude_config_dir() -> str:
 
 
 def load(vault=None, port=None, config_dir=None, threads=None) -> Settings:
-    """Resolve the settings: flags (the arguments) > environment > config.yaml > defaults.
+    """Resolve the settings: flags (the arguments) > environment > config.yaml > defaults; for
+    the vault of a plugin install, its vault option comes after the flag (`plugin_vault`).
 
     Raises ConfigError when they cannot be used (see the module's docstring), and for a flag
     that is not valid. Problems that fell back to a safe value are in `settings.problems`."""
@@ -477,13 +481,49 @@ def load(vault=None, port=None, config_dir=None, threads=None) -> Settings:
     values = {}
     for definition in SETTINGS:
         values[definition.name] = _resolve(definition, flags.get(definition.name), found, path, problems, cdir,
-                                           _fallback(definition, values))
+                                           _fallback(definition, values),
+                                           plugin_vault(cdir) if definition.name == "vault" else None)
     extra = {key: value for key, value in found.items() if key not in BY_NAME}
     problems += [_unknown(key, path) for key in list(extra)[:MAX_UNKNOWN_REPORTED]]
     if any(p.stops for p in problems):
         raise ConfigError(problems, cdir)
     _report(problems)
     return Settings(cdir, extra, problems, **values)
+
+
+PLUGIN = "obsidian-memory"                 # the plugin's name (plugin.json), before `@<marketplace>`
+PLUGIN_OPTION_ENV = "CLAUDE_PLUGIN_OPTION_VAULT"
+PLUGIN_VENV_STAMP = ".obsidian-memory-plugin"   # hooks/run_hook.py's mark in the venv it bootstrapped
+CLAUDE_SETTINGS_MAX_BYTES = 4_000_000
+
+
+def plugin_vault(config_dir: str) -> tuple[str, str] | None:
+    """(where it comes from, the vault) of a plugin install, which the plugin's hooks and its command
+    line both follow, or None for any other process. Claude Code hands the plugin's `vault` option
+    to its hooks as $CLAUDE_PLUGIN_OPTION_VAULT; the command line of a plugin install (the Python
+    of the venv the plugin bootstrapped, run by hand) reads it where Claude Code keeps it: the
+    enabled plugin's `pluginConfigs` entry in <config>/settings.json. An empty option is none."""
+    import sys
+
+    given = os.environ.get(PLUGIN_OPTION_ENV, "").strip()
+    if given:
+        return f"${PLUGIN_OPTION_ENV} (the plugin's vault option)", os.path.expanduser(given)
+    if not os.path.isfile(os.path.join(sys.prefix, PLUGIN_VENV_STAMP)):
+        return None
+    path = os.path.join(config_dir, "settings.json")
+    try:
+        import json
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read(CLAUDE_SETTINGS_MAX_BYTES).decode("utf-8-sig"))
+        enabled, configs = data.get("enabledPlugins") or {}, data.get("pluginConfigs") or {}
+        for name, config in configs.items():
+            if str(name).split("@")[0] == PLUGIN and enabled.get(name) and isinstance(config, dict):
+                value = (config.get("options") or {}).get("vault")
+                if isinstance(value, str) and value.strip():
+                    return f"the plugin's vault option ({path}, pluginConfigs)", os.path.expanduser(value.strip())
+    except (OSError, ValueError, AttributeError):
+        return None
+    return None
 
 
 def _fallback(definition: Setting, resolved: dict):
@@ -498,10 +538,13 @@ def _fallback(definition: Setting, resolved: dict):
     return port
 
 
-def _resolve(definition: Setting, flag, found: dict, path: str, problems: list, cdir: str, fallback):
+def _resolve(definition: Setting, flag, found: dict, path: str, problems: list, cdir: str, fallback,
+             plugin: tuple[str, str] | None = None):
     sources = []
     if flag is not None:
         sources.append((definition.flag or definition.name, flag))
+    if plugin is not None:
+        sources.append(plugin)
     if definition.env and os.environ.get(definition.env):
         sources.append((f"${definition.env}", os.environ[definition.env]))
     if definition.name in found:
@@ -581,13 +624,16 @@ def read_config_file(path: str) -> dict:
         return parse_flat_yaml(text)
     except _NotFlat:
         pass
+    from obsidian_memory.vault import frontmatter   # (the one YAML reader: PyYAML's, without aliases)
+
     try:
-        import yaml  # only for hand-written files outside the flat subset
+        data = frontmatter.load(text)      # only for hand-written files outside the flat subset
     except ImportError:
         raise broken("uses YAML beyond plain `key: value` lines, and PyYAML is not installed: "
                      "simplify it or re-run install.py") from None
-    try:
-        data = yaml.safe_load(text)
+    except frontmatter.Refused as exc:
+        raise broken(f"uses {exc}, which obsidian-memory does not read: write each value out "
+                     "(or delete the file and re-run install.py)", "cannot be parsed") from None
     except Exception as exc:
         where = _yaml_error_place(exc, text)
         raise broken(f"{where[0]}: fix that line (or delete the file and re-run install.py, which writes "

@@ -21,6 +21,13 @@ import re
 import sqlite3
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 BUSY_TIMEOUT = 30.0
 
 
@@ -119,6 +126,19 @@ def damaged(exc: BaseException) -> bool:
         return code & 0xFF in (11, 26)
     text = str(exc).lower()
     return "malformed" in text or "not a database" in text
+
+
+def again_if_damaged(work: Callable[[], T], discard: Callable[[BaseException], None]) -> T:
+    """`work()` on a disposable database (the vault index, the vector store); when it finds the
+    file `damaged`, `discard(why)` lets go of the file and deletes it, and `work()` runs once
+    more, on a file built again. The one way a cache meets damage."""
+    try:
+        return work()
+    except errors("DatabaseError") as exc:
+        if not damaged(exc):
+            raise
+        discard(exc)
+    return work()
 
 
 # -- the SQLite library of the vault index -----------------------------------------------------------

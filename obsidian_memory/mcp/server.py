@@ -95,8 +95,23 @@ class ReadResult(_Open):
 # Each is a plain function of its arguments; `Tools` binds them to the settings of this server.
 
 class Tools:
-    def __init__(self, vault: str | None = None):
+    """`in_working_folder`: the server runs in the agent's working folder (stdio: the client starts
+    it there), so the repository of that folder ranks its sessions first among equals, as
+    `search_vault.py` run there does; the HTTP server serves any folder's agent and does not."""
+
+    def __init__(self, vault: str | None = None, in_working_folder: bool = False):
         self.vault = vault
+        self.in_working_folder = in_working_folder
+        self._repo: list[str | None] = []       # the working folder's repository, found at the first search
+
+    def working_repository(self) -> str | None:
+        if not self.in_working_folder:
+            return None
+        if not self._repo:
+            from obsidian_memory.search.dispatch import working_repository
+
+            self._repo.append(working_repository())
+        return self._repo[0]
 
     def settings(self):
         from obsidian_memory.core import settings as settings_module
@@ -139,7 +154,7 @@ class Tools:
         response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
                           frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode, links=True,
-                          explain=explain)
+                          explain=explain, repo=self.working_repository())
         return SearchResult(**output.clean({**response.to_dict(), "notes": response.notes}))
 
     def read(
@@ -374,8 +389,8 @@ def _validation_summary(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def build(vault: str | None = None) -> Server:
-    return Server(Tools(vault))
+def build(vault: str | None = None, in_working_folder: bool = False) -> Server:
+    return Server(Tools(vault, in_working_folder))
 
 
 def warm_up(vault: str | None, err, load_model: bool = False) -> threading.Thread:
@@ -475,7 +490,7 @@ GRACE_SECONDS = 10                  # after stdin closes, calls in flight get th
 
 def serve(vault: str | None = None) -> None:
     """Serve on stdin/stdout until the client closes stdin."""
-    Stdio(build(vault)).run(sys.stdin.buffer)
+    Stdio(build(vault, in_working_folder=True)).run(sys.stdin.buffer)
 
 
 class Stdio:

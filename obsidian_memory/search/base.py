@@ -15,17 +15,20 @@ from obsidian_memory.core.plain_record import Record
 class Query(Record):
     """What to look for: `folders` and `excludes` vault-relative and cleaned (a hit must be under
     one of the folders, and under none of the excludes); `tags`/`not_tags` without '#';
-    `frontmatter`/`not_frontmatter` (key, value) pairs, required/excluded."""
+    `frontmatter`/`not_frontmatter` (key, value) pairs, required/excluded; `repo` the identity of
+    the repository the search runs in (gitinfo.repo_identity, lower case as the index folds
+    property values), or None: its session notes are preferred, a little."""
     __slots__ = ("text", "limit", "folders", "excludes", "tags", "not_tags", "frontmatter", "not_frontmatter",
-                 "explain")
+                 "explain", "repo")
 
     def __init__(self, text: str, limit: int = 10, folders: tuple[str, ...] = (), excludes: tuple[str, ...] = (),
                  tags: tuple[str, ...] = (), not_tags: tuple[str, ...] = (),
                  frontmatter: tuple[tuple[str, str], ...] = (), not_frontmatter: tuple[tuple[str, str], ...] = (),
-                 explain: bool = False):
+                 explain: bool = False, repo: str | None = None):
         self.text, self.limit, self.folders, self.excludes = text, limit, folders, excludes
         self.tags, self.not_tags, self.frontmatter, self.not_frontmatter = tags, not_tags, frontmatter, not_frontmatter
         self.explain = explain                 # hits carry the signals that placed them (extra["explain"])
+        self.repo = repo
 
     @property
     def has_metadata_filters(self) -> bool:
@@ -102,13 +105,6 @@ class Request:
                 return index.links_of(paths)
         except Exception:
             return empty
-
-    def discard_index(self, why: BaseException) -> None:
-        """The index file turned out damaged: it is deleted, and built again on next use."""
-        from obsidian_memory.search.store import discard
-
-        self.close()
-        discard(self.settings, why)
 
     def close(self) -> None:
         if self._index is not None:

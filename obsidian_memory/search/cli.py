@@ -76,6 +76,7 @@ def split_exclusions(values: list[str]) -> tuple[list[str], list[str]]:
 def run_search(args) -> int:
     from obsidian_memory.core import settings as settings_module
     from obsidian_memory.search import output, search
+    from obsidian_memory.search.dispatch import working_repository
 
     settings_module.warn_on(sys.stderr)
     refuse_another_vault_for_the_agent(args.vault, args.port)
@@ -87,7 +88,7 @@ def run_search(args) -> int:
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
                       not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json,
-                      explain=args.explain)
+                      explain=args.explain, repo=working_repository())
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")

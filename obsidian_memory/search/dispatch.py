@@ -43,9 +43,11 @@ MAX_SCOPE_CHARS = 512        # one of them
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
            tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
-           links: bool = False, explain: bool = False) -> Response:
+           links: bool = False, explain: bool = False, repo: str | None = None) -> Response:
     """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
-    the index knows, with `explain` what placed it (`extra["explain"]`). Bad input
+    the index knows, with `explain` what placed it (`extra["explain"]`), with `repo` (the identity
+    of the repository the search runs in: `working_repository`) that repository's sessions first
+    among equals. Bad input
     (scope leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     listing = not _given(query_or_queries) and any((folders, excludes, tags, not_tags, frontmatter, not_frontmatter))
@@ -57,10 +59,6 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
         raise UserError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if int(limit) < 1:
         raise UserError("the number of results (-n) must be at least 1")
-    if mode in ("hybrid", "semantic") and source not in ("scan", "omnisearch") and not listing:
-        from obsidian_memory.search.semantic import embed_ahead
-
-        embed_ahead(queries[0])          # the model loads and the query embeds while the rest goes on
     notes: list[str] = []
     base = Query(text=queries[0], limit=int(limit),
                  folders=_folders(vault, _scopes(vault, _bounded(folders, "--folder"), "--folder"), "--folder", notes),
@@ -68,7 +66,7 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                                    notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
-                 explain=bool(explain))
+                 explain=bool(explain), repo=(repo or "").strip().lower() or None)
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
         run = _Dispatch(request, source, mode)
         for note in notes:
@@ -83,6 +81,18 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
     return Response(query=" | ".join(queries), engine=run.engine_name(), vault=vault, hits=hits,
                     total_results=total, elapsed_seconds=time.monotonic() - started, notes=run.notes,
                     mode=run.mode_name())
+
+
+def working_repository(folder: str | None = None) -> str | None:
+    """The identity of the git repository holding `folder` (default: the working folder), as the
+    session notes' `repo` property gives it (gitinfo.repo_identity), or None outside one."""
+    from obsidian_memory.core import gitinfo
+
+    try:
+        folder = folder or os.getcwd()
+    except OSError:             # the working folder was deleted
+        return None
+    return gitinfo.repo_identity(folder, run_git=True)
 
 
 def _fan_out(run: "_Dispatch", base: Query, queries: list[str]) -> tuple[list[Hit], int]:
@@ -170,9 +180,13 @@ class _Dispatch:
             result = omnisearch.Omnisearch().search(query, self.request)
         except omnisearch.Offline as exc:
             self.omnisearch_down = str(exc)
-            fallback = "" if self.source == "omnisearch" else "; used the local engine"
-            self._note(f"Omnisearch did not answer on port {self.request.port} ({exc}){fallback}")
+            said = f"Omnisearch did not answer on port {self.request.port} ({exc})"
+            if self.source == "omnisearch":
+                self._note(said)
+            elif _news(self.request.settings, said):   # falling back: said once, not at every search
+                self._note(said + "; used the local engine")
             return None
+        _news(self.request.settings, "")
         return self._take(omnisearch.ENGINE, result, query)
 
     def _local(self, query: Query):
@@ -183,10 +197,6 @@ class _Dispatch:
         return self._scan(query)
 
     def _index(self, query: Query, strict: bool):
-        if self._index_engine is None and self.mode is None:
-            from obsidian_memory.search.engines.hybrid import embed_ahead_if_stored
-
-            embed_ahead_if_stored(self.request.settings, query.text)
         try:
             result = self._index_once(query)
         except UserError:
@@ -201,17 +211,15 @@ class _Dispatch:
 
     def _index_once(self, query: Query) -> Result:
         """The index engine's answer; a damaged index file is deleted, built again (a note says
-        so) and asked again, once."""
-        from obsidian_memory.core import sqlitedb
+        so) and asked again, once (`sqlitedb.again_if_damaged`)."""
+        from obsidian_memory.core.sqlitedb import again_if_damaged
+        from obsidian_memory.search.store import discard
 
-        try:
-            return self._engine_for_index().search(query, self.request)
-        except sqlitedb.errors("DatabaseError") as exc:
-            if not sqlitedb.damaged(exc):
-                raise
-            self.request.discard_index(exc)
-            self._note(f"the local index was damaged ({exc}): it was deleted and built again")
-        return self._engine_for_index().search(query, self.request)
+        def let_go(why: BaseException) -> None:
+            self.request.close()
+            discard(self.request.settings, why)
+            self._note(f"the local index was damaged ({why}): it was deleted and built again")
+        return again_if_damaged(lambda: self._engine_for_index().search(query, self.request), let_go)
 
     def _engine_for_index(self):
         """The engine of the mode asked for, else of the vault's default; a semantic mode that
@@ -257,6 +265,29 @@ class _Dispatch:
     def _note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+
+OMNISEARCH_SAID = "omnisearch-offline.txt"
+
+
+def _news(settings, said: str) -> bool:
+    """Whether `said` (why Omnisearch did not answer; "": it answered) differs from what the last
+    search said, which is remembered in the cache folder. The header names the engine at every
+    search; why Omnisearch is not it is said again only when that changes."""
+    from obsidian_memory.core import fsutil
+
+    path = os.path.join(settings.cache_dir, OMNISEARCH_SAID)
+    if (fsutil.read_text(path) or "") == said:
+        return False
+    try:
+        if said:
+            os.makedirs(settings.cache_dir, exist_ok=True)
+            fsutil.atomic_write_text(path, said)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass   # a cache folder that cannot be written: said every time, as before
+    return True
 
 
 # -- input validation --------------------------------------------------------------------------
@@ -341,8 +372,8 @@ def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) 
     """Each folder as the vault spells it. Every engine matches folders with their case (so does
     Obsidian's own search), so `plugins` for `Plugins/` is taken when it names exactly one folder,
     with a note; a --folder that names several folders differing only in case is refused, an
-    --exclude that does drops them all; one that names none is used as given (a --folder with a
-    note: Omnisearch may know folders the disk does not show yet)."""
+    --exclude that does drops them all. A --folder that names none is refused (a search in it
+    could only answer nothing); an --exclude that names none is used as given."""
     out: list[str] = []
     for folder in folders:
         if not folder:
@@ -355,7 +386,8 @@ def _folders(vault: str, folders: tuple[str, ...], flag: str, notes: list[str]) 
         shown = shorten(folder, 80)
         if not found:
             if flag == "--folder":
-                notes.append(f"folder {shown!r} does not exist in the vault")
+                raise UserError(f"--folder {shown!r}: no such folder in the vault (give a vault-relative folder, "
+                                f"e.g. Meta/claude-sessions)")
             found = [folder]
         elif len(found) > 1 and flag == "--folder":
             raise UserError(f"--folder {shown!r} names {len(found)} folders that differ only in case "

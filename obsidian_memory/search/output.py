@@ -80,8 +80,6 @@ def _signals_text(signals: dict) -> str:
 
 def format_score(score: float) -> str:
     score = float(score)
-    if score.is_integer():
-        return str(int(score))
     return f"{score:.2f}" if abs(score) >= 1 else f"{score:.4f}"
 
 

@@ -88,15 +88,21 @@ def _read_one(settings, path: str, raw: bool, max_chars: int | None, links: dict
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     if not raw:
         text = canvas.searched_text(path, text)      # (a canvas: the text it shows, as it was searched)
-    title = note_title(path)
-    note = markdown.parse_note(text, title)
+    note = markdown.parse_note(text, note_title(path))
     body = text if raw else markdown.split_frontmatter(text)[1]
     truncated = max_chars is not None and len(body) > max_chars
     if truncated:
         body = body[:max_chars]
-    return {"path": path, "title": note.title, "aliases": note.aliases, "tags": note.tags,
+    return {"path": path, "title": shown_title(note), "aliases": note.aliases, "tags": note.tags,
             "frontmatter": json_ready(note.frontmatter), "body": body, "truncated": truncated,
             "links": links["links"], "backlinks": links["backlinks"]}
+
+
+def shown_title(note) -> str:
+    """The note's title: its `title` property when it has one (a session note is named by its date
+    and id, titled by what was done), else its name as Obsidian shows it."""
+    title = note.frontmatter.get("title") if isinstance(note.frontmatter, dict) else None
+    return " ".join(title.split()) if isinstance(title, str) and title.strip() else note.title
 
 
 def json_ready(value):

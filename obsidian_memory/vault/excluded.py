@@ -24,6 +24,8 @@ import json
 import os
 import re
 
+from obsidian_memory.core import fsutil
+
 MAX_FILE_BYTES = 1024 * 1024
 MAX_FILTERS = 1000
 MAX_FILTER_CHARS = 1000
@@ -104,7 +106,7 @@ _by_pattern: dict = {}
 
 def _filters(path: str) -> list:
     try:
-        with open(path, "rb") as handle:
+        with fsutil.open_regular(path) as handle:     # (a FIFO is never waited on)
             data = json.loads(handle.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES + 1].decode("utf-8", "replace"))
     except (OSError, ValueError, RecursionError):
         return []

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 
+from obsidian_memory.core import fsutil
+
 PLUGIN_ID = "omnisearch"
 ENABLE_HTTP = "Obsidian → Settings → Omnisearch → turn on the HTTP server"
 INSTALL = "Obsidian → Settings → Community plugins → Browse → Omnisearch, then " + ENABLE_HTTP[len("Obsidian → "):]
@@ -81,7 +83,7 @@ def _port(value) -> int | None:
 
 def _read_json(path: str):
     try:
-        with open(path, "rb") as handle:
+        with fsutil.open_regular(path) as handle:     # (a FIFO is never waited on)
             return json.loads(handle.read(MAX_SETTINGS_BYTES).decode("utf-8", "replace"))
     except (OSError, ValueError):
         return None

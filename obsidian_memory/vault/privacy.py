@@ -171,7 +171,7 @@ class Privacy:
         gone, such as a session's: not)."""
         if self.path_is_private(relative):
             return True
-        text = read_note(vault, relative)
+        text = fsutil.read_note(vault, relative)
         if text is None:
             return unreadable
         return self.text_is_private(text)
@@ -204,17 +204,6 @@ def _value_says_yes(value) -> bool:
 def _says_yes(value: str) -> bool:
     value = value.split(" #", 1)[0].strip().strip("\"'[]{} ").lower()
     return value not in _NOT_PRIVATE
-
-
-def read_note(vault: str, relative: str) -> str | None:
-    """A vault note's text (UTF-8, bad bytes replaced), or None: outside the vault, not a regular
-    file (never blocks on a FIFO), or unreadable."""
-    try:
-        path = fsutil.resolve_inside(vault, relative)
-        with fsutil.open_regular(path) as handle:
-            return handle.read().decode("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
 
 
 def note_is_private(settings, relative: str | None) -> bool:

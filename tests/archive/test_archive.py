@@ -242,14 +242,14 @@ def test_recent_sessions_newest_first_with_filters_and_last_summary(db):
                                    compact_summaries=[CompactSummary("old", "2026-03-02T09:10:00.000Z"),
                                                       CompactSummary("newest", "2026-03-02T09:20:00.000Z")]))
     rows = db.sessions.recent()
-    assert [r["session_id"] for r in rows] == [session_id(2), session_id(3), session_id(1)]
-    assert set(rows[0]) == {"session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
+    assert [r.session_id for r in rows] == [session_id(2), session_id(3), session_id(1)]
+    assert set(rows[0].as_dict()) == {"session_id", "title", "project", "cwd", "repo_root", "git_branch", "started_at",
                             "ended_at", "prompt_count", "note_path", "last_compact_summary", "machine", "repo_id",
                             "origin"}
-    assert rows[1]["last_compact_summary"] == "newest" and rows[1]["prompt_count"] == 2
+    assert rows[1].last_compact_summary == "newest" and rows[1].prompt_count == 2
     repo = db.sessions.recent(repo_root="/work/demo", exclude_session_id=session_id(3))
-    assert [r["session_id"] for r in repo] == [session_id(1)]
-    assert [r["session_id"] for r in db.sessions.recent(project="other")] == [session_id(2)]
+    assert [r.session_id for r in repo] == [session_id(1)]
+    assert [r.session_id for r in db.sessions.recent(project="other")] == [session_id(2)]
     assert len(db.sessions.recent(limit=1)) == 1
 
 
@@ -267,8 +267,8 @@ def test_recent_sessions_of_a_folder_outside_any_repository_come_from_sql(db):
                                    repo_root="/home/me/notes"))   # the folder became a repository later
     db.sessions.upsert(make_session(4, started_at="2026-03-05T09:00:00.000Z", cwd="/home/me/other", repo_root=None))
     rows = db.sessions.recent(cwd="/home/me/notes")
-    assert [r["session_id"] for r in rows] == [session_id(2), session_id(1)]
-    assert [r["session_id"] for r in db.sessions.recent(cwd="/home/me/notes", limit=1,
+    assert [r.session_id for r in rows] == [session_id(2), session_id(1)]
+    assert [r.session_id for r in db.sessions.recent(cwd="/home/me/notes", limit=1,
                                                          exclude_session_id=session_id(2))] == [session_id(1)]
     plan = " ".join(str(row) for row in db.db.execute(
         "EXPLAIN QUERY PLAN SELECT session_id FROM sessions WHERE cwd = ? AND repo_root IS NULL "
@@ -285,7 +285,7 @@ def test_a_version_1_archive_gains_the_cwd_index_and_keeps_its_rows(tmp_path):
     raw.close()
     with open_archive(path) as archive:
         assert archive.schema_version() == archive_module.SCHEMA_VERSION >= 2
-        assert [r["session_id"] for r in archive.sessions.recent(cwd="/w")] == ["s"]
+        assert [r.session_id for r in archive.sessions.recent(cwd="/w")] == ["s"]
         indexes = {r[0] for r in archive.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "sessions_by_cwd" in indexes
 

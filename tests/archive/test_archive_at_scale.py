@@ -42,8 +42,8 @@ def test_property_the_sessions_of_a_folder_or_an_identity_are_those_a_plain_filt
                                                                                         exclude):
     found = db.sessions.recent(repo_root=root, repo_id=repo_id, limit=limit, exclude_session_id=exclude)
     expected = reference(db, root, repo_id, limit, exclude)
-    assert [r["started_at"] for r in found] == [r[4] for r in expected]
-    assert {r["session_id"] for r in found} <= {r[0] for r in reference(db, root, repo_id, 100, exclude)}
+    assert [r.started_at for r in found] == [r[4] for r in expected]
+    assert {r.session_id for r in found} <= {r[0] for r in reference(db, root, repo_id, 100, exclude)}
 
 
 def plan(db, sql: str, *params) -> str:

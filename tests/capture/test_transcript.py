@@ -42,6 +42,20 @@ def test_metadata_comes_from_the_entries():
     assert session.transcript_mtime == os.path.getmtime(TRANSCRIPTS / "newer_entry_types.jsonl")
 
 
+@pytest.mark.parametrize("in_a_repository", [False, True])
+def test_the_head_claude_code_records_outside_a_repository_is_no_branch(tmp_path, in_a_repository):
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    if in_a_repository:   # a repository's detached HEAD is one
+        (folder / ".git").mkdir()
+    lines = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s-head", "cwd": str(folder),
+              "gitBranch": "HEAD", "timestamp": "2026-03-04T09:00:00.000Z",
+              "message": {"role": "user", "content": "list the files"}}]
+    path = tmp_path / "s-head.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert parse(str(path)).git_branch == ("HEAD" if in_a_repository else None)
+
+
 def test_project_is_the_git_toplevel_folder_name(tmp_path):
     repo = tmp_path / "my-repo"
     (repo / ".git").mkdir(parents=True)

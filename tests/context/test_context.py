@@ -326,7 +326,7 @@ def test_a_corrupt_archive_costs_the_sessions_section_only(env, repo):
 
 def test_the_sessions_listed_come_from_the_context_not_from_its_wording(env, repo, monkeypatch):
     add_sessions(env.archive_db, str(repo), [1, 2, 3])
-    monkeypatch.setattr(context, "_session_lines", lambda row: f"{row['title']} (continue: {row['session_id']})")
+    monkeypatch.setattr(context, "_session_lines", lambda row: f"{row.title} (continue: {row.session_id})")
     built = context.build(make_settings(env), cwd=str(repo))
     assert session_id(3) in built.text
     assert built.listed == [session_id(3), session_id(2), session_id(1)]

@@ -27,6 +27,34 @@ def test_flag_beats_environment_beats_config_file(env, monkeypatch):
     assert (flagged.vault, flagged.omnisearch_port) == ("/from/flag", 3333)
 
 
+def test_the_command_line_of_a_plugin_install_takes_the_plugins_vault_option(env, monkeypatch, tmp_path):
+    """The plugin's venv (marked by its bootstrap) run by hand: the vault is the plugin's option,
+    as for its hooks, not $OBSIDIAN_VAULT, config.yaml or ~/Vault; a --vault flag still wins."""
+    import json
+    import sys
+
+    env.apply(monkeypatch)
+    monkeypatch.setenv("OBSIDIAN_VAULT", "/from/env")
+    plugin = "obsidian-memory@obsidian-memory"
+    (env.config_dir / "settings.json").write_text(json.dumps({
+        "enabledPlugins": {plugin: True, "other@x": True},
+        "pluginConfigs": {"other@x": {"options": {"vault": "/not/ours"}}, plugin: {"options": {"vault": "~/Notes"}}},
+    }), encoding="utf-8")
+    venv = tmp_path / "plugins" / "data" / "obsidian-memory-obsidian-memory" / "venv"
+    venv.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    assert settings.load().vault == "/from/env"                          # not (yet) the plugin's venv
+    (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
+    assert settings.load().vault == os.path.join(str(env.home), "Notes")
+    assert settings.load(vault="/from/flag").vault == "/from/flag"
+    monkeypatch.setenv("CLAUDE_PLUGIN_OPTION_VAULT", "/from/the/hook")   # what the client hands its hooks
+    assert settings.load().vault == "/from/the/hook"
+    monkeypatch.delenv("CLAUDE_PLUGIN_OPTION_VAULT")
+    (env.config_dir / "settings.json").write_text(json.dumps({"enabledPlugins": {plugin: False}, "pluginConfigs": {
+        plugin: {"options": {"vault": "/disabled"}}}}), encoding="utf-8")
+    assert settings.load().vault == "/from/env"                          # a disabled plugin's option is none
+
+
 def test_flat_yaml_round_trips_what_the_installer_writes():
     data = {"vault": "/a b/it's", "omnisearch_port": 51361, "excluded_projects": ["x", "y z"], "redact": False}
     assert settings.parse_flat_yaml(settings.dump_flat_yaml(data)) == data
@@ -36,6 +64,16 @@ def test_config_outside_the_flat_subset_is_read_with_yaml(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("vault: /v\nnested:\n  key: 1\n", encoding="utf-8")
     assert settings.read_config_file(str(path)) == {"vault": "/v", "nested": {"key": 1}}
+
+
+def test_config_yaml_is_read_by_the_one_yaml_reader_without_aliases(tmp_path):
+    """The frontmatter's reader (vault/frontmatter.load), so that no YAML in the package expands
+    an alias: a settings file that uses one is told, on one line, to write the value out."""
+    path = tmp_path / "config.yaml"
+    path.write_text("vault: /v\nbase: &b [a, b]\nprivate: *b\n", encoding="utf-8")
+    with pytest.raises(settings.ConfigError) as raised:
+        settings.read_config_file(str(path))
+    assert "uses a YAML alias" in str(raised.value) and "\n" not in str(raised.value)
 
 
 def test_context_budget_is_capped_below_claude_codes_truncation():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -211,8 +212,21 @@ def test_the_hooks_are_written_in_exec_form_and_the_client_runs_them_without_a_s
 
 def test_uninstall_then_a_session_gets_no_context_no_note_and_the_users_settings_are_as_before(installed, first_session):
     world = installed
+    # the MCP server, added as the README says: the uninstall names the one command that removes it
+    mcp_add = [str(world.user.binary), "mcp", "add", "--scope", "user", "obsidian-memory", "--",
+               str(world.venv_python), str(world.our_home / "bin" / "obsidian_memory.py"), "mcp"]
+    assert subprocess.run(mcp_add, capture_output=True, env=world.environ(), cwd=str(world.user.repo),
+                          timeout=120, stdin=subprocess.DEVNULL).returncode == 0
     done = world.uninstall()
     assert done.returncode == 0, f"./install.sh --uninstall --yes failed:\n{done.stdout}\n{done.stderr}"
+    [command] = re.findall(r"`(claude mcp remove [^`]*)` removes it", done.stdout) or [done.stdout]
+    removed = subprocess.run(["sh", "-c", command.replace("claude", f'"{world.user.binary}"', 1)], capture_output=True,
+                             text=True, env=world.environ(), cwd=str(world.user.repo), timeout=120,
+                             stdin=subprocess.DEVNULL)
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    listed = subprocess.run([str(world.user.binary), "mcp", "list"], capture_output=True, text=True,
+                            env=world.environ(), cwd=str(world.user.repo), timeout=120, stdin=subprocess.DEVNULL)
+    assert "obsidian-memory" not in listed.stdout, listed.stdout
     assert world.user.settings_path.read_bytes() == world.settings_before, world.user.settings_path.read_text()
     assert world.claude_md.read_bytes() == world.claude_md_before, world.claude_md.read_text()
     assert not world.skill_md.exists(), "the skill is still installed"

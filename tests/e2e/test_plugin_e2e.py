@@ -10,6 +10,7 @@ client, shows it.
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -125,6 +126,40 @@ def test_after_the_bootstrap_the_plugins_hooks_archive_a_session_with_its_prompt
     _world, run, note = archived_session
     text = note.read_text(encoding="utf-8")
     assert PROMPT in text and f"claude --resume {run.session_id}" in text
+
+
+def test_the_plugins_command_line_run_by_hand_knows_the_plugins_vault(archived_session):
+    """`sweep` and `doctor` run by hand with the command line the docs name (the plugin's venv), in a
+    shell that knows nothing of the vault (no OBSIDIAN_VAULT, no config.yaml): the vault is the
+    plugin's option, as for its hooks."""
+    world, _run, _note = archived_session
+    [data] = world.plugin_data()
+    cli = data / "venv" / "bin" / "obsidian-memory"
+    documented = (REPO / "docs" / "setup.md").read_text(encoding="utf-8")
+    assert f"plugins/data/{data.name}/venv/bin/obsidian-memory" in documented, data.name
+    missed = "1f0e5d4c-0000-4000-8000-00000000beef"   # a session whose hooks never fired: the sweep's work
+    folder = world.user.config_dir / "projects" / "-tmp-missed"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "user", "uuid": "m1", "parentUuid": None, "sessionId": missed, "cwd": str(world.user.repo),
+              "timestamp": "2026-03-04T09:00:00.000Z", "message": {"role": "user", "content": "Tune the okapi pool"}},
+             {"type": "assistant", "uuid": "m2", "parentUuid": "m1", "sessionId": missed, "cwd": str(world.user.repo),
+              "timestamp": "2026-03-04T09:01:00.000Z", "message": {"id": "x", "role": "assistant", "model": "m",
+                                                                  "content": [{"type": "text", "text": "Tuned."}]}}]
+    (folder / f"{missed}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    environ = {k: v for k, v in world.environ().items() if not k.startswith("OBSIDIAN")}
+    assert not (world.our_home / "config.yaml").exists()
+
+    def by_hand(*args):
+        return subprocess.run([str(cli), *args], capture_output=True, text=True, env=environ,
+                              cwd=str(world.user.home), timeout=300, stdin=subprocess.DEVNULL)
+
+    swept = by_hand("sweep", "--quiet-seconds", "0")
+    assert swept.returncode == 0 and "failed 0" in swept.stdout, swept.stdout + swept.stderr
+    assert "without a note" not in swept.stdout + world.log_text()[-2000:]
+    assert len(world.notes_of(missed)) == 1, world.evidence(swept.stdout, world.plugin_log())
+    doctor = by_hand("doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert str(world.user.vault) in doctor.stdout
 
 
 def test_the_plugin_skill_command_as_the_client_fills_it_in_runs_and_finds_the_archived_session(archived_session):

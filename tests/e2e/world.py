@@ -117,9 +117,9 @@ class World:
 
     # -- sessions -------------------------------------------------------------------------------
     def session(self, prompt: str, steps, *args: str, fallback: str = "OK.", summary: str | None = None,
-                timeout: float = 240, cwd: Path | None = None) -> "Run":
-        """One `claude -p` run with a fresh script (in the repository, or `cwd`); the requests it
-        caused are in `run.requests`."""
+                timeout: float = 240, cwd: Path | None = None, env: dict | None = None) -> "Run":
+        """One `claude -p` run with a fresh script (in the repository, or `cwd`; `env`: variables
+        the client starts with); the requests it caused are in `run.requests`."""
         self.runs += 1
         debug = self.debug_dir / f"run-{self.runs}.txt"
         first_request = len(self.api.requests)
@@ -127,7 +127,8 @@ class World:
         if summary is not None:
             self.api.summary = summary
         hooks_before = len(self.user_hook_events())
-        result = self.user.run(prompt, self.api.base_url, *args, "--debug-file", str(debug), timeout=timeout, cwd=cwd)
+        result = self.user.run(prompt, self.api.base_url, *args, "--debug-file", str(debug), timeout=timeout, cwd=cwd,
+                               **(env or {}))
         run = Run(self, result, self.api.requests[first_request:], debug, self.user_hook_events()[hooks_before:])
         self.hook_timings.extend(run.our_hook_timings())
         return run

@@ -181,6 +181,15 @@ def test_search_hits_carry_their_links_and_backlinks(world):
     assert pancakes["links"] == ["Recipes/Syrup.md"] and pancakes["backlinks"] == ["Recipes/Crepes.md"]
 
 
+def test_read_titles_a_note_by_its_title_property_else_by_its_file_name(world):
+    [demo] = [s for s in json.loads(world.run("sessions", "--json").stdout) if s["session_id"] == DEMO_ID]
+    assert demo["note_path"].endswith("_00000007.md") and demo["title"]
+    [result] = serve(world, calling(("read", {"paths": [demo["note_path"], "Recipes/Syrup.md"]})))
+    session_note, syrup = structured(result)["notes"]
+    assert session_note["title"] == demo["title"]   # not "2026-03-04_00000007"
+    assert syrup["title"] == "Syrup"
+
+
 def test_read_returns_body_metadata_and_links_and_suggests_a_misspelled_path(world):
     plain, raw, cut, misspelled, outside = serve(world, calling(
         ("read", {"paths": ["Recipes/Pancakes", "Recipes/Syrup.md"]}),
@@ -538,3 +547,23 @@ def test_no_module_imports_the_sdk_and_none_but_the_server_pydantic(env):
     assert result.returncode == 0, result.stderr.decode()
     pydantic_before_the_server, sdk = result.stdout.decode().splitlines()[-2:]
     assert pydantic_before_the_server == "[]" and sdk == "[]"
+
+
+def test_the_stdio_server_ranks_the_sessions_of_the_repository_it_runs_in_first_among_equals(tmp_path):
+    from testkit import mcp_exchange
+
+    env = Env(tmp_path)
+    for name, repo in (("a", "github.com/acme/payments"), ("b", "github.com/acme/orders")):
+        note = env.vault / "Meta" / "claude-sessions" / f"{name}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"---\nrepo: {repo}\ntags: [claude-session]\n---\n# Reminder emails sent twice\n"
+                        "The scheduler ran in both replicas; it runs once now.\n", encoding="utf-8")
+    orders = tmp_path / "work" / "orders"
+    orders.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(orders)], check=True)
+    subprocess.run(["git", "-C", str(orders), "remote", "add", "origin", "git@github.com:acme/orders.git"], check=True)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "reminder emails twice", "source": "index"}}}
+    for cwd, first in ((orders, "Meta/claude-sessions/b.md"), (tmp_path, "Meta/claude-sessions/a.md")):
+        answer = mcp_exchange([sys.executable, str(CLI), "mcp"], [call], env=env.environ(), cwd=str(cwd))
+        assert paths(answer[2]["result"]["structuredContent"])[0] == first      # (a and b tie by words: by path)

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 
 from archive_fixtures import hook_payload, session_id, write_transcript
 from testkit import CLI

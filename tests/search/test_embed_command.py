@@ -85,10 +85,30 @@ def test_progress_with_an_eta_when_asked_and_nothing_in_a_pipe(env):
     assert lines[-1] == ("12", "12", "100")
     assert all(total == "12" for _, total, _ in lines)
     _notes(env.vault, 12, words=41)               # every note changed: work to do, and stderr is a pipe
-    quiet = env.run("embed")
-    assert quiet.returncode == 0 and quiet.stderr == b""
+    piped = env.run("embed")                      # no bar in a pipe: plain lines, the first at once
+    assert piped.returncode == 0
+    assert piped.stderr.decode().splitlines() == [f"embedding 0/12 notes: started (progress every "
+                                                  f"{vectors.LINE_SECONDS:g} s)"]
+    _notes(env.vault, 12, words=42)
+    assert env.run("embed", "--quiet").stderr == b""
     both = env.run("embed", "--quiet", "--progress")
     assert both.returncode == 2 and b"not allowed with" in both.stderr
+
+
+def test_off_a_terminal_the_progress_is_a_line_every_few_seconds_with_the_time_left(monkeypatch, capsys):
+    now = [1000.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+    todo = [(f"n{i}.md", (0, 1000)) for i in range(10)]     # ten notes of 1000 bytes
+    shown = vectors.EmbedProgress(todo, None)                # None: a bar only on a terminal; capsys is none
+    for step in range(10):
+        now[0] += 4.0
+        shown.done(todo[step:step + 1])
+    shown.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["embedding 0/10 notes: started (progress every 10 s)",
+                     "embedding 3/10 notes: 30% done, 12 s elapsed, about 28 s left",
+                     "embedding 6/10 notes: 60% done, 24 s elapsed, about 16 s left",
+                     "embedding 9/10 notes: 90% done, 36 s elapsed, about 4 s left"]
 
 
 # -- the pipeline ---------------------------------------------------------------------------------------

@@ -215,9 +215,8 @@ print(json.dumps(out))
 
 
 def test_searches_one_after_another_in_one_process_each_rank_by_their_own_query(embedded):
-    """The query's vector is started before the index is opened (`semantic.embed_ahead`) and
-    taken once: a process that searches A, B, A again, and several phrasings at once (the MCP
-    server does), gets each query's own ranking, as a search of it alone does."""
+    """A process that searches A, B, A again, and several phrasings at once (the MCP server
+    does), gets each query's own ranking, as a search of it alone does."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))}
     env.update(OBSIDIAN_MEMORY_CACHE_DIR=os.environ["OBSIDIAN_MEMORY_CACHE_DIR"], OMNISEARCH_PORT="9")
     asked = [QUERIES[0], QUERIES[3], QUERIES[0], [QUERIES[1], QUERIES[2]]]

@@ -92,6 +92,7 @@ def test_whole_list_is_fetched_then_scoped_then_truncated(user, server):
 def test_a_scope_that_empties_a_capped_list_says_the_local_engine_would_see_more(user, server):
     server.items = [item(f"Notes/n{i}.md", 100 - i) for i in range(omnisearch.RESULT_CAP)]
     with_notes(server, user.vault)
+    (user.vault / "Meta" / "claude-sessions").mkdir(parents=True)
     response = run(server, source="omnisearch", folders=["Meta/claude-sessions"])
     assert response.engine == "omnisearch" and response.hits == []
     assert any("--source local searches the whole scope" in n for n in response.notes)

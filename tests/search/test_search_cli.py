@@ -51,15 +51,33 @@ def test_auto_falls_back_to_a_local_engine_when_omnisearch_is_down(vault):
     assert "Omnisearch did not answer" in result.stderr.decode()
 
 
+def test_why_omnisearch_did_not_answer_is_said_once_not_at_every_search_until_it_changes(vault):
+    said = "Omnisearch did not answer on port"
+
+    def printed(*args):
+        done = vault.search(*args)
+        assert done.returncode == 0
+        return done.stdout.decode() + done.stderr.decode()
+
+    assert said in printed("deploy script")
+    second = printed("deploy script")
+    assert said not in second and "| engine: index |" in second   # the header still names the engine
+    assert said in printed("deploy", "--source", "omnisearch")   # asked for by name: always said
+    with FakeOmnisearch() as fake:   # Omnisearch answers once: the next time it does not is news again
+        fake.items = [item("Runbooks/Deploy checklist.md", 7.25)]
+        assert as_json(vault.search("deploy", "--json", "--port", str(fake.port)))["engine"] == "omnisearch"
+    assert said in printed("deploy script")
+
+
 def test_text_mode_has_a_header_then_numbered_hits_with_excerpts(vault):
     result = vault.search("deploy script", "--source", "scan", "-n", "2")
     lines = result.stdout.decode().splitlines()
     assert result.returncode == 0
     assert re.fullmatch(r'search: "deploy script" \| engine: scan \| \d+\.\d{3} s \| 2 of 3 results', lines[0])
     # deploy (name) 20 + script 20 + all 50 + phrase in body 30 + deploy in name 15 + 1 heading 8 + frequency 3
-    assert lines[1] == "1. Runbooks/Deploy checklist.md (146)"
+    assert lines[1] == "1. Runbooks/Deploy checklist.md (146.00)"   # every score in one format, whole or not
     assert lines[2].startswith("   ") and "deploy script" in lines[2]
-    assert lines[3].startswith("2. ")
+    assert re.fullmatch(r"2\. .+\.md \(\d+\.\d\d\)", lines[3]), lines[3]
     assert len(lines) == 5
 
 
@@ -260,7 +278,10 @@ def test_a_folder_in_another_case_is_taken_when_it_names_one_folder_and_says_so(
     assert [h["path"] for h in as_json(found)["results"]] == ["Runbooks/Deploy checklist.md"]
     assert b"--folder 'runbooks' taken as Runbooks (the case differs)" in found.stderr
     missing = vault.search("deploy", "--source", source, "--folder", "Nowhere", "--json")
-    assert as_json(missing)["results"] == [] and b"folder 'Nowhere' does not exist in the vault" in missing.stderr
+    assert missing.returncode == 2 and missing.stdout == b""
+    assert missing.stderr.decode().splitlines() == [
+        "search_vault.py: error: --folder 'Nowhere': no such folder in the vault (give a vault-relative folder, "
+        "e.g. Meta/claude-sessions)"]
 
 
 @pytest.mark.parametrize("source", ["scan", "index"])
@@ -315,3 +336,55 @@ def test_filters_without_a_query_list_the_matching_notes_newest_first(vault):
         refused = vault.search("--folder", "Notes", "--source", source)
         assert refused.returncode == 2 and b"needs the local index" in refused.stderr
         assert len(refused.stderr.splitlines()) == 1
+
+
+# -- the repository the search runs in ------------------------------------------------------------
+
+def _session_note(repo: str, text: str) -> str:
+    return f"---\nrepo: {repo}\ntags: [claude-session]\n---\n# pgbouncer prepared statement errors\n{text}\n"
+
+
+def _repository(path, remote: str):
+    import subprocess
+
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "remote", "add", "origin", remote], check=True)
+    return path
+
+
+def test_sessions_of_the_repository_the_search_runs_in_come_first_among_equals(env):
+    sessions = env.vault / "Meta" / "claude-sessions"
+    sessions.mkdir(parents=True)
+    same = "prepared statement already exists behind pgbouncer; fixed in the pool settings."
+    (sessions / "a.md").write_text(_session_note("github.com/acme/payments", same), encoding="utf-8")
+    (sessions / "b.md").write_text(_session_note("github.com/acme/orders", same), encoding="utf-8")
+    (sessions / "c.md").write_text(_session_note("github.com/acme/payments", same + " Host pgb-eu-2."),
+                                   encoding="utf-8")
+    orders = _repository(env.root / "work" / "orders", "git@github.com:acme/orders.git")
+    payments = _repository(env.root / "work" / "payments", "https://github.com/acme/payments.git")
+
+    def first(query: str, cwd) -> list[str]:
+        hits = as_json(env.search("--source", "index", "--json", query, cwd=cwd))["results"]
+        return [h["path"].rsplit("/", 1)[-1] for h in hits]
+
+    assert first("pgbouncer prepared statement", orders)[0] == "b.md"
+    assert first("pgbouncer prepared statement", payments)[:2] in (["a.md", "c.md"], ["c.md", "a.md"])
+    assert first("pgbouncer prepared statement", env.root)[0] == "a.md"       # no repository: by words, then path
+    assert first("pgbouncer prepared statement pgb-eu-2", orders)[0] == "c.md"   # the words decide over the place
+
+
+def test_session_notes_are_listed_newest_first_by_the_sessions_own_start_not_the_files_time(vault):
+    import os
+    import time
+
+    folder = vault.vault / "Meta" / "claude-sessions" / "2026-02"
+    folder.mkdir(parents=True)
+    for day, started in (("01", "2026-01-20T09:00:00Z"), ("02", "2026-02-03T09:00:00Z"), ("03", "2026-02-14T09:00:00Z")):
+        (folder / f"{day}.md").write_text(f'---\nstarted_utc: "{started}"\ntags: [claude-session]\n---\n# s{day}\n',
+                                          encoding="utf-8")
+    now = time.time()
+    os.utime(folder / "01.md", (now, now))                 # the January session, re-rendered just now
+    os.utime(folder / "03.md", (now - 86400, now - 86400))
+    listed = as_json(vault.search("--tag", "claude-session", "--json"))["results"]
+    assert [r["path"].rsplit("/", 1)[-1] for r in listed] == ["03.md", "02.md", "01.md"]

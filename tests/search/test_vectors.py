@@ -221,3 +221,29 @@ def test_a_damaged_store_is_rebuilt_not_fatal(settings, vault):
         handle.write(b"not a database at all" * 100)
     stats = vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
     assert stats.embedded == 1 and stored_paths(settings) == {"a.md"}
+
+
+def test_a_store_chunked_the_earlier_way_re_embeds_only_the_session_notes(settings, vault, monkeypatch):
+    _require_model()
+    from obsidian_memory.capture.session_records import Prompt, Session
+    from obsidian_memory.vault.notes import sessions as notes
+
+    session = Session(session_id="0fb7526d-aaaa-4bbb-8ccc-000000000001", title="pgbouncer errors", project="orders",
+                      cwd="/w/orders", started_at="2026-05-01T10:00:00.000Z", ended_at="2026-05-01T10:20:00.000Z",
+                      prompts=[Prompt("prepared statement S_1 already exists", "2026-05-01T10:00:00.000Z",
+                                      answer="Upgraded pgbouncer to 1.22.")])
+    write(vault, "Meta/claude-sessions/2026-05-01_0fb7526d.md", notes.render_note(session))
+    write(vault, "plain.md", "# Pears\nPears are sweet.")
+    with monkeypatch.context() as earlier:        # the chunking before: every note by its whole text
+        earlier.setattr(vectors, "note_chunks", lambda path, text: markdown.chunks_of(text, path.rsplit("/", 1)[-1][:-3]))
+        vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
+    conn = sqlite3.connect(vectors.store_path(settings))
+    with conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'chunking'")
+    conn.close()
+    model = CountingModel()
+    stats = vectors.embed_vault(settings, embedder=model, progress=False)
+    assert stats.unchanged == 0 and stats.reused == 1 and stats.embedded == 1     # each note read again, once
+    assert len(model.texts) == 1 and "prepared statement S_1" in model.texts[0] and "--resume" not in model.texts[0]
+    again = CountingModel()
+    assert vectors.embed_vault(settings, embedder=again, progress=False).unchanged == 2 and again.calls == 0

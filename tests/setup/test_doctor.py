@@ -181,7 +181,8 @@ def test_doctor_without_the_semantic_extra_says_so_and_still_passes(env, monkeyp
     report = json.loads(result.stdout)
     (check,) = [c for c in report["checks"] if c["name"] == "semantic"]
     assert check["status"] == "info" and check["detail"].startswith("off: "), check
-    assert "--semantic" in check["detail"] and "full text" in check["detail"]
+    assert "python3 install.py --semantic" in check["detail"] and "full text" in check["detail"]
+    assert "pip install" not in check["detail"]   # obsidian-memory is not on PyPI: pip cannot find the extra
 
 
 # -- permissions are called permissions; packages are imported, not looked up -----------

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 from testkit import CLI, SEARCH_CLI, Env, write_note
 
+from obsidian_memory.search.reading import json_ready
 from obsidian_memory.vault import frontmatter, markdown
-from obsidian_memory.vault.notes import session_reader, sessions, vault_sessions
+from obsidian_memory.vault.notes import memory, session_reader, sessions, vault_sessions
 from obsidian_memory.vault.privacy import Privacy
 
 MEMORY_LIMIT = 1024 * 1024 * 1024      # of address space for a command: the bomb needs far more
@@ -163,7 +164,24 @@ def every_reader(text: str, tmp_path) -> list:
         session_reader.read_session(text).__dict__ if session_reader.read_session(text) else None,
         Privacy(("x/*",), "private").text_is_private(text),
         [chunk.text for chunk in markdown.chunks_of(text, "note")],
+        sessions.prompts_shown(text),
+        memory.state_body(text),
+        [entry.text for entry in memory.learning_entries(text)],
+        json_ready(markdown.parse_note(text, "note").frontmatter),      # what `read` and the MCP read give
+        config_read(vault_sessions.frontmatter_block(text) or text, tmp_path),
     ]
+
+
+def config_read(text: str, tmp_path):
+    """What the settings reader (the same YAML reader, for a hand-written config.yaml) makes of it."""
+    from obsidian_memory.core.settings import ConfigError, read_config_file
+
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        return read_config_file(str(path))
+    except ConfigError as exc:
+        return str(exc)
 
 
 @hypothesis_settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

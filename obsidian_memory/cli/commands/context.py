@@ -7,9 +7,11 @@ import sys
 
 
 def add_arguments(parser) -> None:
+    from obsidian_memory.cli.cliutil import existing_folder
     from obsidian_memory.context.session_start import SOURCES
 
-    parser.add_argument("--cwd", metavar="DIR", help="the folder of the session (default: the current one)")
+    parser.add_argument("--cwd", metavar="DIR", type=existing_folder,
+                        help="the folder of the session (default: the current one)")
     parser.add_argument("--source", choices=SOURCES, default="startup", help="the SessionStart source (default startup)")
     parser.add_argument("--session-id", metavar="ID", help="the current session, left out of the recent sessions")
     parser.add_argument("--json", action="store_true", help="print the hook's JSON output instead of the text")
@@ -20,7 +22,7 @@ def run(args) -> int:
     from obsidian_memory.context.session_start import build_context, hook_json
 
     settings = settings_module.load()
-    cwd = os.path.abspath(args.cwd or os.getcwd())
+    cwd = args.cwd or os.getcwd()
     text = build_context(settings, cwd=cwd, source=args.source, session_id=args.session_id)
     if args.json:
         if text:

@@ -24,11 +24,13 @@ def main(argv: list[str]) -> int:
     real_stdout = sys.stdout
     sys.stdout = io.StringIO()  # nothing a handler prints by accident may reach Claude Code
     output = None
-    listed: list[str] = []      # the sessions the SessionStart context lists
+    context = None              # what SessionStart injects, the sessions it lists, and why
     settings = payload = None
     try:
         payload = _read_payload()
         settings, problems = _settings()
+        if _memory_off(payload, settings):
+            return 0
         if problems:
             if event == "session-start":
                 from obsidian_memory.context.session_start import config_broken_output
@@ -37,7 +39,6 @@ def main(argv: list[str]) -> int:
             from obsidian_memory.context.session_start import hook_json, session_start
             context = session_start(payload, settings)
             output = hook_json(context.text) if context is not None and context.text else None
-            listed = context.listed if context is not None else []
         elif event == "user-prompt":
             from obsidian_memory.context.recall.hook import user_prompt_output
             output = user_prompt_output(payload, settings)
@@ -59,8 +60,23 @@ def main(argv: list[str]) -> int:
         except Exception:
             pass
     if event == "session-start" and settings is not None:
-        _after_session_start(payload, settings, listed)
+        _after_session_start(payload, settings, context)
     return 0
+
+
+def _memory_off(payload, settings) -> bool:
+    """A session started with OBSIDIAN_MEMORY=off: recorded as off, and nothing else happens."""
+    from obsidian_memory.core import memory_off, settings as settings_module
+
+    if not memory_off.requested():
+        return False
+    session_id = payload.get("session_id") if isinstance(payload, dict) else None
+    try:
+        home = settings.home if settings is not None else settings_module.home_dir(settings_module.claude_config_dir())
+        memory_off.remember(home, session_id.strip() if isinstance(session_id, str) else None)
+    except (OSError, settings_module.ConfigError) as exc:
+        _log(settings, f"hook: memory is off for this session, and that could not be recorded: {exc}")
+    return True
 
 
 def _settings():
@@ -76,7 +92,7 @@ def _settings():
     return settings, None
 
 
-def _after_session_start(payload, settings, listed: list[str]) -> None:
+def _after_session_start(payload, settings, context) -> None:
     """Background work (the sweep of sessions whose end hooks never fired) starts once the output
     is out (so that it does not compete with the context for the CPU), and prints nothing."""
     if not payload or payload.get("hook_event_name") not in (None, "SessionStart"):
@@ -85,9 +101,18 @@ def _after_session_start(payload, settings, listed: list[str]) -> None:
     session_id = payload.get("session_id")
     session_id = session_id.strip() if isinstance(session_id, str) else None
     try:
-        _note_listed_sessions(payload, settings, session_id, listed)
+        _note_listed_sessions(payload, settings, session_id, context)
     except BaseException as exc:
         _log(settings, "hook session-start: could not note the sessions listed", exc)
+    if settings.auto_memory:
+        try:
+            from obsidian_memory.setup import auto_memory
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+            if cwd and auto_memory.ensure(settings, cwd):
+                _log(settings, f"hook session-start: Claude Code's auto memory of {cwd} goes into the vault "
+                               "from the next session on")
+        except BaseException as exc:
+            _log(settings, "hook session-start: could not point the auto memory into the vault", exc)
     try:
         from obsidian_memory.cli.commands.sweep import start_in_background
         start_in_background(settings, session_id)
@@ -109,15 +134,15 @@ def _after_session_end(payload, settings) -> None:
         _log(settings, "hook archive: could not start embedding the session for recall", exc)
 
 
-def _note_listed_sessions(payload, settings, session_id, listed: list[str]) -> None:
-    """For prompt recall: how the session started and which sessions the context listed (so that
-    the prompt hook knows the first prompt and does not show them again)."""
-    if not session_id or settings.prompt_recall == "off":
+def _note_listed_sessions(payload, settings, session_id, context) -> None:
+    """How the session started, which sessions the context listed (so that the prompt hook knows
+    the first prompt and does not show them again), and what it injected and why (`injected`)."""
+    if not session_id or context is None:
         return
     from obsidian_memory.context.recall import seen
 
     source = payload.get("source") if isinstance(payload.get("source"), str) else None
-    seen.session_started(settings, session_id, source, listed)
+    seen.session_started(settings, session_id, source, context.listed, context.account)
 
 
 def _read_payload() -> dict:

@@ -34,6 +34,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mcp-http", action="store_true",
                         help="also write a user service (systemd on Linux, launchd on macOS) for the HTTP MCP "
                              "server, and its token; the service is not enabled: the summary says how (implies --mcp)")
+    parser.add_argument("--auto-memory", action="store_true",
+                        help="keep Claude Code's own auto memory of each repository in the vault "
+                             "(Meta/claude-memory/<repository>/, through its .claude/settings.local.json)")
     parser.add_argument("--hook-form", choices=("auto", "exec", "shell"), default="auto",
                         help="how settings.json runs the hooks: exec (no shell; Claude Code 2.1.139 or newer), "
                              "shell (older clients), or auto: exec unless an older `claude` is on PATH")
@@ -56,7 +59,8 @@ def run(args) -> int:
 def _options(args) -> install.Options:
     return install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
                            semantic=args.semantic, mcp=args.mcp, purge=args.purge,
-                           python=args.python, hook_form=args.hook_form, mcp_http=args.mcp_http)
+                           python=args.python, hook_form=args.hook_form, mcp_http=args.mcp_http,
+                           auto_memory=getattr(args, "auto_memory", False))
 
 
 def _interactive(args) -> bool:
@@ -232,6 +236,8 @@ def _uninstall(options, args) -> int:
     print("obsidian-memory is uninstalled" if actions else "obsidian-memory was not installed: nothing changed")
     for action in actions:
         print(f"  {action.describe()}")
+    for command in install.mcp_entries_left(install.Layout(options.config_dir)):
+        print(f"  Claude Code still lists the MCP server you added for obsidian-memory: `{command}` removes it")
     if not options.purge:
         kept = install.kept_after_uninstall(install.Layout(options.config_dir)) + ["the notes in your vault"]
         print("  kept: " + "; ".join(kept))

@@ -9,8 +9,11 @@ import sys
 
 
 def add_arguments(parser) -> None:
+    from obsidian_memory.cli.cliutil import existing_folder
+
     parser.add_argument("prompt", nargs="+", help="the prompt, as typed (several words are joined by spaces)")
-    parser.add_argument("--cwd", metavar="DIR", help="the folder the session runs in (default: the current one)")
+    parser.add_argument("--cwd", metavar="DIR", type=existing_folder,
+                        help="the folder the session runs in (default: the current one)")
     parser.add_argument("--session-id", metavar="ID",
                         help="a running session: what it was shown already is left out, as the hook does")
     parser.add_argument("--json", action="store_true", help="the decision and the injected text as JSON")
@@ -23,9 +26,7 @@ def run(args) -> int:
     from obsidian_memory.context.recall.render import render
 
     settings = settings_module.load()
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        raise UserError(f"--cwd {args.cwd}: no such folder")
+    cwd = args.cwd or os.getcwd()
     prompt = " ".join(args.prompt)
     state = seen.load(settings, args.session_id) if args.session_id else None
     decision, evidence = hook.decide_here(settings, prompt, cwd, shown=state.shown if state else (),
@@ -50,7 +51,7 @@ def report(decision, text: str, mode: str) -> str:
         lines.append("prompt_recall is `first`: the hook looks at the first prompt of a session only")
     if decision.words:
         lines.append("words (sessions holding them, weight):")
-        lines.append("  " + ", ".join(f"{w.text} {min(w.terms.values())} {w.weight:.2f}"
+        lines.append("  " + ", ".join(f"{w.text} {_held(w)} {w.weight:.2f}"
                                       f"{'' if w.informative else ' (common)'}" for w in decision.words))
     if decision.candidates:
         from obsidian_memory.context.recall.decide import OTHER_PLACE
@@ -66,3 +67,11 @@ def report(decision, text: str, mode: str) -> str:
     if text:
         lines.append(f"\nwould inject ({len(text)} characters):\n{text.rstrip()}")
     return "\n".join(lines) + "\n"
+
+
+def _held(word) -> str:
+    """How many sessions hold the word: one count for a word of one term, each term's otherwise
+    (an identifier's parts and compound: a session may hold the parts and not the whole)."""
+    if len(word.terms) == 1:
+        return str(next(iter(word.terms.values())))
+    return "(" + " ".join(f"{term} {count}" for term, count in word.terms.items()) + ")"

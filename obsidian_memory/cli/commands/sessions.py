@@ -36,7 +36,7 @@ def run(args) -> int:
     except FileNotFoundError:
         rows = []
     here = machine.current(settings)
-    rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.items()}
+    rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.as_dict().items()}
             for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     for row in rows:
         row["this_machine"] = machine.elsewhere(row["origin"], row["machine"], here) is None
@@ -56,5 +56,5 @@ def run(args) -> int:
         title = " ".join((row["title"] or "(untitled)").split())
         where = "" if row["this_machine"] else f"  on {row['machine'] or 'another machine'}"
         print(f"{when}  {row['session_id'][:8]}  {row['project'] or '-'}  {title}  "
-              f"({row['prompt_count']} prompts){where}  {row['note_path'] or '(no note in the vault)'}")
+              f"({row['prompt_count']} prompt{'' if row['prompt_count'] == 1 else 's'}){where}  {row['note_path'] or '(no note in the vault)'}")
     return 0

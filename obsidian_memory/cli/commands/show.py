@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from obsidian_memory.core import fsutil
 from obsidian_memory.core.errors import UserError
 
 
@@ -35,7 +36,7 @@ def run(args) -> int:
         # a private note is not read out: the session is rendered from the archive instead
         text = None
         if not args.whole and not note_is_private(settings, note_path):
-            text = notes.read_note(settings, note_path)
+            text = fsutil.read_note(settings.vault, note_path) if note_path else None
         if text is None:
             text = notes.render_note(archive.sessions.get(session_id), settings, whole=args.whole)
     from obsidian_memory.core.textclean import strip_control

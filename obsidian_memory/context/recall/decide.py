@@ -46,6 +46,17 @@ from obsidian_memory.core import cjk
 from obsidian_memory.core import machine as machine_module
 from obsidian_memory.archive import recall_terms as terms_module
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from obsidian_memory.archive import Archive
+    from obsidian_memory.archive.rows import RecallDocument
+
+    Hidden = Callable[[str | None], bool]     # whether a session's note leaves it out (private)
+    Similar = Callable[[list[str]], dict[str, float]]   # session ids -> cosine with the prompt
+
 PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is read,
 MAX_WORDS = 60               # and its first distinct words: the work stays bounded
 MIN_TERMS = 2
@@ -88,15 +99,20 @@ CJK_PAST_CUES = ("又", "再次", "还是", "依然", "仍然", "また", "再�
 
 class Word:
     """A word of the prompt: its terms (a joined identifier has its parts and their compound),
-    how many archived sessions hold each, and the word's weight (its rarest term's)."""
+    how many archived sessions hold each, and the word's weight (its rarest term's). Its terms
+    are those of the word in lower case, whatever case it was typed in; a word typed in camel
+    case (`TrailmapApplication`) also counts by its camel parts where the session lacks the
+    whole word (`camel`, PARTS_ONLY), as a joined identifier counts by its parts."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
-                 informative: bool):
+                 informative: bool, camel: dict[str, int] | None = None, size: int = 0) -> None:
         self.text = text
         self.terms = terms              # term -> sessions holding it
         self.weights = weights
         self.compounds = compounds      # the identifier's compound terms (`billingdb2`)
         self.informative = informative
+        self.camel_held = camel or {}   # camel-case parts -> sessions holding it (none for a word in lower case)
+        self.camel = {t: idf(max(n, 1), size) for t, n in self.camel_held.items()}   # ... -> its weight
 
     @property
     def weight(self) -> float:
@@ -114,7 +130,10 @@ class Word:
         share = sum(self.weights[t] * FIELD_WEIGHTS[field_of[t]] for t in parts if t in field_of) / total if total else 0.0
         if self.compounds:
             share *= PARTS_ONLY   # `billing-db-3` is not `billing-db-2`, nor `fct_orders` `fct_payments`
-        return max(compound, share)
+        camel_total = sum(self.camel.values())
+        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel.items() if t in field_of) \
+            / camel_total if camel_total else 0.0
+        return max(compound, share, camel)
 
     def credit_bound(self, postings: dict[str, list[int]]) -> dict[int, float]:
         """document -> the most `credit` can be for it, knowing only which terms it holds."""
@@ -126,18 +145,25 @@ class Word:
                 bound[doc] = bound.get(doc, 0.0) + self.weights[term] / total
         if self.compounds:
             bound = {doc: share * PARTS_ONLY for doc, share in bound.items()}
+        camel_total = sum(self.camel.values())
+        camel: dict[int, float] = {}
+        for term, weight in self.camel.items():
+            for doc in postings.get(term, ()):
+                camel[doc] = camel.get(doc, 0.0) + PARTS_ONLY * weight / camel_total
+        for doc, share in camel.items():
+            bound[doc] = max(bound.get(doc, 0.0), share)
         for term in self.compounds:
             bound.update(dict.fromkeys(postings.get(term, ()), 1.0))
         return bound
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"word": self.text, "terms": dict(self.terms), "weight": round(self.weight, 3),
                 "informative": self.informative}
 
 
 class Candidate:
     def __init__(self, session_id: str, title: str, project: str, started_at: str | None, note_path: str | None,
-                 same_place: bool, machine: str | None = None):
+                 same_place: bool, machine: str | None = None) -> None:
         self.session_id, self.title, self.project = session_id, title, project
         self.started_at, self.note_path, self.same_place = started_at, note_path, same_place
         self.machine = machine                     # another machine's session: that machine; else None
@@ -145,7 +171,7 @@ class Candidate:
         self.similarity: float | None = None       # cosine with the prompt (the semantic extra)
         self.matched: dict[str, str] = {}          # prompt word -> the field where it counted most
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "title": self.title, "project": self.project,
                 "started_at": self.started_at, "note_path": self.note_path, "same_place": self.same_place,
                 "machine": self.machine, "coverage": round(self.coverage, 3), "score": round(self.score, 3),
@@ -154,7 +180,7 @@ class Candidate:
 
 
 class Decision:
-    def __init__(self, prompt: str):
+    def __init__(self, prompt: str) -> None:
         self.prompt = prompt
         self.words: list[Word] = []
         self.candidates: list[Candidate] = []      # best first (the first few)
@@ -167,7 +193,7 @@ class Decision:
     def confident(self) -> bool:
         return bool(self.chosen or self.already_shown)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"prompt": self.prompt, "confident": self.confident, "reason": self.reason,
                 "by_meaning": self.by_meaning, "words": [w.as_dict() for w in self.words],
                 "chosen": [c.session_id for c in self.chosen], "already_shown": list(self.already_shown),
@@ -184,8 +210,9 @@ def is_chatter(prompt: str) -> str:
     return ""
 
 
-def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown=(), repo_id: str | None = None,
-           here: str | None = None, hidden=None, similar=None) -> Decision:
+def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown: Iterable[str] = (),
+           repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None,
+           similar: Similar | None = None) -> Decision:
     """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
     this session has already seen; `here`: this machine's id (another machine's session is marked
@@ -239,17 +266,17 @@ def decide(archive, prompt: str, *, repo_root: str | None, cwd: str | None, show
     return _answer(decision, keep, shown)
 
 
-def _answer(decision: Decision, keep: list[Candidate], shown) -> Decision:
+def _answer(decision: Decision, keep: list[Candidate], shown: Iterable[str]) -> Decision:
     """The decision for the sessions `keep`, less those this session was shown already."""
-    shown = set(shown)
-    decision.chosen = [c for c in keep if c.session_id not in shown]
-    decision.already_shown = [c.session_id for c in keep if c.session_id in shown]
+    seen = set(shown)
+    decision.chosen = [c for c in keep if c.session_id not in seen]
+    decision.already_shown = [c.session_id for c in keep if c.session_id in seen]
     if not decision.chosen:
         decision.reason = "the matching sessions were shown in this session already"
     return decision
 
 
-def fuse(candidates: list[Candidate], similar) -> list[Candidate]:
+def fuse(candidates: list[Candidate], similar: Similar) -> list[Candidate]:
     """The sessions the prompt's meaning and words point at together (see the module's
     docstring), best first; [] when the best of all is not one of them."""
     similarity = similar([c.session_id for c in candidates])
@@ -285,9 +312,10 @@ def asks_for_new_work(prompt: str) -> bool:
     return False
 
 
-def weigh(archive, prompt: str, size: int) -> list[Word]:
+def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
     """The prompt's distinct words with their terms and weights."""
     found: dict[str, tuple[list[str], list[str]]] = {}
+    camel: dict[str, list[str]] = {}     # a word typed in camel case: its camel parts
     characters: set[str] = set()
     for piece in cjk.split_runs(prompt):
         if len(found) >= MAX_WORDS:
@@ -301,9 +329,12 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
             continue
         for word in terms_module.words(piece):
             if word.lower() not in found:
-                split = terms_module.split_word(word)
+                split = terms_module.split_word(word.lower())   # the case typed changes nothing
                 if split[0] or split[1]:
                     found[word.lower()] = split
+                    cased = terms_module.split_word(word, whole_pieces=False)[0]
+                    if cased != split[0]:
+                        camel[word.lower()] = cased
                     if len(found) >= MAX_WORDS:
                         break
     for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
@@ -313,7 +344,8 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
         if term not in named:
             named.add(term)
             found.setdefault(f"{written.lower()} ({term})", ([term], []))
-    counts = archive.recall.document_counts(t for parts, compounds in found.values() for t in parts + compounds)
+    counts = archive.recall.document_counts([t for parts, compounds in found.values() for t in parts + compounds]
+                                            + [t for parts in camel.values() for t in parts])
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
@@ -321,7 +353,8 @@ def weigh(archive, prompt: str, size: int) -> list[Word]:
         if text in characters:   # as much as its commoner pair says
             weights = dict.fromkeys(weights, min(weights.values()))
         words.append(Word(text, held, weights, tuple(compounds),
-                          informative=min(held.values()) <= common_above(size)))
+                          informative=min(held.values()) <= common_above(size),
+                          camel={t: counts.get(t, 0) for t in camel.get(text, ())}, size=size))
     return words
 
 
@@ -346,44 +379,45 @@ def idf(sessions: int, size: int) -> float:
     return math.log(1 + (size - sessions + 0.5) / (sessions + 0.5))
 
 
-def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None, here=None,
-          hidden=None, pool: int = SHOWN) -> list[Candidate]:
+def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | None, cwd: str | None,
+          repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None,
+          pool: int = SHOWN) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
     Two steps, so that no ranking over thousands of sessions is needed: from the index's posting
     lists (which sessions hold which term) each session gets an upper bound of its coverage (every
     term counted as if in the strongest field); only sessions whose bound reaches what a decision
     can hinge on (CROWD_RATIO x MIN_COVERAGE), and at least the `pool` best, are read and scored."""
-    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)})
+    query = sorted({t for w in words for t, n in w.terms.items() if 0 < n <= common_above(size)} | {
+        t for w in words for t, n in w.camel_held.items() if 0 < n <= common_above(size)})
     postings = archive.recall.postings(query)
     total = sum(w.weight for w in words)
     bound: dict[int, float] = {}
     for word in words:
-        for doc, credit in word.credit_bound(postings).items():
-            bound[doc] = bound.get(doc, 0.0) + word.weight * credit / total
-    ranked = sorted(bound, key=bound.get, reverse=True)
+        for number, credit in word.credit_bound(postings).items():
+            bound[number] = bound.get(number, 0.0) + word.weight * credit / total
+    ranked = sorted(bound, key=lambda number: bound[number], reverse=True)
     floor = CROWD_RATIO * MIN_COVERAGE
-    chosen = [doc for doc in ranked[:MAX_SCORED] if bound[doc] >= floor]
+    chosen = [number for number in ranked[:MAX_SCORED] if bound[number] >= floor]
     chosen += ranked[len(chosen):pool]
     out = []
     for doc in archive.recall.documents(chosen):
-        if hidden is not None and hidden(doc["note_path"]):
+        if hidden is not None and hidden(doc.note_path):
             continue
-        fields = {name: set((doc["title_terms"] if name == "title" else doc[name]).split())
-                  for name in FIELD_WEIGHTS}
-        field_of = {}
-        for name in sorted(FIELD_WEIGHTS, key=FIELD_WEIGHTS.get):   # the strongest field last: it wins
+        fields = {name: set(doc.terms_of(name).split()) for name in FIELD_WEIGHTS}
+        field_of: dict[str, str] = {}
+        for name in sorted(FIELD_WEIGHTS, key=_field_weight):   # the strongest field last: it wins
             field_of.update(dict.fromkeys(fields[name], name))
-        elsewhere = machine_module.elsewhere(doc["origin"], doc["machine"], here)
+        elsewhere = machine_module.elsewhere(doc.origin, doc.machine, here)
         same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
-        candidate = Candidate(doc["session_id"], doc["title"] or "", doc["project"] or "", doc["started_at"],
-                              doc["note_path"], same, elsewhere)
+        candidate = Candidate(doc.session_id, doc.title or "", doc.project or "", doc.started_at, doc.note_path,
+                              same, elsewhere)
         gained = 0.0
         for word in words:
             credit = word.credit(field_of)
             if credit > 0:
-                candidate.matched[word.text] = max((field_of[t] for t in word.terms if t in field_of),
-                                                   key=FIELD_WEIGHTS.get)
+                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel) if t in field_of),
+                                                   key=_field_weight)
                 gained += word.weight * credit
         candidate.coverage = gained / total if total else 0.0
         candidate.score = candidate.coverage * (1.0 if same else OTHER_PLACE)
@@ -393,13 +427,20 @@ def score(archive, words: list[Word], size: int, *, repo_root, cwd, repo_id=None
     return out
 
 
-def _same_place(doc: dict, repo_root, repo_id, cwd, elsewhere: bool) -> bool:
+def _field_weight(name: str) -> float:
+    return FIELD_WEIGHTS[name]
+
+
+def _same_place(doc: RecallDocument, repo_root: str | None, repo_id: str | None, cwd: str | None,
+                elsewhere: bool) -> bool:
     """Whether the session ran where the prompt is typed: the same repository (on another machine:
     the same repository identity, its clone being elsewhere), or the same folder outside one."""
     if repo_root:
-        return (not elsewhere and doc["repo_root"] == repo_root) or bool(repo_id and doc["repo_id"] == repo_id)
-    return not elsewhere and not doc["repo_root"] and _same_folder(doc["cwd"], cwd)
+        return (not elsewhere and doc.repo_root == repo_root) or bool(repo_id and doc.repo_id == repo_id)
+    return not elsewhere and not doc.repo_root and _same_folder(doc.cwd, cwd)
 
 
 def _same_folder(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+    if not a or not b:
+        return False
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))

@@ -15,11 +15,20 @@ import json
 import os
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from obsidian_memory.archive import Archive
+    from obsidian_memory.context.recall.decide import Decision
+    from obsidian_memory.core.settings import Settings
+
 DEADLINE_SECONDS = 0.8       # of archive work; Claude Code waits for this hook before the model starts
 BUSY_SECONDS = 0.2           # a writer holding the archive longer than this costs the recall
 
 
-def user_prompt_output(payload: dict, settings) -> str | None:
+def user_prompt_output(payload: Mapping[str, Any], settings: Settings) -> str | None:
     """The hook's stdout: the documented JSON object, or None."""
     if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
         return None
@@ -40,6 +49,7 @@ def user_prompt_output(payload: dict, settings) -> str | None:
             text = render(decision, evidence)
             if text:
                 state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
+        state.record("UserPromptSubmit", _account(prompt, mode, decision, text))
     if session_id and (state.prompts == 0 or text):   # later prompts change nothing worth a write
         state.prompts += 1
         try:
@@ -50,7 +60,24 @@ def user_prompt_output(payload: dict, settings) -> str | None:
     return hook_json(text) if text else None
 
 
-def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = DEADLINE_SECONDS):
+ACCOUNT_PROMPT_CHARS = 300
+ACCOUNT_CANDIDATES = 3
+
+
+def _account(prompt: str, mode: str, decision: Decision | None, text: str) -> dict[str, Any]:
+    """What the recall injected for a prompt and why: the rule's figures (the words and their
+    weights, the best candidates' coverage and score, the reason)."""
+    if decision is None:
+        return {"prompt": prompt[:ACCOUNT_PROMPT_CHARS], "mode": mode, "reason": "the archive did not answer in time",
+                "chars": 0, "text": ""}
+    found = decision.as_dict()
+    return {"prompt": prompt[:ACCOUNT_PROMPT_CHARS], "mode": mode, "reason": decision.reason,
+            "words": found["words"], "candidates": found["candidates"][:ACCOUNT_CANDIDATES],
+            "chosen": found["chosen"], "already_shown": found["already_shown"], "chars": len(text), "text": text}
+
+
+def decide_here(settings: Settings, prompt: str, cwd: str, *, shown: Iterable[str] = (), deadline: float = DEADLINE_SECONDS
+                ) -> tuple[Decision | None, dict[str, list[tuple[str, str]]]]:
     """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
     when the archive cannot answer in time (logged)."""
     from obsidian_memory.core import fsutil, gitinfo, machine, session_text
@@ -74,10 +101,10 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
             for candidate in decision.chosen:   # a note is named only while it is in the vault
                 if candidate.note_path and not fsutil.note_present(settings.vault, candidate.note_path):
                     candidate.note_path = None
-            shown = session_text.for_sessions(settings, archive, [c.session_id for c in decision.chosen])
+            showable = session_text.for_sessions(settings, archive, [c.session_id for c in decision.chosen])
             evidence = {c.session_id: [(kind, text) for kind, text in
                                        archive.recall.evidence(c.session_id) + _outcome(archive, c.session_id)
-                                       if session_text.of(shown, c.session_id).shows(_TEXT_KIND.get(kind, kind))]
+                                       if session_text.of(showable, c.session_id).shows(_TEXT_KIND.get(kind, kind))]
                         for c in decision.chosen}
             return decision, evidence
     except Exception as exc:   # locked, damaged, newer, interrupted at the deadline: no recall this time
@@ -90,14 +117,14 @@ def decide_here(settings, prompt: str, cwd: str, *, shown=(), deadline: float = 
 _TEXT_KIND = {"open_task": "todo"}
 
 
-def _outcome(archive, session_id: str) -> list[tuple[str, str]]:
+def _outcome(archive: Archive, session_id: str) -> list[tuple[str, str]]:
     """The session's evidence of what came of it (render.STOPPED, render.OPEN_TASK): the start of
     its last answer and its tasks not done."""
     from obsidian_memory.context.recall.render import OPEN_TASK, STOPPED, STOPPED_CHARS
 
     stopped = archive.sessions.where_it_stopped(session_id, answer_chars=STOPPED_CHARS * 2)
-    rows = [(STOPPED, stopped["last_answer"])] if stopped["last_answer"] else []
-    return rows + [(OPEN_TASK, text) for text, _status in stopped["open_todos"]]
+    rows = [(STOPPED, stopped.last_answer)] if stopped.last_answer else []
+    return rows + [(OPEN_TASK, text) for text, _status in stopped.open_todos]
 
 
 def hook_json(text: str) -> str:
@@ -106,5 +133,5 @@ def hook_json(text: str) -> str:
                       ensure_ascii=False)
 
 
-def _string(value) -> str:
+def _string(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""

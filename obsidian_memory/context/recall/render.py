@@ -14,6 +14,13 @@ from __future__ import annotations
 from obsidian_memory.archive import recall_terms as terms_module
 from obsidian_memory.core.textclean import fenced, quoted, shorten
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from obsidian_memory.context.recall.decide import Candidate, Decision, Word
+
+
 MAX_CHARS = 2000
 WHY_CHARS = 170
 STOPPED_CHARS = 220
@@ -31,7 +38,7 @@ HEADER = ("# Earlier work on this (obsidian-memory prompt recall)\n"
           "note in the vault holds the whole record.\n")
 
 
-def render(decision, evidence: dict[str, list[tuple[str, str]]]) -> str:
+def render(decision: Decision, evidence: dict[str, list[tuple[str, str]]]) -> str:
     """The injected text for the chosen sessions ('' when none fits); `evidence`: session id ->
     (kind, text) lines of that session (archive.recall.evidence)."""
     items = [_item(candidate, decision.words, evidence.get(candidate.session_id, []))
@@ -45,7 +52,7 @@ def render(decision, evidence: dict[str, list[tuple[str, str]]]) -> str:
     return ""
 
 
-def _item(candidate, words, evidence) -> str:
+def _item(candidate: Candidate, words: Sequence[Word], evidence: list[tuple[str, str]]) -> str:
     head = [_date(candidate.started_at), _line(candidate.title or "(untitled)", 100)]
     if candidate.project:
         head.append(_line(candidate.project, 40))
@@ -62,7 +69,7 @@ def _item(candidate, words, evidence) -> str:
     return "\n".join(lines)
 
 
-def outcome_lines(evidence, reason: str = "") -> list[str]:
+def outcome_lines(evidence: Iterable[tuple[str, str]], reason: str = "") -> list[str]:
     """What came of the session: where it stopped, its last commits (but the one `reason` quotes
     already) and its open tasks; nothing of what it lacks."""
     lines = []
@@ -79,7 +86,7 @@ def outcome_lines(evidence, reason: str = "") -> list[str]:
     return lines
 
 
-def why(candidate, words, evidence) -> str:
+def why(candidate: Candidate, words: Sequence[Word], evidence: list[tuple[str, str]]) -> str:
     """The evidence line that holds the most of the prompt's matched words (two at least), or the
     shared words."""
     matched = [w for w in words if w.text in candidate.matched]

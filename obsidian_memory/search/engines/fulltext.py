@@ -38,6 +38,8 @@ BONUS_NEAR = 0.1
 BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
 BONUS_TITLE_EXACT = 0.4
 WEIGHT_INLINKS = 0.3       # times the BM25 of the words other notes link to the note with, normalised
+BONUS_HERE = 0.15          # a session note of the repository the search runs in (Query.repo)
+REPO_PROPERTY = "repo"     # where a session note names its repository (templates/session.md.j2)
 
 STOPWORDS = frozenset("""
 a an and are as at be but by can do does did for from had has have how i if in into is it its
@@ -260,6 +262,9 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
             bm25=base[rowid] / top, inlinks=inlinks.get(rowid, 0.0) / top_in,
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
+    if query.repo:
+        for rowid in index.ids_with_property(REPO_PROPERTY, query.repo, pool):
+            signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
     ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
@@ -276,21 +281,23 @@ class Signals:
     notes link to it with, over the best's; `all_terms` the query's weight (rare words weigh more)
     the note holds, squared; `title` the query's weight its title or an alias holds; `title_exact`
     1 when the query is its title or an alias; `phrase` 1 when it holds the query's words in a row;
-    `near` 1 when it holds them close together."""
-    __slots__ = ("bm25", "inlinks", "all_terms", "title", "title_exact", "phrase", "near")
+    `near` 1 when it holds them close together; `here` 1 when it is a session of the repository the
+    search runs in."""
+    __slots__ = ("bm25", "inlinks", "all_terms", "title", "title_exact", "phrase", "near", "here")
 
     def __init__(self, bm25: float = 0.0, inlinks: float = 0.0, all_terms: float = 0.0, title: float = 0.0,
                  title_exact: float = 0.0):
         self.bm25, self.inlinks, self.all_terms, self.title, self.title_exact = bm25, inlinks, all_terms, title, title_exact
         self.phrase = self.near = 0.0          # set by `_proximity` on the leading candidates
+        self.here = 0.0
 
     WEIGHTS = {"bm25": 1.0, "inlinks": WEIGHT_INLINKS, "all_terms": BONUS_ALL_TERMS, "title": BONUS_TITLE,
-               "title_exact": BONUS_TITLE_EXACT, "phrase": BONUS_PHRASE, "near": BONUS_NEAR}
+               "title_exact": BONUS_TITLE_EXACT, "phrase": BONUS_PHRASE, "near": BONUS_NEAR, "here": BONUS_HERE}
 
     def score(self) -> float:          # WEIGHTS spelt out: called for every candidate
         return (self.bm25 + WEIGHT_INLINKS * self.inlinks + BONUS_ALL_TERMS * self.all_terms
                 + BONUS_TITLE * self.title + BONUS_TITLE_EXACT * self.title_exact + BONUS_PHRASE * self.phrase
-                + BONUS_NEAR * self.near)
+                + BONUS_NEAR * self.near + BONUS_HERE * self.here)
 
     def explain(self) -> dict[str, float]:
         """Each signal's share of the score, the signals that gave nothing left out."""

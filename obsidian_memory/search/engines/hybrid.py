@@ -31,6 +31,7 @@ from obsidian_memory.search.store import Scope
 FUSION_WEIGHTS = (1.0, 0.5, 0.5)
 FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
+HERE_COSINE = 0.02         # added to the cosines of the session notes of the repository the search runs in
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
 SMALL_STORE_ROWS = 2000    # vectors scored without numpy up to this many (see `rows_of`)
 
@@ -43,7 +44,8 @@ class Semantic:
         from obsidian_memory.search import semantic
 
         try:
-            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH), semantic.query_vector_soon(query.text))
+            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH),
+                                      lambda: semantic.query_vector(query.text))
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             raise UserError(f"semantic search is off: {exc}") from exc
         return Result(_with_excerpts(request.settings, hits[:query.limit], query.text), len(hits), "semantic",
@@ -58,10 +60,10 @@ class Hybrid:
         from obsidian_memory.search import semantic
 
         depth = max(query.limit, FUSION_DEPTH)
-        vector = semantic.query_vector_soon(query.text)          # embedded while BM25 ranks
         lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
         try:
-            (heads, sections), covered = _semantic(request, query, depth, vector, hybrid=True)
+            (heads, sections), covered = _semantic(request, query, depth, lambda: semantic.query_vector(query.text),
+                                                   hybrid=True)
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             words = fulltext.Fulltext().search(query, request)
             return Result(words.hits, words.total, words.mode,
@@ -130,7 +132,8 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
-    `vector`: the query's, under way (`semantic.query_vector_soon`); the store is read meanwhile."""
+    `vector()`: the query's vector (`semantic.query_vector`), asked only when notes in scope are
+    embedded."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
@@ -138,10 +141,11 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    query_vector = vector.result() if embedded else None
+    query_vector = vector() if embedded else None
     if query_vector is None:
         return ([], []) if hybrid else [], covered
     scores = score_notes(matrix, query_vector)
+    _prefer_here(request, query, scores)
 
     def hits(values, seq_of) -> list[Hit]:
         return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
@@ -156,14 +160,16 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
 
 
-def embed_ahead_if_stored(settings, text: str) -> None:
-    """For a search in the vault's default mode, once the local index is asked (`dispatch`):
-    `semantic.embed_ahead(text)` when a vector store exists (the default mode may rank by meaning)."""
-    from obsidian_memory.search import semantic
-    from obsidian_memory.search.store import vectors
-
-    if os.path.exists(vectors.store_path(settings)):
-        semantic.embed_ahead(text)
+def _prefer_here(request, query: Query, scores: "NoteScores") -> None:
+    """The session notes of the repository the search runs in (Query.repo) a little closer, as
+    the words' ranking has them a little higher (fulltext.BONUS_HERE)."""
+    if not query.repo or not HERE_COSINE:
+        return
+    here = set(request.index().paths_with_property(fulltext.REPO_PROPERTY, query.repo))
+    for i, path in enumerate(scores.paths):
+        if path in here:
+            scores.head[i] += HERE_COSINE
+            scores.section[i] += HERE_COSINE
 
 
 def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
@@ -181,12 +187,9 @@ def _with_excerpts(settings, hits: list[Hit], text: str = "") -> list[Hit]:
         if not excerpt and seq is not None:
             note = read_text(settings.vault_path(hit.path))
             if note is not None:
-                from obsidian_memory.vault.canvas import searched_text
+                from obsidian_memory.search.store.vectors import note_chunks
 
-                note = searched_text(hit.path, note)
-                from obsidian_memory.vault.markdown import chunks_of
-
-                chunks = chunks_of(note, hit.basename)
+                chunks = note_chunks(hit.path, note)
                 excerpt = _excerpt(chunks[seq] if seq < len(chunks) else chunks[0], text)
         out.append(hit.replace(excerpt=excerpt, extra=extra))
     return out

@@ -175,7 +175,7 @@ def hits_for_vault(items: list, vault: str, privacy=None, *, port_from_vault: bo
     the note's own text (else one is taken from the note: whatever listens on the port does not
     put words in a note's mouth).
     """
-    from obsidian_memory.vault.privacy import read_note
+    from obsidian_memory.core.fsutil import read_note
 
     names = _vault_names(vault)
     hits, foreign, ours = [], 0, 0

@@ -19,12 +19,8 @@ def update(settings, *, force: bool = False, progress=None, lock_wait: float | N
 
     if force:
         return rebuild(settings, progress=progress)
-    try:
+
+    def brought_up_to_date() -> UpdateStats:
         with VaultIndex.open(settings) as index:
             return index.update(progress=progress, lock_wait=lock_wait)
-    except sqlitedb.errors("DatabaseError") as exc:
-        if not sqlitedb.damaged(exc):
-            raise
-        discard(settings, exc)
-    with VaultIndex.open(settings) as index:
-        return index.update(progress=progress, lock_wait=lock_wait)
+    return sqlitedb.again_if_damaged(brought_up_to_date, lambda why: discard(settings, why))

@@ -154,21 +154,16 @@ class VaultIndex:
     @classmethod
     def _open_to_read(cls, settings, prepare) -> "VaultIndex":
         """`open`, then `prepare(index)`, which leaves it in a read snapshot. A file found damaged
-        on the way is deleted and built again (once)."""
-        for attempt in range(2):
+        on the way is deleted and built again (once: `sqlitedb.again_if_damaged`)."""
+        def opened() -> "VaultIndex":
             index = cls.open(settings)
             try:
                 prepare(index)
                 return index
-            except sqlitedb.errors("DatabaseError") as exc:
-                index.close()
-                if attempt or not sqlitedb.damaged(exc):
-                    raise
-                discard(settings, exc)
             except BaseException:
                 index.close()
                 raise
-        raise AssertionError("unreachable")
+        return sqlitedb.again_if_damaged(opened, lambda why: discard(settings, why))
 
     @classmethod
     def watch_vault(cls, settings) -> str | None:
@@ -277,30 +272,29 @@ class VaultIndex:
         return out
 
     def body_and_code(self, note_id: int) -> tuple[str, str]:
-        """The note's body and code as its file says now (`read_note`; empty when it cannot)."""
+        """The note's body and code as its file says now (`parsed_note`; empty when it cannot)."""
         path, title = self.conn.execute("SELECT path, title FROM notes WHERE id = ?", (note_id,)).fetchone()
-        note = self.read_note(path, title)
+        note = self.parsed_note(path, title)
         return (note.body, note.code) if note else ("", "")
 
     def words_text(self, note_id: int) -> str:
         """What a note says in words: its title, aliases, headings and body."""
         path, title, aliases = self.conn.execute("SELECT path, title, aliases FROM notes WHERE id = ?",
                                                  (note_id,)).fetchone()
-        note = self.read_note(path, title)
+        note = self.parsed_note(path, title)
         return "\n".join((title, aliases, *(("\n".join(note.headings), note.body) if note else ())))
 
-    def read_note(self, path: str, title: str):
+    def parsed_note(self, path: str, title: str):
         """The indexed note `path` parsed from its file (`markdown.Note`: its body, code and
         headings only): the index keeps no copy of its text. The check
         that made the snapshot fresh found the file as indexed; one gone, unreadable or made
         private since is None."""
+        from obsidian_memory.core.fsutil import read_note
         from obsidian_memory.vault import markdown
-        from obsidian_memory.core.fsutil import read_text
+        from obsidian_memory.vault.canvas import searched_text
         from obsidian_memory.vault.privacy import Privacy
 
-        from obsidian_memory.vault.canvas import searched_text
-
-        text = read_text(os.path.join(self.settings.vault, *path.split("/")))
+        text = read_note(self.settings.vault, path)
         text = searched_text(path, text) if text is not None else None
         if text is None or Privacy.of(self.settings).text_is_private(text):
             return None
@@ -330,13 +324,24 @@ class VaultIndex:
         return [p for (p,) in self.conn.execute("SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id"
                                                 " WHERE p.key = ? AND p.value = ?", (key, value))]
 
+    def ids_with_property(self, key: str, value: str, among) -> set[int]:
+        """The notes of `among` whose frontmatter has `key: value` (folded as `paths_with_property`'s)."""
+        return {n for (n,) in self.conn.execute(f"SELECT note_id FROM note_props WHERE key = ? AND value = ?"
+                                                f" AND note_id IN ({_ids(among)})", (key, value))}
+
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
-        """(notes in scope, (path, title, body) of the `limit` most recently changed)."""
+        """(notes in scope, (path, title, body) of the `limit` newest): a session note by when its
+        session started (its `started_utc`: a January session re-rendered today is still January's),
+        any other note by its last change."""
         total = self.conn.execute(f"SELECT count(*) FROM notes n {scope.where()}", scope.params).fetchone()[0]
+        # (frontmatter values are kept lower-cased: SQLite reads `2026-02-11T20:31:53Z`, not its lower case)
+        started = ("(SELECT CAST(strftime('%s', upper(p.value)) AS INTEGER) * 1000000000 FROM note_props p "
+                   "WHERE p.note_id = n.id AND p.key = 'started_utc' LIMIT 1)")
         rows = self.conn.execute(f"SELECT n.path, n.title FROM notes n {scope.where()}"
-                                 f" ORDER BY n.mtime_ns DESC, n.path LIMIT {max(0, int(limit))}", scope.params).fetchall()
+                                 f" ORDER BY COALESCE({started}, n.mtime_ns) DESC, n.path LIMIT {max(0, int(limit))}",
+                                 scope.params).fetchall()
         return total, [(path, title, note.body if note else "")
-                       for path, title, note in ((p, t, self.read_note(p, t)) for p, t in rows)]
+                       for path, title, note in ((p, t, self.parsed_note(p, t)) for p, t in rows)]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
     def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
@@ -512,17 +517,12 @@ def discard(settings, why: BaseException | None = None) -> None:
 
 
 def using_fresh(settings, work):
-    """`work(index)` on the index brought up to date, in one snapshot; when the file turns out to
-    be damaged on the way, it is deleted, built again and `work` runs once more."""
-    try:
+    """`work(index)` on the index brought up to date, in one snapshot; a file found damaged on the
+    way is deleted, built again and `work` runs once more (`sqlitedb.again_if_damaged`)."""
+    def read():
         with VaultIndex.open_fresh(settings) as index:
             return work(index)
-    except sqlitedb.errors("DatabaseError") as exc:
-        if not sqlitedb.damaged(exc):
-            raise
-        discard(settings, exc)
-    with VaultIndex.open_fresh(settings) as index:
-        return work(index)
+    return sqlitedb.again_if_damaged(read, lambda why: discard(settings, why))
 
 
 def rebuild(settings, *, progress=None) -> UpdateStats:

@@ -31,6 +31,10 @@ from obsidian_memory.core.sqlitedb import meta, set_meta, transaction
 BATCH_NOTES = 8            # notes embedded per commit
 CALL_CHARS = 2000          # characters of text per model call (see model_calls)
 AHEAD = 2                  # batches read ahead per worker
+# What a note is embedded by (`note_chunks`); a store chunked otherwise has every note read again
+# by the next `embed`, and a chunk whose text did not change keeps its vector (searches use the
+# stored vectors meanwhile). 2: session notes by what tells them apart.
+CHUNKING = "2"
 DTYPE = "float16"          # on disk; searched as float32
 
 
@@ -140,13 +144,8 @@ def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=N
     terminal, False never. A store found damaged on the way is deleted and filled again."""
     if embedder is None:
         from obsidian_memory.search import semantic as embedder
-    try:
-        return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
-    except sqlite3.DatabaseError as exc:
-        if not sqlitedb.damaged(exc):
-            raise
-        discard(settings, exc)
-    return _embed_vault(settings, limit, embedder, progress, batch_notes, max(1, int(threads)))
+    return sqlitedb.again_if_damaged(lambda: _embed_vault(settings, limit, embedder, progress, batch_notes,
+                                                          max(1, int(threads))), lambda why: discard(settings, why))
 
 
 def discard(settings, why: BaseException) -> None:
@@ -171,6 +170,7 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes, threads) -> E
                     on_disk = index.stats_of_notes()
                 stats.notes = len(on_disk)
                 _forget_other_models(conn, model)
+                _forget_other_chunking(conn)
                 stats.removed = _forget_deleted(conn, on_disk)
                 todo = _todo(conn, on_disk, model, stats)
                 if limit is not None:
@@ -213,6 +213,14 @@ def _forget_other_models(conn, model: str) -> None:
         return
     with transaction(conn):
         conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
+
+
+def _forget_other_chunking(conn) -> None:
+    """Notes chunked by another CHUNKING are read again (their stamps forgotten), once."""
+    if meta(conn, "chunking") != CHUNKING:
+        with transaction(conn):
+            conn.execute("UPDATE notes SET mtime_ns = -1")
+            set_meta(conn, "chunking", CHUNKING)
 
 
 def _forget_deleted(conn, on_disk: dict) -> int:
@@ -304,16 +312,20 @@ def _store(conn, model: str, stats: EmbedStats, bar, part, batch, missing: dict,
     return missing
 
 
+LINE_SECONDS = 10.0   # off a terminal, a progress line this often
+
+
 class EmbedProgress:
     """The bar of `embed` (`progress.progress_bar`): notes done and an ETA from the bytes of the
-    notes left, not from their count (a note may be 100 bytes or 100 KB)."""
+    notes left, not from their count (a note may be 100 bytes or 100 KB). Off a terminal, a line
+    every LINE_SECONDS instead."""
 
     def __init__(self, todo, progress):
         from obsidian_memory.core.progress import progress_bar
 
         self.notes, self.total = 0, len(todo)
         self.bar = progress_bar(sum(_weight(stat) for _, stat in todo), progress, desc=self._desc(), unit="B",
-                                unit_scale=True, mininterval=0.5,
+                                unit_scale=True, mininterval=0.5, lines_every=LINE_SECONDS,
                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} elapsed, ETA {remaining}")
 
     def _desc(self) -> str:
@@ -344,13 +356,26 @@ class _Read:
 
 
 def _read(settings, path: str, stat) -> _Read | None:
-    from obsidian_memory.vault.markdown import chunks_of, text_hash
+    from obsidian_memory.vault.markdown import text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
-    text = searched_text(path, text) if text is not None else None
-    if text is None or Privacy.of(settings).text_is_private(text):
+    searched = searched_text(path, text) if text is not None else None
+    if searched is None or Privacy.of(settings).text_is_private(searched):
         return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
-    return _Read(path, stat, text_hash(text), chunks_of(text, note_title(path)))
+    return _Read(path, stat, text_hash(searched), note_chunks(path, text))
+
+
+def note_chunks(path: str, text: str) -> list:
+    """The chunks (`markdown.chunks_of`) a note's file text is embedded by: a canvas by its cards'
+    text, a session note by what tells it from other sessions (session_reader.told_apart_text),
+    any other note by its text. Its excerpts are cut from the same chunks."""
+    from obsidian_memory.vault.markdown import chunks_of
+    from obsidian_memory.vault.notes.session_reader import told_apart_text
+
+    session = told_apart_text(text) if path.endswith(".md") else None
+    if session is not None:
+        return chunks_of(session[1], session[0] or note_title(path))
+    return chunks_of(searched_text(path, text), note_title(path))
 
 
 def _known_hashes(conn, model: str, hashes: set[str]) -> set[str]:

@@ -37,7 +37,7 @@ import re
 
 from obsidian_memory.core import fsutil
 from obsidian_memory.vault.notes.sessions import VaultUnavailable, note_name
-from obsidian_memory.vault.privacy import Privacy, read_note
+from obsidian_memory.vault.privacy import Privacy
 from obsidian_memory.core.textclean import markdown_inline
 
 BEGIN = "<!-- obsidian-memory:history:begin (rebuilt from the session notes; edit outside these markers) -->"
@@ -290,7 +290,7 @@ _MONTH_NAME = re.compile(r"\d{4}-\d{2}|undated")
 
 def _retire_month(settings, month: str, *, every_session_shown: bool) -> None:
     target = _month_path(settings, month)
-    existing = read_note(settings.vault, month_note(settings, month))     # (never a link's target, a folder or a FIFO)
+    existing = fsutil.read_note(settings.vault, month_note(settings, month))     # (never a link's target, a folder or a FIFO)
     if existing is None or _marker_start(BEGIN) not in existing or END not in existing:
         return
     if _ours_unedited(settings, month, existing):

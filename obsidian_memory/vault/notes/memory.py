@@ -48,17 +48,9 @@ class Entry:
 
 # -- reading (SessionStart path) -------------------------------------------------------------
 
-def read_note(settings, relative: str) -> str | None:
-    """A memory note's text, or None when the vault or the note is missing."""
-    try:
-        path = fsutil.resolve_inside(settings.vault, relative)
-    except ValueError:
-        return None
-    return fsutil.read_text(path)
-
-
 def read_state(settings) -> str | None:
-    return read_note(settings, settings.state_note)
+    """The state note's text, or None when the vault or the note is missing."""
+    return fsutil.read_note(settings.vault, settings.state_note)
 
 
 def read_note_part(settings, relative: str, max_bytes: int, *, tail: bool = False) -> tuple[str | None, bool]:

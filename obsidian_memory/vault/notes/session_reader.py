@@ -290,3 +290,54 @@ def _seconds_between(start: str, end: str) -> float | None:
 
     first, last = clock.parse_iso(start), clock.parse_iso(end)
     return max(0.0, (last - first).total_seconds()) if first and last else None
+
+
+def told_apart_text(text: str) -> tuple[str, str] | None:
+    """(title, Markdown) a session note is embedded by, or None when it is not a session note.
+
+    Sessions of one kind of problem share their words and their layout; what tells one from the
+    others is what was asked, answered and done in it. So this is the session's title, its
+    repository, its prompts each with its answer, its compaction summaries, commits, errors,
+    commands and the files it touched (named within its folder), and the user's own text around
+    the generated part: not the layout's labels, times, the resume command or the tool counts,
+    which every session note has and which fill the head a note is first judged by."""
+    from obsidian_memory.vault.notes import note_layout
+
+    if "session_id" not in text[:frontmatter.body_start(text)]:      # (most notes: no properties to parse)
+        return None
+    session = read_session(text)
+    if session is None:
+        return None
+    parts = note_layout.split(text.replace("\r\n", "\n").lstrip("\ufeff"))
+    lines = [session.project and f"In {session.project}."]
+    for prompt in session.prompts:
+        lines += [prompt.text, prompt.answer or ""]
+    if session.last_assistant_message and all(session.last_assistant_message != p.answer for p in session.prompts):
+        lines.append(session.last_assistant_message)
+    sections = {"Compaction summaries": [s.text for s in session.compact_summaries],
+                "Commits": [c.message for c in session.commits],
+                "Errors": [e.text for e in session.errors],
+                "Commands": [c.command for c in session.commands],
+                "Files touched": [_within(path, session.cwd) for path in session.files_touched]}
+    body = "\n\n".join(line for line in lines if line)
+    for heading, items in sections.items():
+        if items:
+            body += f"\n\n## {heading}\n\n" + "\n".join(items)
+    own = [_users_words(piece) for piece in (parts.before, parts.after)] if parts.region is not None else []
+    return session.title, "\n\n".join([body, *(piece for piece in own if piece)])
+
+
+_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%", re.S)
+
+
+def _users_words(text: str) -> str:
+    """The user's text around the generated part without comments (the template's placeholder is
+    one), or "" when only headings are left."""
+    text = _COMMENT.sub("", text).strip()
+    return text if any(line.strip() and not line.lstrip().startswith("#") for line in text.split("\n")) else ""
+
+
+def _within(path: str, folder: str | None) -> str:
+    """`path` relative to `folder` when it is inside it (a session's files, without the clone's place)."""
+    prefix = (folder or "").rstrip("/\\") + "/"
+    return path[len(prefix):] if folder and path.replace("\\", "/").startswith(prefix.replace("\\", "/")) else path

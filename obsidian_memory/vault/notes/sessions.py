@@ -461,24 +461,13 @@ def _is_ours(text: str, relative: str, recorded: str | None, written: Written | 
 WALK_FILE_LIMIT = 50_000     # notes a fallback walk looks at, at most
 WALK_SECONDS = 3.0           # ... and for how long
 _HEAD_BYTES = 4096           # a note's frontmatter is read from its first bytes
-_SESSION_ID_LINE = re.compile(r"^session_id:[ \t]*(.*?)[ \t]*$", re.M)
 
 
 def note_session_id(text: str | None) -> str | None:
-    """The `session_id` property of a note's frontmatter, or None."""
-    if not text or not text.startswith("---"):
-        return None
-    end = text.find("\n---", 3)
-    match = _SESSION_ID_LINE.search(text[:end if end >= 0 else len(text)])
-    if not match:
-        return None
-    value = match.group(1)
-    if value[:1] in ('"', "'"):
-        try:
-            value = frontmatter.load(value)
-        except Exception:
-            value = value.strip("\"'")
-    return str(value) if value else None
+    """The `session_id` property of a note's frontmatter (read as the sweep reads it:
+    `vault_sessions.properties_of`), or None."""
+    value = _note_property(text, "session_id")
+    return str(value) if value and not isinstance(value, (dict, list, bool)) else None
 
 
 def is_note_of(settings, relative: str, session_id: str, *, unmarked: bool = False) -> bool:
@@ -595,13 +584,16 @@ def session_note_ids(settings, *, limit: int | None = None) -> set[str]:
     return found
 
 
-_PROMPTS_LINE = re.compile(r"^prompts:[ \t]*(\d+)[ \t]*$", re.M)
-
-
 def prompts_shown(text: str | None) -> int | None:
     """The `prompts` property of a note of ours (how many prompts it shows), or None."""
-    match = _PROMPTS_LINE.search(text or "")
-    return int(match.group(1)) if match else None
+    value = _note_property(text, "prompts")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _note_property(text: str | None, name: str):
+    from obsidian_memory.vault.notes.vault_sessions import properties_of
+
+    return properties_of(text).get(name) if text else None
 
 
 def _walk_for_notes(settings, session_id: str):
@@ -721,12 +713,3 @@ def note_exists(settings, note_path: str) -> bool:
     return fsutil.note_present(settings.vault, note_path)
 
 
-def read_note(settings, note_path: str | None) -> str | None:
-    """The note's text from the vault, or None when it is gone (or was never written)."""
-    if not note_path:
-        return None
-    try:
-        target = fsutil.resolve_inside(settings.vault, note_path)
-    except ValueError:
-        return None
-    return fsutil.read_text(target) if os.path.isfile(target) else None

@@ -100,9 +100,7 @@ def read_facts(vault: str, relative: str, stamp: tuple[int, int, int], privacy=N
                title=_text(properties.get("title")), commits=_count(properties.get("commits")))
     row["kind"] = CONFLICT if sync_conflicts.copy_of(name, is_note_name) else SESSION
     if privacy is not None:
-        from obsidian_memory.vault.privacy import read_note
-
-        whole = head if size <= HEAD_BYTES else read_note(vault, relative)   # (most notes: the head is all of it)
+        whole = head if size <= HEAD_BYTES else fsutil.read_note(vault, relative)   # (most notes: the head is all of it)
         row["private"] = int(privacy.text_is_private(whole or ""))
     return row
 

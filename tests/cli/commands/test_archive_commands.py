@@ -102,6 +102,7 @@ def test_sessions_lists_newest_first_as_text_and_json(user):
     assert [d["project"] for d in json.loads(user.run("sessions", "--json", "--project", "proj1").stdout)] == ["proj1", "proj1"]
     text = user.run("sessions").stdout.decode().splitlines()
     assert text[0].startswith("2026-03-03 09:00  00000002  proj0  title 2  (2 prompts)")
+    assert text[2].startswith("2026-03-01 09:00  00000001  proj1  title 1  (1 prompt)  ")
 
 
 @pytest.mark.parametrize("command", [["sessions"], ["similar", "Home"], ["related", "Home", "--depth"],
@@ -206,3 +207,19 @@ def test_sweep_command_archives_quiet_changed_transcripts_only(user):
     result = user.run("sweep", "--quiet-seconds", "300", "--exclude-session", "someone-else")
     assert result.returncode == 0 and result.stdout.decode().startswith("archived 1 / unchanged 0 / failed 0")
     assert [r[0] for r in session_rows(user)] == [quiet]
+    # the one it left alone is said, not silently dropped
+    assert "left 1 transcript(s) changed in the last 300 s for a later sweep" in result.stdout.decode()
+    assert "left" not in user.run("sweep", "--quiet-seconds", "0").stdout.decode()
+
+
+def test_import_counts_a_transcript_that_holds_less_than_the_archive_as_kept_not_archived(user):
+    sid = session_id(300)
+    path = user.projects / "-work-demo" / f"{sid}.jsonl"
+    write_transcript(path, sid, ["first prompt", "second prompt"])
+    assert user.run("import").stdout.decode().splitlines()[-1] == "archived 1 / unchanged 0 / failed 0"
+    write_transcript(path, sid, ["first prompt"])   # the file now holds less than the archive (truncated)
+    again = user.run("import").stdout.decode().splitlines()
+    assert again[-1] == ("archived 0 / unchanged 0 / failed 0; kept the archived record of 1 session(s) "
+                         "(the transcript holds less)"), again
+    assert again[0].startswith(f"kept {sid}: the archived record is richer than ")
+    assert session_rows(user) == [(sid, 2)]

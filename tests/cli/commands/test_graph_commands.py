@@ -128,6 +128,28 @@ def test_read_inside_claude_code_reads_the_configured_vault_only(env, vault, tmp
     assert "not for the agent" in ok(env.run("read", "Secret", "--vault", str(other)))   # the user, by hand
 
 
+@pytest.mark.parametrize("command", [["read"], ["search"], ["search", "--sessions"], ["search_vault.py"]])
+def test_inside_claude_code_no_pre_approved_command_names_what_a_folder_outside_the_vault_holds(env, vault, tmp_path,
+                                                                                              command):
+    """`<command> /some/private/dir/*`: the shell hands over the names that folder holds, and a
+    command that runs without a permission prompt must neither say them back nor read them."""
+    private = tmp_path / "private-dir"
+    private.mkdir()
+    names = ["id_rsa", "passwords-2026.txt"]
+    for name in names:
+        (private / name).write_text("secret\n", encoding="utf-8")
+    expanded = [str(private / name) for name in names]
+    if "--sessions" in command:     # one pattern: a glob over a folder of one file
+        expanded = expanded[:1]
+    if command == ["search_vault.py"]:
+        done = env.search(*expanded, env={"CLAUDECODE": "1"})
+    else:
+        done = env.run(command[0], *expanded, *command[1:], env={"CLAUDECODE": "1"})
+    err = one_line_error(done)
+    assert "argument 1 names a file or folder outside the vault" in err
+    assert not any(name in err for name in names) and b"secret" not in done.stdout
+
+
 def test_read_misspelled_or_outside_paths_is_one_line_and_exit_2(env, vault):
     err = one_line_error(env.run("read", "Projects/Alpah plan"))
     assert "did you mean: Projects/Alpha plan.md, " in err

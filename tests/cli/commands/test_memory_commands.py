@@ -97,3 +97,11 @@ def test_context_says_when_there_is_nothing_to_inject(env, tmp_path):
     printed = out(env.run("context", "--cwd", str(tmp_path)))
     assert printed.startswith("Nothing to inject for")
     assert out(env.run("context", "--json", "--cwd", str(tmp_path))) == ""
+
+
+@pytest.mark.parametrize("command", [["context"], ["recall", "the kotlin daemon error again"]])
+def test_a_cwd_that_is_no_folder_is_one_line_and_exit_2_for_context_and_recall_alike(env, tmp_path, command):
+    done = env.run(*command, "--cwd", str(tmp_path / "nowhere"))
+    assert done.returncode == 2 and done.stdout == b""
+    (line,) = done.stderr.decode().splitlines()
+    assert f"error: argument --cwd: {str(tmp_path / 'nowhere')!r}: no such folder" in line, line

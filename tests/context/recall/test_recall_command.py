@@ -91,3 +91,28 @@ def test_a_missing_folder_or_archive_is_a_one_line_error(machine, tmp_path):
     (empty.config_dir / "session-archive.db").unlink()
     done = empty.run("recall", REVISIT)
     assert done.returncode != 0 and b"no session archive" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_the_case_a_word_is_typed_in_changes_neither_the_decision_nor_its_figures(env):
+    """A session wrote `SQLite-safe`; `SQLite` and `sqlite` in a prompt weigh and match alike, and
+    the words line counts each term of a word (none shows 0 beside a match)."""
+    from archive_fixtures import session_id, write_transcript
+
+    projects = env.config_dir / "projects" / "-work-demo"
+    write_transcript(projects / f"{session_id(1)}.jsonl", session_id(1),
+                     ["Rewrite the SQLite-safe migration for the nullable column (table rewrite pattern)"])
+    for n in range(2, 6):
+        write_transcript(projects / f"{session_id(n)}.jsonl", session_id(n), [f"Tidy the release notes, part {n}"])
+    assert env.run("import").returncode == 0
+
+    def decided(prompt):
+        return json.loads(env.run("recall", "--json", "--cwd", str(env.root), prompt).stdout)
+
+    upper, lower = decided("the SQLite migration for the nullable column again"), \
+        decided("the sqlite migration for the nullable column again")
+    assert upper["candidates"][0]["session_id"] == session_id(1)
+    assert [(c["session_id"], c["coverage"], c["score"]) for c in upper["candidates"]] == \
+        [(c["session_id"], c["coverage"], c["score"]) for c in lower["candidates"]]
+    assert upper["words"] == lower["words"] and upper["confident"] == lower["confident"]
+    text = env.run("recall", "--cwd", str(env.root), "the SQLite migration for the nullable column again").stdout
+    assert b"sqlite 1 " in text and b"matched: sqlite (" in text

@@ -24,9 +24,19 @@ def test_words_that_only_look_inflected_are_left_alone():
 def test_an_identifier_gives_its_parts_and_one_compound():
     assert terms.terms("billing-db-2") == ["bill", "db", "billingdb2", "billing2", "db2"]   # (numbered names)
     assert terms.terms("KotlinCompileDaemon") == ["kotlin", "compil", "daemon", "kotlincompiledaemon"]
+    assert terms.terms("SQLite") == ["sq", "lit", "sqlit", "sqlite"]   # and what `sqlite` gives: `sqlit`
     assert terms.terms("ERR_OSSL_EVP_UNSUPPORTED")[-1] == "errosslevpunsupported"
     assert terms.split_word("orders_daily.py") == (["order", "daily", "py"], ["ordersdaily"])
     assert terms.terms("http-01") == ["http", "http01", "http1"]
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"[A-Za-z]{1,12}([-_.][A-Za-z0-9]{1,8}){0,3}", fullmatch=True))
+def test_a_session_that_wrote_a_word_in_any_case_holds_every_term_of_the_word_typed_in_lower_case(word):
+    """A prompt's words are taken in lower case (recall.decide): whatever case a session wrote a
+    word in, it holds what the word gives in lower case, so `SQLite` and `sqlite` score alike."""
+    parts, compounds = terms.split_word(word.lower())
+    assert set(parts + compounds) <= set(terms.word_terms(word))
 
 
 def test_chat_words_and_short_numbers_are_no_terms_and_telling_numbers_are():

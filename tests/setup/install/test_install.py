@@ -157,6 +157,15 @@ def test_dry_run_of_an_installed_setup_changes_nothing(user):
     assert b"restored as it was before the install" in result.stdout
 
 
+def test_the_dry_run_says_why_the_venv_would_be_reinstalled_and_never_blames_an_unchanged_checkout(user):
+    user.install_default()
+    assert b"reinstall" not in user.install("--dry-run").stdout
+    other_extras = user.install("--dry-run", "--semantic").stdout.decode()
+    assert "- reinstall obsidian-memory[semantic] from" in other_extras, other_extras
+    assert "([semantic] instead of no extra: the options chose other extras)" in other_extras
+    assert "checkout changed" not in other_extras
+
+
 def test_invalid_settings_json_stops_the_install_with_one_line_and_the_file_untouched(tmp_path):
     person = User(tmp_path)
     broken = b'{\n  "model": "opus",\n}\n'
@@ -190,6 +199,23 @@ def test_uninstall_restores_settings_and_claude_md_byte_for_byte(user):
     assert not Path(user.layout.venv).exists() and not Path(user.layout.bin_dir).exists()
     assert not user.vault.exists()  # we made it (empty): it goes too
     assert Path(user.layout.config_yaml).exists()  # kept for a later re-install
+
+
+def test_uninstall_says_how_to_remove_the_mcp_server_the_readme_had_the_user_add(user):
+    user.install_default()
+    assert b"claude mcp remove" not in user.install("--uninstall", "--yes").stdout   # none added: not a word of it
+    user.install_default()
+    # what `claude mcp add --scope user obsidian-memory -- <venv python> <bin>/obsidian_memory.py mcp` leaves in
+    # the client's own file (seen in 2.1.332; the e2e uninstall scenario runs the command for real)
+    entry = {"type": "stdio", "command": user.layout.python,
+             "args": [user.layout.launcher("obsidian_memory.py"), "mcp"], "env": {}}
+    (user.config_dir / ".claude.json").write_text(json.dumps({"numStartups": 3, "mcpServers": {"obsidian-memory": entry},
+                                                              "projects": {"/work/app": {"mcpServers": {"notes": entry}}}}),
+                                                  encoding="utf-8")
+    said = user.install("--uninstall", "--yes").stdout.decode()
+    assert "`claude mcp remove --scope user obsidian-memory` removes it" in said, said
+    assert "`cd /work/app && claude mcp remove --scope local notes` removes it" in said, said
+    assert json.loads((user.config_dir / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]   # not ours to edit
 
 
 def test_missing_settings_json_and_claude_md_are_created_and_removed_again(user):

@@ -126,3 +126,39 @@ def test_a_note_edited_in_obsidian_is_read_through_yaml():
     back = read_session(text)
     assert (back.title, back.machine, back.started_at[:10]) == ("Fix it", "work-desk", "2026-03-04")
     assert [p.text for p in back.prompts] == ["hello"]
+
+
+# -- what a session note is embedded by ----------------------------------------------------------
+
+def test_a_session_note_is_embedded_by_what_was_asked_answered_and_done_not_its_layout():
+    from obsidian_memory.vault.notes.session_reader import told_apart_text
+
+    session = Session(session_id="0fb7526d-aaaa-4bbb-8ccc-000000000001", title="pgbouncer errors in eu",
+                      project="orders-service", cwd="/home/dana/work/orders-service",
+                      started_at="2026-05-01T10:00:00.000Z", ended_at="2026-05-01T10:20:00.000Z",
+                      prompts=[Prompt("prepared statement S_1 already exists", "2026-05-01T10:00:00.000Z",
+                                      answer="pgbouncer 1.21 does not track prepared statements; upgraded to 1.22."),
+                               Prompt("could it be the driver?", "2026-05-01T10:10:00.000Z", answer="No: the pooler.")],
+                      commits=[Commit("pgbouncer eu-2: upgrade to 1.22.1", "90f5ec0")],
+                      commands=[Command("psql -h pgb-eu-2 -c 'SHOW VERSION'")],
+                      files_touched=["/home/dana/work/orders-service/ops/pgbouncer/pgb-eu-2.ini", "/etc/hosts"],
+                      tools={"Bash": 3, "Edit": 2}, machine="laptop", version="2.1.332")
+    session.last_assistant_message = "No: the pooler."
+    note = notes.render_note(session, user_section="## My notes\n\nAsk Dana about the eu-2 maintenance window.\n")
+    title, text = told_apart_text(note)
+    assert title == "pgbouncer errors in eu"
+    for kept in ("orders-service", "prepared statement S_1 already exists", "upgraded to 1.22", "could it be the driver?",
+                 "No: the pooler.", "pgbouncer eu-2: upgrade to 1.22.1", "psql -h pgb-eu-2", "ops/pgbouncer/pgb-eu-2.ini",
+                 "/etc/hosts", "Ask Dana about the eu-2 maintenance window."):
+        assert kept in text, kept
+    for left_out in ("claude --resume", "Where it stopped", "Bash ×", "/home/dana/work", "laptop", "2.1.332",
+                     "obsidian-memory", "Started"):
+        assert left_out not in text, left_out
+    assert text.count("No: the pooler.") == 1           # the last answer is the last prompt's
+
+
+def test_a_note_that_is_not_a_session_note_is_embedded_as_it_is():
+    from obsidian_memory.vault.notes.session_reader import told_apart_text
+
+    assert told_apart_text("---\ntags: [claude-session]\n---\n# Deploy checklist\nRun it on staging.\n") is None
+    assert told_apart_text("# A session_id mentioned in a note\nsession_id: 42 is not a property here.\n") is None

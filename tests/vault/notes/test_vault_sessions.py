@@ -179,3 +179,19 @@ def test_a_new_sessions_note_is_placed_without_reading_every_note_of_the_vault(s
 def archiver_note(settings, session_id: str) -> str:
     with open_archive(settings.archive, readonly=True) as db:
         return db.sessions.note_path(session_id)
+
+
+@pytest.mark.parametrize("text, session_id, prompts", [
+    ('---\nsession_id: "abc-1"\nprompts: 3\n---\nbody\n', "abc-1", 3),
+    ("---\nsession_id: 'abc-1'\nprompts: 3\n...\nbody\n", "abc-1", 3),           # YAML's own closing line
+    ('---\ntitle: "mine"\n...\nsession_id: "abc-1"\nprompts: 99\n', None, None),   # the body says it
+    ('---\ntitle: "mine"\n---x\nsession_id: "abc-1"\nprompts: 99\n---\n', None, None),
+    ('# no properties\nsession_id: "abc-1"\nprompts: 99\n', None, None),
+    ('---\nsession_id: &a "abc-1"\nother: *a\n---\n', None, None),                # refused YAML: no session
+])
+def test_a_notes_session_id_and_prompts_are_its_properties_as_the_sweep_reads_them(text, session_id, prompts):
+    """One rule for where the frontmatter ends (frontmatter.locate) and what it says
+    (properties_of), for finding a session's note as for learning it."""
+    assert notes.note_session_id(text) == session_id
+    assert notes.prompts_shown(text) == prompts
+    assert notes.note_session_id(text) == (vault_sessions.properties_of(text).get("session_id"))

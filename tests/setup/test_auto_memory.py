@@ -1,0 +1,94 @@
+"""Claude Code's auto memory of each repository in the vault (`auto_memory: true`): what the
+SessionStart hook writes into a repository's .claude/settings.local.json, and what uninstall gives back."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from obsidian_memory.core import settings as settings_module
+from obsidian_memory.setup import auto_memory, install
+
+
+@pytest.fixture
+def repo(tmp_path):
+    path = tmp_path / "work" / "webapp"
+    (path / ".git" / "info").mkdir(parents=True)
+    (path / ".git" / "config").write_text('[remote "origin"]\n\turl = git@github.com:acme/webapp.git\n',
+                                          encoding="utf-8")
+    (path / ".git" / "info" / "exclude").write_text("# git ls-files --others --exclude-from=.git/info/exclude\n",
+                                                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def configured(env, monkeypatch):
+    env.apply(monkeypatch)
+    return settings_module.load()
+
+
+def local_settings(repo):
+    return json.loads((repo / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
+
+
+def test_a_repositorys_first_session_points_its_auto_memory_into_the_vault_once(configured, repo, env):
+    import re
+
+    (repo / "src").mkdir()
+    kept = env.config_dir / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo)) / "memory"   # the client's folder
+    kept.mkdir(parents=True)
+    (kept / "MEMORY.md").write_text("- what the client kept so far\n", encoding="utf-8")
+    folder = auto_memory.ensure(configured, str(repo / "src"))
+    assert folder == str(env.vault / "Meta" / "claude-memory" / "github.com-acme-webapp")
+    assert local_settings(repo) == {"autoMemoryDirectory": folder}
+    assert (env.vault / "Meta" / "claude-memory" / "github.com-acme-webapp" / "MEMORY.md").read_text() == \
+        "- what the client kept so far\n"
+    assert "/.claude/settings.local.json" in (repo / ".git" / "info" / "exclude").read_text(encoding="utf-8")
+    assert auto_memory.ensure(configured, str(repo)) is None            # once
+    assert auto_memory.ensure(configured, str(env.root)) is None        # outside a repository: nothing
+
+
+def test_the_users_own_settings_stay_and_their_own_memory_folder_is_never_replaced(configured, repo, env):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text('{"permissions": {"allow": ["Bash(ls)"]}}',
+                                                          encoding="utf-8")
+    folder = auto_memory.ensure(configured, str(repo))
+    assert local_settings(repo) == {"permissions": {"allow": ["Bash(ls)"]}, "autoMemoryDirectory": folder}
+    other = env.root / "other"
+    (other / ".git").mkdir(parents=True)
+    (other / ".claude").mkdir()
+    (other / ".claude" / "settings.local.json").write_text('{"autoMemoryDirectory": "~/mine"}', encoding="utf-8")
+    assert auto_memory.ensure(configured, str(other)) is None
+    assert json.loads((other / ".claude" / "settings.local.json").read_text()) == {"autoMemoryDirectory": "~/mine"}
+
+
+def test_uninstall_gives_each_repository_its_settings_back_and_leaves_the_memory(configured, repo, env, tmp_path):
+    made = tmp_path / "made"
+    (made / ".git" / "info").mkdir(parents=True)
+    exclude_before = (repo / ".git" / "info" / "exclude").read_bytes()
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text('{"model": "opus"}\n', encoding="utf-8")
+    auto_memory.ensure(configured, str(repo))
+    folder = auto_memory.ensure(configured, str(made))
+    (tmp_path / "note").write_text("x")
+    actions = install._undo_auto_memory(install.Layout(str(env.config_dir)))
+    install.apply(actions)
+    assert local_settings(repo) == {"model": "opus"}
+    assert not (made / ".claude").exists()
+    assert (repo / ".git" / "info" / "exclude").read_bytes() == exclude_before
+    assert "settings.local.json" not in (made / ".git" / "info" / "exclude").read_text(encoding="utf-8")
+    assert not (env.config_dir / "obsidian-memory" / auto_memory.RECORD).exists()
+    assert (env.vault / "Meta" / "claude-memory").is_dir() and folder
+
+
+def test_install_with_auto_memory_says_so_in_its_plan_and_config(env):
+    from obsidian_memory.setup.install import Layout, config_text
+
+    layout = Layout(str(env.config_dir))
+    fresh = config_text(layout, str(env.vault), None, None, auto_memory=True).decode()
+    assert "auto_memory: true" in fresh
+    assert "auto_memory:" not in config_text(layout, str(env.vault), None, None).decode()
+    mine = b"# my own words\nvault: /v\ncontext_budget: 4000\n"
+    (env.config_dir / "obsidian-memory").mkdir(parents=True, exist_ok=True)
+    (env.config_dir / "obsidian-memory" / "config.yaml").write_bytes(mine)
+    assert config_text(layout, "/v", None, mine, auto_memory=True) == mine + b"auto_memory: true\n"   # comments kept
