@@ -4,8 +4,8 @@
 session), `every` (every prompt; still only when confident, and never a session shown before in
 the session), or `off`. Whatever happens it fails open: a locked, damaged or missing archive, or a
 search that overruns DEADLINE_SECONDS, means no output (and a line in the log), never a delay
-past the deadline or an error the user sees. With the semantic extra the prompt's vector is
-waited for within the same deadline (context.recall.similarity); late, the words decide alone. A
+past the deadline or an error the user sees. With the semantic extra the prompt is embedded
+only while that deadline is not past (context.recall.similarity); later, the words decide alone. A
 session whose note in the vault is private (`privacy`) is never recalled, as the SessionStart
 context never lists it.
 """
