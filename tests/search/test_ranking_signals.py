@@ -116,3 +116,21 @@ def test_explain_says_when_the_scores_were_drawn_toward_a_weak_first(vault, sett
     hits = ranked(settings, "zettelkasten quokka", explain=True)        # no note holds "quokka"
     assert all(0 < h.extra["explain"]["drawn_to_first"] < 1 for h in hits)
     assert "drawn_to_first" not in ranked(settings, "zettelkasten", explain=True)[0].extra["explain"]
+
+
+def test_a_title_counts_by_how_much_of_it_the_query_holds(vault, settings):
+    # "offices" is half of "Office Suites", "vpn" the whole of the alias "VPN": equally rare words,
+    # the name the query holds whole weighs more; a query naming the note gets the whole bonus
+    write(vault, "Office Suites.md", FILLER + "LibreOffice writes letters and spreadsheets.")
+    write(vault, "Virtual Private Network.md",
+          "---\naliases: [VPN]\n---\n" + FILLER + "A VPN joins remote sites as if they were one network.")
+    for n in range(6):
+        write(vault, f"filler{n}.md", FILLER + "set it up between two desks")
+
+    def title_signal(query: str, path: str) -> float:
+        hit = next(h for h in ranked(settings, query, explain=True) if h.path == path)
+        return hit.extra["explain"]["signals"].get("title", 0.0)
+
+    question = "how do I set up a vpn between two offices"
+    assert title_signal(question, "Office Suites.md") < title_signal(question, "Virtual Private Network.md")
+    assert title_signal("office suites", "Office Suites.md") == fulltext.BONUS_TITLE

@@ -35,7 +35,8 @@ EXCERPT_CHARS = 300
 BONUS_ALL_TERMS = 0.4
 BONUS_PHRASE = 0.25
 BONUS_NEAR = 0.1
-BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
+BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias, times
+                           # the share of that title's (or alias's) words the query holds
 BONUS_TITLE_EXACT = 0.4
 WEIGHT_INLINKS = 0.3       # times the BM25 of the words other notes link to the note with, normalised
 BONUS_HERE = 0.15          # a session note of the repository the search runs in (Query.repo)
@@ -258,6 +259,8 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     signals = {}
     for rowid in pool:
         title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
+        if title_share:
+            title_share *= _title_coverage(info[rowid], terms)
         signals[rowid] = Signals(
             bm25=base[rowid] / top, inlinks=inlinks.get(rowid, 0.0) / top_in,
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
@@ -303,6 +306,20 @@ class Signals:
         """Each signal's share of the score, the signals that gave nothing left out."""
         return {name: round(weight * getattr(self, name), 4) for name, weight in self.WEIGHTS.items()
                 if getattr(self, name)}
+
+
+def _title_coverage(names: tuple[str, str, str], terms: list[Term]) -> float:
+    """The largest share of a name's words (the title's or an alias's) that the query holds: a
+    long question that shares one word with a title ("office" and "Office Suites") says less
+    than a query naming the note. A word is held when it is a query word or starts with one's stem."""
+    _, title, aliases = names
+    best = 0.0
+    for name in [title, *aliases.split("\n")] if aliases else [title]:
+        found = [w for w in words(name) if w not in STOPWORDS] or words(name)
+        if found:
+            held = sum(1 for w in found if any(w == t.raw or w.startswith(t.stem) for t in terms))
+            best = max(best, held / len(found))
+    return best
 
 
 def _named(names: tuple[str, str, str], query_name: str) -> bool:
