@@ -134,3 +134,28 @@ def test_a_title_counts_by_how_much_of_it_the_query_holds(vault, settings):
     question = "how do I set up a vpn between two offices"
     assert title_signal(question, "Office Suites.md") < title_signal(question, "Virtual Private Network.md")
     assert title_signal("office suites", "Office Suites.md") == fulltext.BONUS_TITLE
+
+
+# -- what the ranking tells a fusion ------------------------------------------------------------
+
+def rank(settings, text: str) -> fulltext.Ranking:
+    with VaultIndex.open_fresh(settings) as index:
+        return fulltext.rank(index, Query(text))
+
+
+def test_the_ranking_says_how_much_of_the_query_its_first_note_holds_and_whether_words_settle_it(vault, settings):
+    write(vault, "Deploy runbook.md", FILLER + "Before deploying, export MY_SECRET_PATH=/srv/keys and restart.")
+    write(vault, "Errors/Connection slots.md", FILLER + "FATAL: remaining connection slots are reserved for superusers")
+    write(vault, "Pancakes.md", FILLER + "Mix flour, eggs and milk; fry in butter.")
+    for n in range(4):
+        write(vault, f"filler{n}.md", FILLER + "a secret, a path, a connection, some eggs")
+    identifier = rank(settings, "MY_SECRET_PATH")
+    assert identifier.literal and identifier.decisive and identifier.hits[0].path == "Deploy runbook.md"
+    error = rank(settings, "remaining connection slots are reserved")
+    assert not error.literal and error.decisive and error.held == 1.0      # the words in a row
+    named = rank(settings, "pancakes")
+    assert named.decisive and named.hits[0].path == "Pancakes.md"          # the query is its title
+    loose = rank(settings, "eggs for breakfast in bed")
+    assert not loose.decisive and 0.0 < loose.held < 1.0                   # its first holds "eggs" only
+    typo = rank(settings, "pancaeks flour")
+    assert typo.held == 1.0                                                # a typo of a word is the word
