@@ -143,7 +143,7 @@ def rank(settings, text: str) -> fulltext.Ranking:
         return fulltext.rank(index, Query(text))
 
 
-def test_the_ranking_says_how_much_of_the_query_its_first_note_holds_and_whether_words_settle_it(vault, settings):
+def test_the_ranking_says_whether_the_query_is_literal_and_whether_words_settle_its_first_place(vault, settings):
     write(vault, "Deploy runbook.md", FILLER + "Before deploying, export MY_SECRET_PATH=/srv/keys and restart.")
     write(vault, "Errors/Connection slots.md", FILLER + "FATAL: remaining connection slots are reserved for superusers")
     write(vault, "Pancakes.md", FILLER + "Mix flour, eggs and milk; fry in butter.")
@@ -152,10 +152,8 @@ def test_the_ranking_says_how_much_of_the_query_its_first_note_holds_and_whether
     identifier = rank(settings, "MY_SECRET_PATH")
     assert identifier.literal and identifier.decisive and identifier.hits[0].path == "Deploy runbook.md"
     error = rank(settings, "remaining connection slots are reserved")
-    assert not error.literal and error.decisive and error.held == 1.0      # the words in a row
+    assert not error.literal and error.decisive                            # the words in a row
     named = rank(settings, "pancakes")
     assert named.decisive and named.hits[0].path == "Pancakes.md"          # the query is its title
     loose = rank(settings, "eggs for breakfast in bed")
-    assert not loose.decisive and 0.0 < loose.held < 1.0                   # its first holds "eggs" only
-    typo = rank(settings, "pancaeks flour")
-    assert typo.held == 1.0                                                # a typo of a word is the word
+    assert not loose.literal and not loose.decisive                        # its first holds "eggs" only

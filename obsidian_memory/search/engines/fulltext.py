@@ -229,15 +229,14 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
 
 
 class Ranking:
-    """What `rank` found: `hits`, `total` (the notes in scope that match), `held` the share of the
-    query's weight the first note holds (0 to 1; a typo of a word counts as the word), `literal` whether the query holds identifiers,
-    paths or markup (`tokens`), and `decisive` whether the words alone settle the first place:
-    it holds the query's identifiers, paths or markup, or its words in a row (three or more: an
-    error message, a quoted phrase), or is named by the query."""
-    __slots__ = ("hits", "total", "held", "literal", "decisive")
+    """What `rank` found: `hits`, `total` (the notes in scope that match), `literal` whether the
+    query holds identifiers, paths or markup (`tokens`), and `decisive` whether the words alone
+    settle the first place: the first note holds the query's identifiers, paths or markup, or its
+    words in a row (three or more: an error message, a quoted phrase), or is named by the query."""
+    __slots__ = ("hits", "total", "literal", "decisive")
 
-    def __init__(self, hits: list[Hit], total: int, held: float = 0.0, literal: bool = False, decisive: bool = False):
-        self.hits, self.total, self.held, self.literal, self.decisive = hits, total, held, literal, decisive
+    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False):
+        self.hits, self.total, self.literal, self.decisive = hits, total, literal, decisive
 
 
 def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
@@ -288,15 +287,14 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
             signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
-    ranked, drawn = _with_confidence(ranked, _held(index, ranked[0][0], terms, weights, in_note))
-    held = _held(index, ranked[0][0], terms, weights, in_note, typo_weight=1.0)
+    ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
     total = run.count(f"{exact_expr} OR {fuzzy_expr}") if fuzzy_expr else len(matched)
     hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     literal = _literal(terms, query.text or "")
     decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
-    return Ranking(hits, max(total, len(pool)), held, bool(literal), decisive)
+    return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
 
 class Signals:
@@ -357,21 +355,15 @@ def _explained(signals: Signals, drawn: float) -> dict:
     return out
 
 
-def _with_confidence(ranked: list, held: float) -> tuple[list, float]:
+def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights: list[float],
+                     in_note) -> tuple[list, float]:
     """The scores drawn toward the first one by how little of the query the first note holds
-    (`held`, see `_held`): s' = c*s + (1-c)*s1. The order stays; the gaps, which a fusion reads
-    as how clearly a ranking leads, shrink when the best match is weak. Returns the scores and
-    1 - c (0 when the first note holds the whole query)."""
-    if not ranked or held >= 1.0 - 1e-9:
+    (a typo or prefix match counts half): s' = c*s + (1-c)*s1. The order stays; the gaps,
+    which a fusion reads as how clearly a ranking leads, shrink when the best match is weak.
+    Returns the scores and 1 - c (0 when the first note holds the whole query)."""
+    if not ranked:
         return ranked, 0.0
-    top = ranked[0][1]
-    return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked], 1 - held
-
-
-def _held(index: VaultIndex, top_id: int, terms: list[Term], weights: list[float], in_note,
-          typo_weight: float = FUZZY_WEIGHT) -> float:
-    """The share of the query's weight that note `top_id` holds (a typo or prefix match counts
-    `typo_weight` of the word)."""
+    top_id, top = ranked[0]
     held = 0.0
     for term, weight, holding in zip(terms, weights, in_note if len(terms) > 1 else [None] * len(terms)):
         if holding is not None and top_id not in holding:
@@ -379,8 +371,10 @@ def _held(index: VaultIndex, top_id: int, terms: list[Term], weights: list[float
         if not term.variants or top_id in index.matching(term.exact_expr(), among=[top_id]):
             held += weight             # the word itself (or the prefix being typed)
         else:
-            held += typo_weight * weight
-    return min(1.0, held)
+            held += FUZZY_WEIGHT * weight
+    if held >= 1.0 - 1e-9:
+        return ranked, 0.0
+    return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked], 1 - held
 
 
 def _literal(terms: list[Term], text: str) -> list[Term]:

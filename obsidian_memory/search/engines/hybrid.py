@@ -6,10 +6,9 @@
   BM25, notes by their head vector and notes by their best section chunk (the two semantic
   lists at half weight each). BM25 keeps exact names and rare words on top; the vectors add
   what shares no word with the query (paraphrases, other languages). The fusion knows when the
-  words decide (`fulltext.Ranking`): the words' list weighs by how much of the query its first
-  note holds; a query holding identifiers, paths or markup keeps the words' order for the notes
-  they find; a first place the words settle (the query names the note, or its words stand in a
-  row there) stays first.
+  words decide (`fulltext.Ranking`): a query holding identifiers, paths or markup keeps the
+  words' order for the notes they find; a first place the words settle (the query names the
+  note, or its words stand in a row there) stays first.
 
 `default_mode` is hybrid when the model loads and some notes are embedded, else fulltext. A
 search never embeds a note (only the query): it uses what `embed` stored so far and says how
@@ -73,7 +72,7 @@ class Hybrid:
             alone = fulltext.Fulltext().search(query, request)
             return Result(alone.hits, alone.total, alone.mode,
                           [f"semantic search is off ({exc}): fulltext results", *alone.notes])
-        fused = reciprocal_rank_fusion([lexical, heads, sections], fusion_weights(words.held),
+        fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
                                        names=list(FUSION_NAMES) if query.explain else None)
         if words.literal:
             fused = _words_first(fused, lexical)
@@ -83,15 +82,6 @@ class Hybrid:
         fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
-
-
-def fusion_weights(held: float) -> tuple[float, ...]:
-    """The weights of the words' list and the two semantic lists: the words weigh as much of
-    theirs as the share of the query's weight their first note holds (`fulltext.Ranking.held`),
-    so that where the words reach little of the query (other words, another language) meaning
-    ranks, and where the first note holds every word the words weigh in full."""
-    lexical, *meaning = FUSION_WEIGHTS
-    return (lexical * held, *meaning)
 
 
 def _words_first(fused: list[Hit], lexical: list[Hit]) -> list[Hit]:
