@@ -15,7 +15,8 @@
 
 Sets (benchmarks/golden, see its README): obsidian-help-en (the repo's first set, tuned on before
 issue 14), obsidian-help-asked, obsidian-help-anchors, obsidian-help-semantic over the Help vault
-(../shared/eval/obsidian-help-en); dev-notes and dev-notes-anchors over benchmarks/vaults/dev-notes.
+(../shared/eval/obsidian-help-en); dev-notes and dev-notes-anchors over benchmarks/vaults/dev-notes;
+handbook over benchmarks/vaults/debian-handbook (a team wiki export).
 Tune on dev, report test. `--save FILE` keeps the figures, `--compare FILE` prints the change of
 each figure against a saved run (the way to measure a ranking change: same machine, same sets).
 
@@ -43,6 +44,7 @@ from obsidian_memory.search import search  # noqa: E402
 GOLDEN = os.path.join(REPO, "benchmarks", "golden")
 HELP_VAULT = os.path.join(os.path.dirname(REPO), "shared", "eval", "obsidian-help-en")
 DEV_VAULT = os.path.join(REPO, "benchmarks", "vaults", "dev-notes")
+HANDBOOK_VAULT = os.path.join(REPO, "benchmarks", "vaults", "debian-handbook")
 SETS = {                      # name -> (file, vault)
     "en": ("obsidian-help-en.json", HELP_VAULT),
     "asked": ("obsidian-help-asked.json", HELP_VAULT),
@@ -50,6 +52,7 @@ SETS = {                      # name -> (file, vault)
     "semantic": ("obsidian-help-semantic.json", HELP_VAULT),
     "dev-notes": ("dev-notes.json", DEV_VAULT),
     "dev-anchors": ("dev-notes-anchors.json", DEV_VAULT),
+    "handbook": ("debian-handbook.json", HANDBOOK_VAULT),
 }
 FANOUT = ("obsidian-help-fanout.json", HELP_VAULT)
 ENGINES = ("index", "bm25", "scan", "hybrid", "semantic")

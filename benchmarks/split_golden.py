@@ -19,7 +19,8 @@ sys.path.insert(0, REPO)
 from obsidian_memory.search.evaluation import assign_splits, dump_golden  # noqa: E402
 
 GOLDEN = os.path.join(REPO, "benchmarks", "golden")
-SOURCES = ("obsidian-help-en.json", "obsidian-help-semantic.json", "obsidian-help-asked.json", "dev-notes.json")
+SOURCES = ("obsidian-help-en.json", "obsidian-help-semantic.json", "obsidian-help-asked.json", "dev-notes.json",
+           "debian-handbook.json")
 DERIVED = ("obsidian-help-fanout.json",)
 
 

@@ -14,11 +14,12 @@ from testkit import REPO, SHARED
 
 GOLDEN = REPO / "benchmarks" / "golden"
 DEV_VAULT = REPO / "benchmarks" / "vaults" / "dev-notes"
+HANDBOOK_VAULT = REPO / "benchmarks" / "vaults" / "debian-handbook"
 HELP_VAULT = SHARED / "eval" / "obsidian-help-en"
 VAULT_OF = {"obsidian-help-en.json": HELP_VAULT, "obsidian-help-semantic.json": HELP_VAULT,
             "obsidian-help-asked.json": HELP_VAULT, "obsidian-help-anchors.json": HELP_VAULT,
             "obsidian-help-fanout.json": HELP_VAULT, "dev-notes.json": DEV_VAULT,
-            "dev-notes-anchors.json": DEV_VAULT}
+            "dev-notes-anchors.json": DEV_VAULT, "debian-handbook.json": HANDBOOK_VAULT}
 ANCHORS = {"obsidian-help-anchors.json": (HELP_VAULT, "anchor-help", 120),
            "dev-notes-anchors.json": (DEV_VAULT, "anchor-dev", 100)}
 

@@ -116,3 +116,44 @@ def test_explain_says_when_the_scores_were_drawn_toward_a_weak_first(vault, sett
     hits = ranked(settings, "zettelkasten quokka", explain=True)        # no note holds "quokka"
     assert all(0 < h.extra["explain"]["drawn_to_first"] < 1 for h in hits)
     assert "drawn_to_first" not in ranked(settings, "zettelkasten", explain=True)[0].extra["explain"]
+
+
+def test_a_title_counts_by_how_much_of_it_the_query_holds(vault, settings):
+    # "offices" is half of "Office Suites", "vpn" the whole of the alias "VPN": equally rare words,
+    # the name the query holds whole weighs more; a query naming the note gets the whole bonus
+    write(vault, "Office Suites.md", FILLER + "LibreOffice writes letters and spreadsheets.")
+    write(vault, "Virtual Private Network.md",
+          "---\naliases: [VPN]\n---\n" + FILLER + "A VPN joins remote sites as if they were one network.")
+    for n in range(6):
+        write(vault, f"filler{n}.md", FILLER + "set it up between two desks")
+
+    def title_signal(query: str, path: str) -> float:
+        hit = next(h for h in ranked(settings, query, explain=True) if h.path == path)
+        return hit.extra["explain"]["signals"].get("title", 0.0)
+
+    question = "how do I set up a vpn between two offices"
+    assert title_signal(question, "Office Suites.md") < title_signal(question, "Virtual Private Network.md")
+    assert title_signal("office suites", "Office Suites.md") == fulltext.BONUS_TITLE
+
+
+# -- what the ranking tells a fusion ------------------------------------------------------------
+
+def rank(settings, text: str) -> fulltext.Ranking:
+    with VaultIndex.open_fresh(settings) as index:
+        return fulltext.rank(index, Query(text))
+
+
+def test_the_ranking_says_whether_the_query_is_literal_and_whether_words_settle_its_first_place(vault, settings):
+    write(vault, "Deploy runbook.md", FILLER + "Before deploying, export MY_SECRET_PATH=/srv/keys and restart.")
+    write(vault, "Errors/Connection slots.md", FILLER + "FATAL: remaining connection slots are reserved for superusers")
+    write(vault, "Pancakes.md", FILLER + "Mix flour, eggs and milk; fry in butter.")
+    for n in range(4):
+        write(vault, f"filler{n}.md", FILLER + "a secret, a path, a connection, some eggs")
+    identifier = rank(settings, "MY_SECRET_PATH")
+    assert identifier.literal and identifier.decisive and identifier.hits[0].path == "Deploy runbook.md"
+    error = rank(settings, "remaining connection slots are reserved")
+    assert not error.literal and error.decisive                            # the words in a row
+    named = rank(settings, "pancakes")
+    assert named.decisive and named.hits[0].path == "Pancakes.md"          # the query is its title
+    loose = rank(settings, "eggs for breakfast in bed")
+    assert not loose.literal and not loose.decisive                        # its first holds "eggs" only

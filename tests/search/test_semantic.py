@@ -81,6 +81,23 @@ def test_keyword_queries_keep_their_bm25_answer_in_hybrid(embedded):
     assert top(embedded, "maple syrup", "hybrid")[0] == "Recipes/Pancakes.md"
 
 
+def test_a_query_holding_an_identifier_keeps_the_order_of_the_words_in_hybrid(settings):
+    vault = settings.vault
+    notes = {"Dev/Start the app.md": "Export MY_SECRET_PATH=/srv/keys before you start the app.\n",
+             "Dev/Deploy.md": "The deploy job reads MY_SECRET_PATH and the app's config.\n",
+             "Security/Secret paths.md": "Keep the paths of secret files and passwords in the password "
+                                         "manager, never in a note; a secret path is a secret.\n"}
+    for relative, text in notes.items():
+        os.makedirs(os.path.dirname(os.path.join(vault, relative)), exist_ok=True)
+        with open(os.path.join(vault, relative), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    vectors.embed_vault(settings, progress=False)
+    words = top(settings, "MY_SECRET_PATH", "fulltext")
+    assert set(words[:2]) == {"Dev/Start the app.md", "Dev/Deploy.md"}
+    assert top(settings, "MY_SECRET_PATH", "hybrid")[:len(words)] == words
+    assert top(settings, "secret path", "hybrid")[0] == "Security/Secret paths.md"      # the words still find words
+
+
 def test_default_mode_is_hybrid_with_embeddings_and_fulltext_without(settings):
     assert hybrid.default_mode(settings)[0] == "fulltext"
     assert local(settings, "pancakes").mode == "fulltext"

@@ -35,7 +35,8 @@ EXCERPT_CHARS = 300
 BONUS_ALL_TERMS = 0.4
 BONUS_PHRASE = 0.25
 BONUS_NEAR = 0.1
-BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias
+BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias, times
+                           # the share of that title's (or alias's) words the query holds
 BONUS_TITLE_EXACT = 0.4
 WEIGHT_INLINKS = 0.3       # times the BM25 of the words other notes link to the note with, normalised
 BONUS_HERE = 0.15          # a session note of the repository the search runs in (Query.repo)
@@ -223,9 +224,26 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     """Ranked hits for `query` (cut to query.limit) and the number of notes in scope that match.
     With `query.explain`, each hit carries the signals that placed it (`extra["explain"]`). Without
     `excerpts`, add_excerpts gives them later to the hits that are shown (hybrid ranks 50 deep)."""
+    ranking = rank(index, query, excerpts=excerpts)
+    return ranking.hits, ranking.total
+
+
+class Ranking:
+    """What `rank` found: `hits`, `total` (the notes in scope that match), `literal` whether the
+    query holds identifiers, paths or markup (`tokens`), and `decisive` whether the words alone
+    settle the first place: the first note holds the query's identifiers, paths or markup, or its
+    words in a row (three or more: an error message, a quoted phrase), or is named by the query."""
+    __slots__ = ("hits", "total", "literal", "decisive")
+
+    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False):
+        self.hits, self.total, self.literal, self.decisive = hits, total, literal, decisive
+
+
+def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
+    """`search`, saying also how much the words settle the ranking (`Ranking`), for a fusion."""
     parsed = prepare(index, query.text or "")
     if parsed.empty:
-        return _browse(index, query)
+        return Ranking(*_browse(index, query))
     run = _Matches(index, query, parsed)
     terms, weights = _informative(index, parsed.terms, index.note_count())
     exact_expr = " OR ".join(t.exact_expr() for t in terms)
@@ -245,7 +263,7 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     if not parsed.phrases and not parsed.negatives:     # those hold for a note's own text only
         pool |= set(inlinks)
     if not pool:
-        return [], 0
+        return Ranking([], 0)
     # typo and prefix scores outside their list count as 0, and so do the BM25 scores of notes
     # found only by the words others link to them with (they were not among the best by BM25)
     _fill(exact, matched, by_words)
@@ -258,6 +276,8 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     signals = {}
     for rowid in pool:
         title_share = sum(w for w, s in zip(weights, in_title) if rowid in s)
+        if title_share:
+            title_share *= _title_coverage(info[rowid], terms)
         signals[rowid] = Signals(
             bm25=base[rowid] / top, inlinks=inlinks.get(rowid, 0.0) / top_in,
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
@@ -272,7 +292,9 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
     hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
-    return hits, max(total, len(pool))
+    literal = _literal(terms, query.text or "")
+    decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
+    return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
 
 class Signals:
@@ -303,6 +325,20 @@ class Signals:
         """Each signal's share of the score, the signals that gave nothing left out."""
         return {name: round(weight * getattr(self, name), 4) for name, weight in self.WEIGHTS.items()
                 if getattr(self, name)}
+
+
+def _title_coverage(names: tuple[str, str, str], terms: list[Term]) -> float:
+    """The largest share of a name's words (the title's or an alias's) that the query holds: a
+    long question that shares one word with a title ("office" and "Office Suites") says less
+    than a query naming the note. A word is held when it is a query word or starts with one's stem."""
+    _, title, aliases = names
+    best = 0.0
+    for name in [title, *aliases.split("\n")] if aliases else [title]:
+        found = [w for w in words(name) if w not in STOPWORDS] or words(name)
+        if found:
+            held = sum(1 for w in found if any(w == t.raw or w.startswith(t.stem) for t in terms))
+            best = max(best, held / len(found))
+    return best
 
 
 def _named(names: tuple[str, str, str], query_name: str) -> bool:
@@ -339,6 +375,19 @@ def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights
     if held >= 1.0 - 1e-9:
         return ranked, 0.0
     return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked], 1 - held
+
+
+def _literal(terms: list[Term], text: str) -> list[Term]:
+    """The terms that are identifiers, paths or markup of the query (`tokens`), not words."""
+    glued = set(query_identifiers(_QUOTED.sub(" ", text)))
+    return [t for t in terms if t.whole or t.raw in glued]
+
+
+def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int) -> bool:
+    """Whether the words settle the first place (`Ranking`)."""
+    if parsed.phrases or first.title_exact or (first.phrase and len(parsed.sequence) >= 3):
+        return True
+    return bool(literal) and all(run.members(t.exact_expr(), [top_id]) for t in literal)
 
 
 def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:

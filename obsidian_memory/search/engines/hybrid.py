@@ -5,7 +5,10 @@
 - hybrid: weighted reciprocal rank fusion (`fusion`) of three lists ranked FUSION_DEPTH deep:
   BM25, notes by their head vector and notes by their best section chunk (the two semantic
   lists at half weight each). BM25 keeps exact names and rare words on top; the vectors add
-  what shares no word with the query (paraphrases, other languages).
+  what shares no word with the query (paraphrases, other languages). The fusion knows when the
+  words decide (`fulltext.Ranking`): a query holding identifiers, paths or markup keeps the
+  words' order for the notes they find; a first place the words settle (the query names the
+  note, or its words stand in a row there) stays first.
 
 `default_mode` is hybrid when the model loads and some notes are embedded, else fulltext. A
 search never embeds a note (only the query): it uses what `embed` stored so far and says how
@@ -60,19 +63,35 @@ class Hybrid:
         from obsidian_memory.search import semantic
 
         depth = max(query.limit, FUSION_DEPTH)
-        lexical, total = fulltext.search(request.index(), query.replace(limit=depth), excerpts=False)
+        words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False)
+        lexical, total = words.hits, words.total
         try:
             (heads, sections), covered = _semantic(request, query, depth, lambda: semantic.query_vector(query.text),
                                                    hybrid=True)
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
-            words = fulltext.Fulltext().search(query, request)
-            return Result(words.hits, words.total, words.mode,
-                          [f"semantic search is off ({exc}): fulltext results", *words.notes])
+            alone = fulltext.Fulltext().search(query, request)
+            return Result(alone.hits, alone.total, alone.mode,
+                          [f"semantic search is off ({exc}): fulltext results", *alone.notes])
         fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
-                                       names=list(FUSION_NAMES) if query.explain else None)[:query.limit]
+                                       names=list(FUSION_NAMES) if query.explain else None)
+        if words.literal:
+            fused = _words_first(fused, lexical)
+        elif words.decisive and lexical:
+            fused = _words_first(fused, lexical[:1])
+        fused = fused[:query.limit]
         fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
+
+
+def _words_first(fused: list[Hit], lexical: list[Hit]) -> list[Hit]:
+    """`fused` with the notes of `lexical` first, in its order, the others after in theirs: when
+    the query holds identifiers, paths or markup (which the model does not read) the words order
+    the notes that hold them, and meaning only what they leave; else `lexical[:1]`, a first place
+    the words settle (`fulltext.Ranking.decisive`)."""
+    first = {h.path for h in lexical}
+    by_path = {h.path: h for h in fused}
+    return [by_path[h.path] for h in lexical if h.path in by_path] + [h for h in fused if h.path not in first]
 
 
 # -- whether semantic search can answer here ------------------------------------------------------

@@ -279,14 +279,17 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     front, region = render_parts(session, settings)
     log = log or (lambda message: None)
+    carried: str | None = None     # what our swaps displaced, merged, when the note then moved away from us
     for _ in range(WRITE_TRIES):
         try:
-            relative, current = _our_note(settings, session.session_id, note_path, indexed, known, written, log)
+            relative, current = _our_note(settings, session.session_id, note_path, indexed, known, written, log,
+                                          placed=region if carried is not None else None)
         except NoteMoving:
             continue
         if relative is None:
             relative = _free_note_path(session, settings, note_path)
-            text = note_layout.compose(front, "", region, note_layout.FRESH_TAIL)
+            text = _merged(front, region, [carried], written)[0] if carried is not None \
+                else note_layout.compose(front, "", region, note_layout.FRESH_TAIL)
             target = _target(settings, relative)
             try:
                 fsutil.create_new(target, text.encode("utf-8"))
@@ -302,10 +305,12 @@ def write_note(session, settings, *, note_path: str | None = None, indexed=None,
         if owners is not None:
             _refuse_others_note(existing, session, owners, relative)
         text, moved = _merged(front, region,
-                              [existing, *(data.decode("utf-8", "replace") for _, data in seconds or [])], written)
+                              [existing, *(data.decode("utf-8", "replace") for _, data in seconds or []),
+                               *([carried] if carried is not None else [])], written)
         try:
             text = _swap_until_done(target, text, current, front, region, written)
-        except FileNotFoundError:
+        except NoteMovedAway as gone:
+            carried = gone.text if gone.text is not None else carried
             note_path = note_path if note_path != relative else None
             continue         # moved or deleted meanwhile: look for it again
         if moved:
@@ -403,20 +408,35 @@ def _merged(front: str, region: str, versions: list[str], written: Written | Non
     return note_layout.compose(properties, before or "", region, after or ""), moved
 
 
+class NoteMovedAway(FileNotFoundError):
+    """The note was moved or deleted while we wrote it. `text`: when a swap of ours had gone in
+    already, the note we meant to put in place, holding what that swap displaced (the user's
+    lines of the file it replaced, nowhere else now); None when nothing was displaced."""
+
+    def __init__(self, text: str | None):
+        super().__init__(2, "the note was moved or deleted meanwhile")
+        self.text = text
+
+
 def _swap_until_done(target: str, text: str, current: bytes, front: str, region: str,
                      written: Written | None) -> str:
     """Put `text` in place of the file that held `current`; when the file changed meanwhile,
     merge what it held and try again (WRITE_TRIES rounds, the retries without waiting for an
-    fsync, so that each is quick). Returns the text put in place."""
+    fsync, so that each is quick). Returns the text put in place; raises NoteMovedAway."""
     expected = current
+    placed = False
     for round_ in range(WRITE_TRIES):
         data = text.encode("utf-8")
         if data == expected:
             break
-        done, there, replaced = fsutil.swap_file(target, data, expected, durable=round_ == 0)
+        try:
+            done, there, replaced = fsutil.swap_file(target, data, expected, durable=round_ == 0)
+        except FileNotFoundError:
+            raise NoteMovedAway(text if placed else None) from None
         if done:
             break
         seen = there.decode("utf-8", "replace")
+        placed = placed or replaced
         if replaced:   # ours is in place; `seen` is what it replaced: both users' texts are kept
             merged, _ = _merged(front, region, [text, seen], written)
             if round_ == WRITE_TRIES - 1:
@@ -440,13 +460,17 @@ def _append_missing(target: str, text: str, seen: str, region: str, written: Wri
         fsutil.append_bytes(target, ("\n" + "".join(line + "\n" for line in missing)).encode("utf-8"))
 
 
-def _is_ours(text: str, relative: str, recorded: str | None, written: Written | None) -> bool:
+def _is_ours(text: str, relative: str, recorded: str | None, written: Written | None,
+             placed: str | None = None) -> bool:
     """Whether the note at `relative` is ours to rewrite. With a record of what we wrote last:
     that file, or a note whose generated part is one we wrote (moved, with the user's text
-    around it), or the note at the recorded path with our markers (the user wrote inside the
-    generated part). Without one (an archive of an earlier version, or none): the note at the
-    recorded path, a marked one, or one shaped as an earlier version of ours wrote it."""
+    around it; `placed`: the one this very write put in before the note moved), or the note at
+    the recorded path with our markers (the user wrote inside the generated part). Without one
+    (an archive of an earlier version, or none): the note at the recorded path, a marked one,
+    or one shaped as an earlier version of ours wrote it."""
     parts = note_layout.split(text)
+    if placed is not None and parts.region == placed:
+        return True
     if written is None or not written.region:
         return relative == recorded or parts.region is not None or note_layout.looks_like_earlier_note(text)
     if note_layout.digest(text) == written.sha256:
@@ -527,7 +551,7 @@ class NoteMoving(OSError):
 
 
 def _our_note(settings, session_id: str, recorded: str | None, indexed, known, written: Written | None,
-              log) -> tuple[str | None, bytes | None]:
+              log, placed: str | None = None) -> tuple[str | None, bytes | None]:
     """(path, bytes) of the session's note that is ours to rewrite, or (None, None). A note of the
     user's carrying the session's id is passed over (and logged); a placeholder iCloud left for
     an evicted note at the recorded path raises NoteEvicted; NoteMoving when no note was found
@@ -540,7 +564,7 @@ def _our_note(settings, session_id: str, recorded: str | None, indexed, known, w
         data = _read_bytes(settings, relative)
         if data is None:
             continue
-        if _is_ours(data.decode("utf-8", "replace"), relative, recorded, written):
+        if _is_ours(data.decode("utf-8", "replace"), relative, recorded, written, placed):
             return relative, data
         log(f"note {relative} carries session {session_id}'s id but is not a note obsidian-memory wrote: "
             "left as it is; the session's note is written at its own path")

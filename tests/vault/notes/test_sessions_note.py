@@ -187,6 +187,38 @@ def test_a_copy_of_the_note_is_never_merged_away_when_no_note_was_made_anew(sett
     assert "the second prompt" in open(settings.vault_path(first.path), encoding="utf-8").read()
 
 
+def test_a_note_moved_right_after_our_swap_displaced_a_users_line_keeps_it_and_stays_one(settings, monkeypatch):
+    """The race the concurrent-writer stress test found: an editor saves a line just before our
+    swap (the swap displaces it: we hold it), then a sync client renames the note before our
+    merged text goes in. The moved note carries the generated part this very write put in: it is
+    ours, the line goes into it, and no second note is made."""
+    import os
+
+    from obsidian_memory.core import fsutil
+
+    first = notes.write_note(session(), settings)
+    path = settings.vault_path(first.path)
+    moved = first.path.rsplit("/", 1)[0] + "/Moved by a sync client.md"
+    real_swap, calls = fsutil.swap_file, []
+
+    def racing_swap(target, data, expected, **kwargs):
+        calls.append(target)
+        if len(calls) == 1:
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write("\nA line saved just before the swap.\n")
+            result = real_swap(target, data, expected, **kwargs)
+            os.rename(target, settings.vault_path(moved))
+            return result
+        return real_swap(target, data, expected, **kwargs)
+
+    monkeypatch.setattr(fsutil, "swap_file", racing_swap)
+    second = notes.write_note(session(prompts=[Prompt("the second prompt")]), settings, note_path=first.path,
+                              known=lambda sid: [moved], written=first)
+    assert second.path == moved and sorted(os.listdir(os.path.dirname(path))) == ["Moved by a sync client.md"]
+    text = open(settings.vault_path(moved), encoding="utf-8").read()
+    assert "A line saved just before the swap." in text and "the second prompt" in text
+
+
 def test_a_missing_vault_is_not_created(settings, env):
     env.vault.rmdir()
     with pytest.raises(notes.VaultUnavailable):
