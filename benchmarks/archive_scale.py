@@ -150,7 +150,7 @@ def write_session_notes(env: dict, count: int) -> None:
         fsutil.atomic_write_bytes(settings.vault_path(relative), text.encode("utf-8"), durable=False)
         paths.append((relative, session.session_id))
     with open_archive(settings.archive) as archive:
-        with archive._write():
+        with archive.sessions._write():
             archive.db.executemany("UPDATE sessions SET note_path = ?, note_revision = revision WHERE session_id = ?",
                                    paths)
 

@@ -236,7 +236,7 @@ def grep_engines(path: str, count: int) -> dict[str, float]:
 
 
 def _upsert_in_open_transaction(archive, session) -> None:
-    from obsidian_memory import archive as archive_module
+    from obsidian_memory.archive.store import Store
 
     class _Joined:  # reuse the outer transaction: one COMMIT for the whole bulk load
         def __init__(self, db):
@@ -247,12 +247,12 @@ def _upsert_in_open_transaction(archive, session) -> None:
 
         def __exit__(self, *exc):
             return False
-    original = archive_module.Archive._write
-    archive_module.Archive._write = lambda self: _Joined(self.db)
+    original = Store._write
+    Store._write = lambda self: _Joined(self.db)
     try:
         archive.sessions.upsert(session)
     finally:
-        archive_module.Archive._write = original
+        Store._write = original
 
 
 def main() -> int:
