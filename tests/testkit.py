@@ -86,6 +86,20 @@ class Env:
         data = json.dumps(payload) if isinstance(payload, dict) else payload
         return self.run("hook", *event_args, input=data, **kwargs)
 
+    def follow_ups_done(self, timeout: float = 120) -> list[int]:
+        """Wait for the detached sweeps that hooks left their vault work to (the log names their
+        pids) to end; returns their pids."""
+        import time
+
+        text = self.log_file.read_text(encoding="utf-8") if self.log_file.exists() else ""
+        pids = [int(pid) for pid in re.findall(r"left to a sweep started now \(pid (\d+)\)", text)]
+        deadline = time.monotonic() + timeout
+        for pid in pids:
+            while _running(pid):
+                assert time.monotonic() < deadline, f"the follow-up sweep {pid} still runs after {timeout} s"
+                time.sleep(0.05)
+        return pids
+
     def apply(self, monkeypatch) -> "Env":
         """Point this test process at the isolated user too (for in-process tests)."""
         for key in [k for k in os.environ if k.startswith(("CLAUDE", "OBSIDIAN", "OMNISEARCH"))]:
@@ -93,6 +107,23 @@ class Env:
         for key, value in self.vars.items():
             monkeypatch.setenv(key, value)
         return self
+
+
+def _running(pid: int) -> bool:
+    """Whether the process `pid` runs (a zombie nobody reaped does not)."""
+    if os.path.isdir("/proc/self"):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+                return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # Linux capabilities that let root ignore file modes (capability.h numbers)

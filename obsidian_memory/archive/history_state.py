@@ -38,8 +38,12 @@ class HistoryState(Store):
         present `privacy_rules`) the private rules did since it was rendered under other ones."""
         if self.counters.get("history_rendered") < self.counters.get("history_changes"):
             return True
-        rendered_under = self.meta.get("history_privacy") if privacy_rules is not None else None
+        rendered_under = self.rendered_under() if privacy_rules is not None else None
         return rendered_under is not None and rendered_under != privacy_rules
+
+    def rendered_under(self) -> str | None:
+        """The private rules (privacy.Privacy.signature) the table was last rendered under; None: never."""
+        return self.meta.get("history_privacy")
 
     def months_to_write(self) -> set[str]:
         """The months (`YYYY-MM`; '' for notes without a start) whose month note is to be written

@@ -29,6 +29,11 @@ class VaultNotesRecord(Store):
     def _describes(self, root: str) -> bool:
         return self.meta.get("vault_notes_root") == root
 
+    def describes(self, root: str, privacy_rules: str) -> bool:
+        """Whether the record is of the vault at `root`, its privacy judged under the text rules
+        `privacy_rules` (privacy.Privacy.text_rules)."""
+        return self._describes(root) and self.meta.get("vault_notes_privacy") == privacy_rules
+
     def notes(self, root: str, *, unlearned_sessions: bool = False) -> list[dict[str, Any]]:
         """The Markdown files of the vault at `root` as last read ([] when the record describes
         another vault: then every note is read again); with `unlearned_sessions`, only the notes

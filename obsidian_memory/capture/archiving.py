@@ -30,7 +30,7 @@ SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this l
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
 NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read this long at most to place a new note
 RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
-HOOK_HISTORY_SECONDS = 1.0       # a hook reads changed notes for the history this long at most (the sweep does the rest)
+HOOK_HISTORY_SECONDS = 0.5       # a hook lists and reads the vault's notes this long at most (its follow-up does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -44,6 +44,7 @@ class ArchiveResult:
     note_error: str = ""               # the vault problem, when the row was kept but not the note
     kept: str = ""                     # why the archived record was kept or merged (it holds more)
     record_kept: bool = False          # the archived record was kept as it was: nothing new archived
+    left: str = ""                     # the vault work a hook left to its detached follow-up, and why
 
 
 @dataclass
@@ -173,22 +174,26 @@ def archive_problem(settings) -> str:
 
 def archive_transcript(path: str, settings, *, compact_summary: str | None = None,
                        trigger: str | None = None, force: bool = True,
-                       session_id: str | None = None) -> ArchiveResult:
+                       session_id: str | None = None, hook: bool = False) -> ArchiveResult:
     """Archive one transcript into the archive and the vault. `force=False` skips a transcript
     whose (size, mtime) is the one recorded at its last archive; `session_id` (a hook's payload)
-    is the session the file must hold."""
+    is the session the file must hold. `hook`: nothing after the archive row grows with the vault
+    or the archive (see _vault_work_of_a_hook)."""
     with writable_archive(settings) as archive:
         _claim_own_sessions(settings, archive)
         result = _archive_one(path, settings, archive, compact_summary=compact_summary, trigger=trigger,
-                              force=force, session_id=session_id)
-        if not result.note_error:   # a vault fault was logged with the note: the next sweep retries
+                              force=force, session_id=session_id, hook=hook)
+        if hook:
+            if result.status == ARCHIVED:
+                _vault_work_of_a_hook(settings, archive, result)
+        elif not result.note_error:   # a vault fault was logged with the note: the next sweep retries
             _rebuild_history(settings, archive, force=bool(result.note_path),
                              deadline=time.monotonic() + HOOK_HISTORY_SECONDS, written=[result.note_path])
     return result
 
 
 def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None, force=True,
-                 known_fingerprint=None, session_id=None) -> ArchiveResult:
+                 known_fingerprint=None, session_id=None, hook=False) -> ArchiveResult:
     import stat as stat_module
 
     path = os.path.abspath(path)
@@ -243,7 +248,8 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         _store_compact_summary(archive, settings, session.session_id, compact_summary, trigger)
     result = ArchiveResult(ARCHIVED, path, session.session_id, kept=kept,
                            record_kept=decision == KEEP_ARCHIVED and not compact_summary)
-    _write_note(settings, archive, session.session_id, result)
+    if not hook:   # (a hook's note: _vault_work_of_a_hook)
+        _write_note(settings, archive, session.session_id, result)
     return result
 
 
@@ -313,9 +319,11 @@ def capped_summary(text: str, *, redact: bool = True) -> str:
 
 # -- the vault side ------------------------------------------------------------------------------
 
-def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
+def _write_note(settings, archive, session_id, result: ArchiveResult, *, hook: bool = False) -> None:
     """Render the note from the archive (under the vault lock, so that the last writer writes the
-    newest state); on a vault problem keep the row, log, and touch nothing else."""
+    newest state); on a vault problem keep the row, log, and touch nothing else. `hook`: the
+    note is looked for only where that does not grow with the vault (_notes_a_hook_knows); a
+    note no longer at its recorded path is left to the follow-up (`result.left`)."""
     from obsidian_memory.vault.notes import sessions as notes
 
     try:
@@ -326,10 +334,16 @@ def _write_note(settings, archive, session_id, result: ArchiveResult) -> None:
                 return  # only a PostCompact summary so far: the note waits for the transcript
             if session.origin != "transcript":
                 return  # another machine's session: its note is that machine's to write
+            recorded = archive.sessions.note_path(session_id)
+            if hook and recorded and not _still_findable(settings, recorded, session_id):
+                result.left = f"its note is no longer at {recorded} (moved or deleted): looked for in the whole vault"
+                return
+            known = ((lambda sid: _notes_a_hook_knows(settings, archive, session)) if hook
+                     else (lambda sid: _known_note_paths(settings, archive, sid)))
             owners = {session.machine, *archive.machines.former()} - {None}
-            written = notes.write_note(session, settings, note_path=archive.sessions.note_path(session_id),
+            written = notes.write_note(session, settings, note_path=recorded,
                                        indexed=lambda sid: _indexed_note_paths(settings, sid),
-                                       known=lambda sid: _known_note_paths(settings, archive, sid), owners=owners,
+                                       known=known, owners=owners,
                                        written=notes.Written.from_bytes(archive.sessions.note_written(session_id)),
                                        log=lambda message: logs.log_for(settings, f"archive: {message}"))
             archive.sessions.record_note(session_id, written.path, revision, written.to_bytes())
@@ -347,6 +361,29 @@ def _known_note_paths(settings, archive, session_id: str) -> list[str] | None:
     from obsidian_memory.vault.notes import vault_sessions
 
     return vault_sessions.notes_of(settings, archive, session_id, reading_seconds=NOTE_LOOKUP_SECONDS)
+
+
+def _still_findable(settings, recorded: str, session_id: str) -> bool:
+    """Whether a hook finds the session's note without a walk: at its recorded path (or evicted
+    there by iCloud), or where the local index saw it last."""
+    from obsidian_memory.vault.notes import sessions as notes
+
+    return (notes.is_note_of(settings, recorded, session_id, unmarked=True) or notes.evicted(settings, recorded)
+            or any(notes.is_note_of(settings, path, session_id) for path in _indexed_note_paths(settings, session_id)))
+
+
+def _notes_a_hook_knows(settings, archive, session) -> list[str]:
+    """The candidates for the note of a session that has no note recorded, without a walk or a
+    listing of the vault: its notes by the archive's record of the vault as the last sweep left
+    it, and the paths a note of ours for it has (one a run killed before recording it wrote). A
+    note of it elsewhere that the record does not know yet (written without the archive, then
+    moved) is found by the next sweep."""
+    from obsidian_memory.vault.notes import sessions as notes, vault_sessions
+
+    root = vault_sessions.vault_root(settings)
+    found = archive.vault_notes.paths(root, session.session_id) if root else []
+    names = (notes.note_relative_path(session, settings, length) for length in (8, 13, len(session.session_id)))
+    return found + [path for path in dict.fromkeys(names) if path not in found]
 
 
 def _indexed_note_paths(settings, session_id: str) -> list[str]:
@@ -367,20 +404,25 @@ def _indexed_note_paths(settings, session_id: str) -> list[str]:
 
 
 def _rebuild_history(settings, archive, *, force: bool = False, deadline: float | None = None,
-                     written=None) -> None:
+                     written=None, hook: bool = False) -> str:
     """Rewrite the history table from the session notes in the vault, and with it the activity
     note and (once) the Bases view, when this run wrote a note (`force`) or the archive changed
     since the table was last rendered (by any run, also one that was killed before it got
     here), or the private rules changed. A missing vault was logged with the note. When this run
     already brought the archive's record of the vault up to date (placing a new note: less than
-    RUN_WALK_SECONDS ago), only the notes it `written` are looked at again."""
+    RUN_WALK_SECONDS ago), only the notes it `written` are looked at again. `hook`: only those
+    are (the vault is not listed: the rest is the sweep's) while the archive's record of the vault
+    describes this vault under the present private rules; when it does not (a new vault, new
+    rules) and cannot be made to by `deadline`, nothing is written and the reason is returned
+    (the work of the hook's follow-up; "" otherwise)."""
     from obsidian_memory.vault.privacy import Privacy
 
     rules = Privacy.of(settings).signature()      # a `private` folder added hides rows at the next sweep
     if not (force or archive.history.outdated(rules)) or not os.path.isdir(settings.vault):
-        return
+        return ""
     from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
 
+    whole = not hook or not vault_sessions.record_describes(settings, archive, rendered_under=rules)
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             changes = archive.history.changes()   # before the notes: a change landing meanwhile stays pending
@@ -388,10 +430,13 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
                 first_day = activity.week_starts(clock.now().date())[0].isoformat()
                 _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
                                                       written=[p for p in written or () if p],
-                                                      walked_within=RUN_WALK_SECONDS if written else 0)
+                                                      walked_within=RUN_WALK_SECONDS if written else 0,
+                                                      whole=whole)
             except vault_sessions.Incomplete as exc:
+                if hook:
+                    return f"the history note not updated yet ({exc})"
                 logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
-                return
+                return ""
             for what, build in (("activity note", lambda: activity.rebuild(settings, archive, notes)),
                                 ("Bases view", lambda: bases.ensure_base(settings, archive))):
                 try:
@@ -401,6 +446,81 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
             archive.history.record_rendered(changes, rules)
     except (OSError, ValueError) as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")
+    return ""
+
+
+# -- a hook's vault work ----------------------------------------------------------------------
+
+def _vault_work_of_a_hook(settings, archive, result: ArchiveResult) -> None:
+    """A hook's vault work, once the archive row is durable: only what does not grow with the
+    vault or the archive. The note is written where the archive recorded it (a session without
+    one: _notes_a_hook_knows), and the history and activity notes are rendered from the
+    archive's record of the vault with only this note read again. What that cannot do (a note
+    moved since, a record that does not describe the vault) is left to a detached `sweep`
+    started here. The session's pending mark, made before the vault is touched and removed once
+    all of it is done, has the next SessionStart start a sweep too should the hook be killed
+    first (cli/commands/sweep.py)."""
+    mark = _mark_pending(settings, result.session_id)
+    _write_note(settings, archive, result.session_id, result, hook=True)
+    if not result.note_error and not result.left:
+        result.left = _rebuild_history(settings, archive, force=bool(result.note_path), written=[result.note_path],
+                                       deadline=time.monotonic() + HOOK_HISTORY_SECONDS, hook=True)
+    if result.left:
+        pid = _start_follow_up(settings)
+        logs.log_for(settings, f"archive: session {result.session_id}: {result.left}; left to a sweep started now"
+                               + (f" (pid {pid})" if pid else ""))
+    elif not result.note_error and mark:
+        from obsidian_memory.core import fsutil
+        fsutil.unlink_quietly(mark)
+
+
+def _mark_pending(settings, session_id: str | None) -> str | None:
+    """Mark the session's vault work as pending (settings.pending_marks); the mark's path, or None
+    when it cannot be made (the work goes on: the next sweep finds it by the archive anyway)."""
+    if not session_id:
+        return None
+    folder = settings.pending_marks
+    path = os.path.join(folder, session_id)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(path, "wb"):
+            pass
+        os.utime(path)
+    except OSError:
+        return None
+    return path
+
+
+def clear_pending_marks(settings, archive, older_than: float) -> None:
+    """Remove the pending marks made before `older_than` (a time.time()) whose session's note is
+    written and whose history is rendered (a sweep that started after them did that work)."""
+    folder = settings.pending_marks
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    if archive.history.outdated():
+        return
+    waiting = {session_id for session_id, _ in archive.sessions.needing_note()}
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if name not in waiting and os.stat(path).st_mtime < older_than:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+def _start_follow_up(settings) -> int | None:
+    """Start a detached `sweep` (spawn.start); its pid, or None when it could not start."""
+    from obsidian_memory.core import spawn
+
+    try:
+        return spawn.start(spawn.command("sweep"), log_path=settings.log_path)
+    except OSError as exc:
+        logs.log_for(settings, f"archive: the follow-up sweep did not start ({type(exc).__name__}: {exc}); "
+                               "the next session's does its work")
+        return None
 
 
 # -- many machines ----------------------------------------------------------------------
@@ -494,7 +614,7 @@ def _handle_hook(payload: dict, settings) -> None:
         if path and os.path.getsize(path) > 0:
             # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
             result = archive_transcript(path, settings, compact_summary=summary, trigger=trigger, force=False,
-                                        session_id=session_id)
+                                        session_id=session_id, hook=True)
             if result.status == FAILED:
                 logs.log_for(settings, f"hook archive: {path}: {result.reason}")
             return
@@ -574,10 +694,7 @@ def _archive_summary_only(settings, session_id, summary, trigger) -> None:
     with writable_archive(settings) as archive:
         _claim_own_sessions(settings, archive)
         _store_compact_summary(archive, settings, session_id, summary, trigger)
-        result = ArchiveResult(ARCHIVED, session_id=session_id)
-        _write_note(settings, archive, session_id, result)
-        _rebuild_history(settings, archive, force=bool(result.note_path),
-                         deadline=time.monotonic() + HOOK_HISTORY_SECONDS)
+        _vault_work_of_a_hook(settings, archive, ArchiveResult(ARCHIVED, session_id=session_id))
 
 
 def find_transcript(settings, session_id: str) -> str | None:
@@ -637,6 +754,7 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
         with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
             excluded = set(exclude_session_ids or ())
             now = time.time()
+            marks_before = now - 1.0     # (a mark a hook makes while this sweep runs is that hook's: kept)
             paths, active = [], []
             for path in transcript_paths(settings):
                 session_id = os.path.basename(path)[:-len(".jsonl")]
@@ -652,6 +770,9 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
             summary.active_seconds = quiet_seconds
             from obsidian_memory.capture import resume
             resume.forget_missing(settings.home)
+            if os.path.isdir(settings.pending_marks):
+                with _readonly_archive(settings) as archive:
+                    clear_pending_marks(settings, archive, marks_before)
             if summary.stopped:
                 logs.log_for(settings, f"sweep: stopped after {deadline_seconds:g} s with {summary.stopped} "
                                        "transcript(s) to go; the next sweep goes on")

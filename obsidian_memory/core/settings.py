@@ -337,6 +337,12 @@ class Settings:
         return os.path.join(self.home, SWEEP_STAMP)
 
     @property
+    def pending_marks(self) -> str:
+        """The folder of the marks a hook makes while its vault work is not done (one file per
+        session, named by its id): SessionStart starts a sweep when one is newer than the stamp."""
+        return os.path.join(self.home, "vault-pending")
+
+    @property
     def cache_dir(self) -> str:
         override = os.environ.get("OBSIDIAN_MEMORY_CACHE_DIR")
         return _expand(override) if override else os.path.join(self.home, "cache")

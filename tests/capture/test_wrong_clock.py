@@ -101,7 +101,8 @@ def test_after_one_start_under_any_wrong_clock_a_sweep_starts_within_an_interval
     from obsidian_memory.core import clock, spawn
 
     with tempfile.TemporaryDirectory() as home, mock.patch.object(spawn, "start") as start:
-        settings = type("Settings", (), {"home": home, "sweep_stamp": os.path.join(home, sweep.STAMP)})()
+        settings = type("Settings", (), {"home": home, "sweep_stamp": os.path.join(home, sweep.STAMP),
+                                         "pending_marks": os.path.join(home, "vault-pending")})()
         sweep.start_in_background(settings, "x", now=real + error)          # the clock that was wrong
         swept, now = [], real
         while now <= real + sweep.INTERVAL_SECONDS + clock.FUTURE_SLACK_SECONDS + 2 * step:

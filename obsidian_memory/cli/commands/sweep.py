@@ -37,7 +37,9 @@ def run(args) -> int:
 def start_in_background(settings, session_id: str | None, *, now: float | None = None) -> bool:
     """Start `sweep --exclude-session <id>` detached, at most once per INTERVAL_SECONDS (the stamp
     file's time says when the last one started; a stamp from the future, left by a clock that was
-    wrong, is stale). Returns whether a sweep was started."""
+    wrong, is stale), or sooner when a hook marked its vault work pending since then (a hook
+    killed before it was done: settings.pending_marks). Returns whether a sweep was
+    started."""
     import time
 
     from obsidian_memory.core import clock
@@ -46,7 +48,8 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
     now = time.time() if now is None else now
     try:
         stamped = os.stat(stamp).st_mtime
-        if now - stamped < INTERVAL_SECONDS and not clock.from_the_future(stamped, now):
+        if (now - stamped < INTERVAL_SECONDS and not clock.from_the_future(stamped, now)
+                and not _marked_since(settings, stamped)):
             return False
     except OSError:
         pass
@@ -58,3 +61,12 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
 
     spawn.start(spawn.command("sweep", *(["--exclude-session", session_id] if session_id else [])))
     return True
+
+
+def _marked_since(settings, stamped: float) -> bool:
+    """Whether a hook marked its vault work pending after the sweep of `stamped` started."""
+    try:
+        with os.scandir(settings.pending_marks) as entries:
+            return any(entry.stat().st_mtime >= stamped for entry in entries)
+    except OSError:
+        return False

@@ -129,18 +129,22 @@ def rebuild(settings, archive, *, deadline: float | None = None) -> str:
 
 
 def rebuild_from_notes(settings, archive, *, deadline: float | None = None, since: str | None = None,
-                       written=None, walked_within: float = 0) -> tuple[str, list[dict]]:
+                       written=None, walked_within: float = 0, whole: bool = True) -> tuple[str, list[dict]]:
     """rebuild(), and the counted session notes started at `since` (a `YYYY-MM-DD` local day) or
-    later (for the activity note). `written` and `walked_within`: see vault_sessions.refresh."""
+    later (for the activity note). `written`, `walked_within` and `whole`: see
+    vault_sessions.refresh; a rebuild that is not `whole` does not list the vault again either
+    (the next sweep's does)."""
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
     if os.path.isdir(target):
         raise IsADirectoryError(f"{target} is a folder, not a note")
-    listed = _session_names(settings)
+    listed = _session_names(settings) if whole else None
     for _ in range(CONVERGE_ATTEMPTS):
         folder = _rebuild_once(settings, archive, target, deadline=deadline, written=written,
-                               walked_within=walked_within)
+                               walked_within=walked_within, whole=whole)
+        if not whole:
+            break
         now_listed = _session_names(settings)
         if now_listed == listed:
             break
@@ -170,10 +174,11 @@ def _session_names(settings) -> set[str]:
     return names
 
 
-def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_within):
+def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_within, whole):
     from obsidian_memory.vault.notes import vault_sessions
 
-    folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within)
+    folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within,
+                                    whole=whole)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
     months, changed = [], folder.months | archive.history.months_to_write()   # (also those an earlier refresh saw)
     if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all

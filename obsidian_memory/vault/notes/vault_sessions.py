@@ -48,12 +48,15 @@ def vault_root(settings) -> str | None:
 
 # -- listing ----------------------------------------------------------------------------------
 
-def list_notes(root: str) -> dict[str, tuple[int, int, int]]:
+def list_notes(root: str, deadline: float | None = None) -> dict[str, tuple[int, int, int]]:
     """{path relative to `root` (with `/`): its stamp (size, mtime_ns, ctime_ns)} of its `.md`
-    files, in every subfolder; dot-files, dot-folders and links are left out."""
+    files, in every subfolder; dot-files, dot-folders and links are left out. Raises Incomplete
+    when `deadline` (a time.monotonic() value) passes first."""
     found: dict[str, tuple[int, int, int]] = {}
     pending = [("", root)]
     while pending:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise Incomplete(f"the vault's listing not done in time ({len(found):,} notes listed)")
         prefix, folder = pending.pop()
         try:
             entries = list(os.scandir(folder))
@@ -379,12 +382,13 @@ _walked: dict[str, float] = {}     # vault root -> when this process last brough
 
 
 def refresh(settings, archive, *, deadline: float | None = None, written=None, walked_within: float = 0,
-            reading_seconds: float | None = None) -> Folder:
+            reading_seconds: float | None = None, whole: bool = True) -> Folder:
     """Bring the archive's record of the vault's notes up to date, reading only the files whose
     stamp changed, and the session notes whose privacy was not judged under the present text
-    rules. When this process did so less than `walked_within` seconds ago, only the notes it
-    `written` since (vault-relative paths) are looked at: one walk of the vault per archive run,
-    not one per step. Raises Incomplete when `deadline` (a time.monotonic() value), or
+    rules. When this process did so less than `walked_within` seconds ago, or `whole` is False (a
+    hook: the rest of the vault is the sweep's), only the notes it `written` since (vault-relative
+    paths) are looked at: one walk of the vault per archive run, not one per step. Raises
+    Incomplete when `deadline` (a time.monotonic() value), or
     `reading_seconds` counted from the end of the walk (a walk of 100,000 notes alone may take
     longer than a hook's patience for the few notes to read), passes first, and VaultUnavailable
     when there is no vault."""
@@ -396,8 +400,9 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     privacy = Privacy.of(settings)
     started = time.perf_counter()      # (not monotonic(): that clock is the deadline's)
-    only = list(written or ()) if started - _walked.get(root, float("-inf")) < walked_within else None
-    on_disk = _on_disk(settings, root) if only is None else fsutil.note_stamps(root, only)
+    walked = started - _walked.get(root, float("-inf")) < walked_within
+    only = list(written or ()) if walked or not whole else None
+    on_disk = _on_disk(settings, root, deadline) if only is None else fsutil.note_stamps(root, only)
     known = archive.vault_notes.stamps(root, privacy.text_rules(), only)   # path -> (stamp or None, kind, started)
     gone = [path for path in known if path not in on_disk]
     months = {month_of(known[path][2]) for path in gone if known[path][1] != OTHER}
@@ -426,6 +431,18 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     if only is None:
         _walked[root] = started
     return Folder(archive, root, bool(months), months, moving)
+
+
+def record_describes(settings, archive, *, rendered_under: str) -> bool:
+    """Whether the archive's record of the vault's notes describes this vault under the present
+    private text rules, and the history was last rendered under the rules `rendered_under`
+    (privacy.Privacy.signature) or never: then the history can be rendered from it with only the
+    notes a run wrote read again."""
+    from obsidian_memory.vault.privacy import Privacy
+
+    root = vault_root(settings)
+    return (root is not None and archive.vault_notes.describes(root, Privacy.of(settings).text_rules())
+            and archive.history.rendered_under() in (None, rendered_under))
 
 
 def month_of(started: str | None) -> str:
@@ -485,10 +502,10 @@ def machines_in_folder(folder: str) -> dict:
     return found
 
 
-def _on_disk(settings, root: str) -> dict[str, tuple[int, int, int]]:
+def _on_disk(settings, root: str, deadline: float | None = None) -> dict[str, tuple[int, int, int]]:
     """{vault-relative path: its stamp} of the vault's notes, but the history note (rebuilt
     from them)."""
-    found = list_notes(root)
+    found = list_notes(root, deadline)
     found.pop(settings.history_note.strip("/"), None)
     return found
 

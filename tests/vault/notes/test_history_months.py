@@ -89,7 +89,7 @@ def test_archiving_a_new_session_walks_the_vault_once(env, settings, written, mo
 
     walks = []
     real = vault_sessions.list_notes
-    monkeypatch.setattr(vault_sessions, "list_notes", lambda root: walks.append(root) or real(root))
+    monkeypatch.setattr(vault_sessions, "list_notes", lambda root, *rest: walks.append(root) or real(root, *rest))
     transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(40)}.jsonl",
                                   session_id(40), ["a brand new task"], start="2026-03-09T09:00:00.000Z")
     result = capture.archive_transcript(str(transcript), settings, session_id=session_id(40))
@@ -108,7 +108,7 @@ def test_a_long_walk_of_the_vault_leaves_the_lookup_its_time_to_read_the_notes_t
     from obsidian_memory.vault.notes import vault_sessions
 
     real = vault_sessions.list_notes
-    monkeypatch.setattr(vault_sessions, "list_notes", lambda root: time.sleep(0.3) or real(root))
+    monkeypatch.setattr(vault_sessions, "list_notes", lambda root, *rest: time.sleep(0.3) or real(root, *rest))
     with open_archive(settings.archive) as archive:
         found = vault_sessions.notes_of(settings, archive, f"{3:08x}-bbbb-4ccc-8ddd-{3:012x}", reading_seconds=0.2)
     assert found == [written[3]]
@@ -180,7 +180,9 @@ def test_when_the_vault_shrinks_to_500_sessions_our_month_notes_go_and_the_users
     transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(900)}.jsonl",
                                   session_id(900), ["a brand new task"], start="2026-03-29T09:00:00.000Z")
     done = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=session_id(900)))
-    assert done.returncode == 0 and done.stdout == b"", done.stderr          # 500: the note shows them all
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    assert "a brand new task" in open(history_note, encoding="utf-8").read()
+    swept(env)           # the hook read only its own note; the sweep sees the deletions: 500, the note shows them all
     text = open(history_note, encoding="utf-8").read()
     assert "a brand new task" in text and len(titles(history_note)) == 500 and "month by month" not in text
     assert month_notes(settings) == ["claude-session-history 2025-12.md", "claude-session-history 2026-02.md"]

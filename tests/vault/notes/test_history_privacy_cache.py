@@ -67,9 +67,10 @@ def test_an_unchanged_vault_is_not_read_again_to_judge_privacy(settings, written
     assert not [p for p in opened if "claude-sessions" in str(p)]
 
 
-def test_a_note_made_private_after_it_was_judged_leaves_the_table_at_the_next_archive(env, settings, written):
-    """Through the SessionEnd hook, as Claude Code runs it; the edit keeps the note's size and
-    mtime (a sync tool restores mtimes), so only a stamp with ctime sees it."""
+def test_a_note_made_private_after_it_was_judged_leaves_the_table_at_the_next_sweep(env, settings, written):
+    """Through the SessionEnd hook, as Claude Code runs it (it reads only its own note), then the
+    sweep, as the next SessionStart starts it; the edit keeps the note's size and mtime (a sync
+    tool restores mtimes), so only a stamp with ctime sees it."""
     with open_archive(settings.archive) as archive:
         assert titles_in(history.rebuild(settings, archive)) == list(TITLES)
     bravo = settings.vault_path(written["bravo topic"])
@@ -78,6 +79,7 @@ def test_a_note_made_private_after_it_was_judged_leaves_the_table_at_the_next_ar
                                   session_id(9), ["one more thing"], start="2026-03-05T09:00:00.000Z")
     done = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=session_id(9)))
     assert done.returncode == 0 and done.stdout == b""
+    assert env.run("sweep").returncode == 0
     table = settings.vault_path(settings.history_note)
     assert titles_in(table) == ["alpha topic", "charlie topic"]
     assert "one more thing" in open(table, encoding="utf-8").read()

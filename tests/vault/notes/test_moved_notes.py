@@ -61,6 +61,7 @@ def test_a_moved_note_is_updated_where_it_is_with_the_users_additions_kept(user)
     write_transcript(user.transcript, SID, ["first prompt", "second prompt"])
     result = user.hook(["archive"], hook_payload("SessionEnd", user.transcript, session_id=SID))
     assert result.returncode == 0 and result.stdout == b""
+    assert user.follow_ups_done()          # the hook walks no vault: its detached sweep finds the note
     assert session_notes(user.vault) == {SID: ["Projects/x.md"]}   # no duplicate at the old path
     text = moved.read_text(encoding="utf-8")
     assert "second prompt" in text and "My own conclusion: the parser needs a rewrite." in text

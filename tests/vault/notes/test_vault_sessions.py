@@ -111,8 +111,14 @@ def test_reading_stops_at_the_deadline_and_keeps_what_it_read(settings, archive,
     import time
     for n in range(1, 4):
         write(settings, n)
-    clock = iter([0.0, 0.0, 10.0, 10.0, 10.0])
-    monkeypatch.setattr(vault_sessions.time, "monotonic", lambda: next(clock))
+    now, real_read = [0.0], vault_sessions.read_facts
+
+    def read_then_time_passes(*args, **kwargs):     # the deadline passes once two notes are read
+        row = real_read(*args, **kwargs)
+        now[0] += 2.5 if now[0] < 2.5 else 10.0
+        return row
+    monkeypatch.setattr(vault_sessions, "read_facts", read_then_time_passes)
+    monkeypatch.setattr(vault_sessions.time, "monotonic", lambda: now[0])
     with pytest.raises(vault_sessions.Incomplete):
         vault_sessions.refresh(settings, archive, deadline=5.0)
     monkeypatch.setattr(vault_sessions.time, "monotonic", time.monotonic)
