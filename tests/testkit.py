@@ -87,12 +87,12 @@ class Env:
         return self.run("hook", *event_args, input=data, **kwargs)
 
     def follow_ups_done(self, timeout: float = 120) -> list[int]:
-        """Wait for the detached sweeps that hooks left their vault work to (the log names their
-        pids) to end; returns their pids."""
+        """Wait for the detached processes hooks left their work to (a sweep, an archive of a long
+        transcript: the log names their pids) to end; returns their pids."""
         import time
 
         text = self.log_file.read_text(encoding="utf-8") if self.log_file.exists() else ""
-        pids = [int(pid) for pid in re.findall(r"left to a sweep started now \(pid (\d+)\)", text)]
+        pids = [int(pid) for pid in re.findall(r"started now \(pid (\d+)\)", text)]
         deadline = time.monotonic() + timeout
         for pid in pids:
             while _running(pid):

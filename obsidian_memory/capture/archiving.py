@@ -30,6 +30,8 @@ SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this l
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
 NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read this long at most to place a new note
 RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
+DETACH_BYTES = 16 * 2**20         # a hook archives a transcript with more than this not read yet in a detached process
+DETACHED_WAIT_SECONDS = 600.0     # a detached archive waits this long for the one before it
 HOOK_HISTORY_SECONDS = 0.5       # a hook lists and reads the vault's notes this long at most (its follow-up does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -582,18 +584,56 @@ def _lock_path(settings, name: str) -> str:
 
 # -- hooks ----------------------------------------------------------------------------------------
 
-def handle_hook(payload: dict, settings) -> None:
+def handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
     """Archive the session a SessionEnd / PreCompact / PostCompact / Stop payload is about.
-    Never raises: every problem goes to the log."""
+    Never raises: every problem goes to the log. A transcript with more than DETACH_BYTES not
+    read yet (the first archive of a long session) is archived by a detached `hook archive
+    --detached` given the same payload: a hook's budget (1.5 s by default at SessionEnd) is too
+    short for the JSON of 100 MB, and Claude Code's kill at its end would leave no row. The
+    detached runs take one lock: a second waits for the first, then reads on from where it
+    stopped."""
     try:
-        _handle_hook(payload if isinstance(payload, dict) else {}, settings)
+        payload = payload if isinstance(payload, dict) else {}
+        if detached:
+            with FileLock(_lock_path(settings, "detached-archive.lock"), timeout=DETACHED_WAIT_SECONDS):
+                _handle_hook(payload, settings, detached=True)
+        else:
+            _handle_hook(payload, settings)
     except Exception as exc:
         event = payload.get("hook_event_name") if isinstance(payload, dict) else None
         logs.log_for(settings, f"hook archive ({event or 'unknown event'}): {_describe(exc)}",
                      None if _is_busy(exc) else exc)
 
 
-def _handle_hook(payload: dict, settings) -> None:
+def _unread_bytes(settings, path: str) -> int:
+    """How much of the transcript an archive would read (what its last read left unread)."""
+    from obsidian_memory.capture import resume
+
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return 0
+    return size - resume.resumable_offset(settings.home, path) if size > DETACH_BYTES else 0
+
+
+def _archive_detached(settings, payload: dict, path: str, unread: int) -> None:
+    import json
+
+    from obsidian_memory.core import spawn
+
+    try:
+        pid = spawn.start(spawn.command("hook", "archive", "--detached"), stdin_bytes=json.dumps(payload).encode(),
+                          log_path=settings.log_path)
+    except OSError as exc:
+        logs.log_for(settings, f"hook archive: {path}: the detached archive did not start "
+                               f"({type(exc).__name__}: {exc}); archived here")
+        _handle_hook(payload, settings, detached=True)
+        return
+    logs.log_for(settings, f"hook archive: {path}: {unread / 2**20:.0f} MB not read yet: "
+                           f"archived by a detached process started now (pid {pid})")
+
+
+def _handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     path = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
     summary = payload.get("compact_summary") if isinstance(payload.get("compact_summary"), str) else None
@@ -610,6 +650,10 @@ def _handle_hook(payload: dict, settings) -> None:
             path = None
     if not path and session_id:
         path = find_transcript(settings, session_id)
+    unread = _unread_bytes(settings, path) if path and not detached else 0
+    if unread > DETACH_BYTES:
+        _archive_detached(settings, payload, path, unread)
+        return
     try:
         if path and os.path.getsize(path) > 0:
             # an unchanged transcript (e.g. Stop after nothing new) is not parsed again

@@ -45,6 +45,21 @@ def load(home: str, transcript_path: str):
         return None
 
 
+def resumable_offset(home: str, transcript_path: str) -> int:
+    """The offset a read of the transcript would go on from (0: a whole read), by the state's
+    header alone (the reader is not loaded)."""
+    try:
+        with open(state_path(home, transcript_path), "rb") as handle:
+            header = json.loads(handle.readline())
+        offset = int(header["offset"])
+        if (header.get("version") == STATE_VERSION and header.get("path") == os.path.abspath(transcript_path)
+                and header.get("checks") == _checks(transcript_path, offset)):
+            return offset
+    except Exception:   # as load(): no usable state
+        pass
+    return 0
+
+
 def save(home: str, transcript_path: str, reader, offset: int) -> None:
     """Keep the reader's state at `offset` (the end of its last complete line)."""
     if offset < RESUME_MIN_BYTES:

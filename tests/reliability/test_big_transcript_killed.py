@@ -4,7 +4,9 @@ as hooks that ran to their end would have left them."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -111,3 +113,75 @@ def test_hooks_killed_at_random_points_then_the_sweep_equal_an_uninterrupted_run
     assert state_of(killed) == state_of(whole)
     assert temp_files(killed.vault) == [] and not list(
         (killed.config_dir / "obsidian-memory" / resume.FOLDER).glob(".*"))   # no temp file a kill left
+
+
+# -- the detached paths: a long first read, a note moved away -----------------------------------
+# A transcript with more than DETACH_BYTES not read yet is archived by a detached process the hook
+# starts; a note no longer at its recorded path is looked for by a detached sweep. Each of them is
+# killed at a random moment too (it outlives the hook: Claude Code's kill does not reach it).
+
+LONG_STEPS = (1500, 3)             # ~19 MB: the first hook leaves its archive to a detached process
+
+
+def started_pids(env: Env, seen: set[int]) -> list[int]:
+    text = env.log_file.read_text(encoding="utf-8") if env.log_file.exists() else ""
+    found = [int(pid) for pid in re.findall(r"started now \(pid (\d+)\)", text)]
+    new = [pid for pid in found if pid not in seen]
+    seen.update(new)
+    return new
+
+
+def kill_after(pid: int, seconds: float) -> None:
+    time.sleep(seconds)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_long_session(env: Env, rng: random.Random | None, timings: list[float], *, move_note: bool) -> None:
+    """LONG_STEPS as run_session's steps, each hook and each process it started killed at a random
+    moment of their usual run when `rng` is given; with `move_note`, the note is moved by the user
+    before the last hook (its detached sweep finds it)."""
+    path = env.config_dir / "projects" / "-work-demo" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written, seen = 0, set()
+    for step, count in enumerate(LONG_STEPS):
+        last = step == len(LONG_STEPS) - 1
+        if last and move_note:       # once the note is there (a sweep completes what a kill left)
+            env.follow_ups_done()
+            assert env.run("sweep", "--quiet-seconds", "0").returncode == 0
+            [note] = (env.vault / "Meta" / "claude-sessions").rglob("*.md")
+            (env.vault / "Projects").mkdir(exist_ok=True)
+            note.rename(env.vault / "Projects" / "kept here.md")
+        append_prompts(path, written, count)
+        written += count
+        event = "SessionEnd" if last else "PreCompact"
+        if rng is None:
+            started = time.perf_counter()
+            hook(env, path, event, None)
+            env.follow_ups_done()
+            timings.append(time.perf_counter() - started)
+        else:
+            hook(env, path, event, rng.uniform(0.05, timings[step]))
+            for pid in started_pids(env, seen):
+                kill_after(pid, rng.uniform(0.0, timings[step]))
+    if rng is not None:
+        env.follow_ups_done()
+
+
+@pytest.mark.parametrize("seed,move_note", [(5, False), (17, True)])
+def test_detached_work_killed_at_random_points_then_the_sweep_equal_an_uninterrupted_run(tmp_path, seed, move_note):
+    whole, killed = Env(tmp_path / "whole"), Env(tmp_path / "killed")
+    timings: list[float] = []
+    run_long_session(whole, None, timings, move_note=move_note)
+    log = whole.log_file.read_text(encoding="utf-8")
+    assert "archived by a detached process" in log and ("left to a sweep started now" in log) == move_note
+    run_long_session(killed, random.Random(seed), timings, move_note=move_note)
+    for env in (whole, killed):
+        done = env.run("sweep", "--quiet-seconds", "0")
+        assert done.returncode == 0, done.stderr
+    state = state_of(whole)
+    assert state_of(killed) == state
+    assert ("Projects/kept here.md" in state["files"]) == move_note
+    assert temp_files(killed.vault) == []

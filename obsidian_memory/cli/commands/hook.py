@@ -8,7 +8,8 @@ detached sweep, and noting which sessions the context listed) happens after its 
 SessionEnd's (the session's vector for prompt recall, with the semantic extra) after it archived.
 
 Events: `session-start` (SessionStart), `user-prompt` (UserPromptSubmit: prompt recall) and
-`archive` (SessionEnd, PreCompact, PostCompact, Stop).
+`archive` (SessionEnd, PreCompact, PostCompact, Stop; `archive --detached`: the same payload,
+archived in the detached process a hook starts for a long transcript not read yet).
 """
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ def main(argv: list[str]) -> int:
             output = user_prompt_output(payload, settings)
         elif event == "archive":
             from obsidian_memory.capture.archiving import handle_hook
-            handle_hook(payload, settings)
-            _after_session_end(payload, settings)
+            handle_hook(payload, settings, detached="--detached" in argv[1:])
+            _after_session_end(payload, settings)     # (a detached archive's too: its session is there by now)
         else:
             _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")
     except BaseException as exc:  # the session must never be hurt, not even by Ctrl-C or SystemExit
