@@ -63,12 +63,14 @@ def make_user(root: Path) -> dict:
     return env
 
 
-def fill_archive(path: str, root: Path, count: int) -> float:
-    """`count` sessions of 20 prompts over the repositories under root/src; returns the seconds it took."""
+def fill_archive(path: str, root: Path, count: int, started_of=None) -> float:
+    """`count` sessions of 20 prompts over the repositories under root/src (started at
+    `started_of(n)`: by default over 2025); returns the seconds it took."""
     import archive_speed
 
     started = time.perf_counter()
-    archive_speed.fill_archive(path, count, lambda n: str(root / "src" / f"repo{n % REPOSITORIES}"))
+    archive_speed.fill_archive(path, count, lambda n: str(root / "src" / f"repo{n % REPOSITORIES}"),
+                               started_of or archive_speed.started_in_2025)
     return time.perf_counter() - started
 
 
@@ -125,9 +127,11 @@ def whole_process(env: dict, root: Path, runs: int) -> dict[str, float]:
     return {f"{name} (whole process)": statistics.median(found) for name, found in times.items()}
 
 
-def write_session_notes(env: dict, count: int) -> None:
+def write_session_notes(env: dict, count: int, started_of=None) -> None:
     """The session notes of the `count` sessions fill_archive made (the real renderer's note of one
     session, its id, title, project and start changed for each), recorded in the archive as written."""
+    import archive_speed
+
     from obsidian_memory.core import fsutil, settings as settings_module
     from obsidian_memory.archive import open_archive
     from obsidian_memory.capture.session_records import Prompt, Session
@@ -142,7 +146,7 @@ def write_session_notes(env: dict, count: int) -> None:
     paths = []
     for n in range(count):
         session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=f"repo{n % REPOSITORIES}",
-                          started_at=f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z")
+                          started_at=(started_of or archive_speed.started_in_2025)(n))
         relative = session_notes.note_relative_path(session, settings)
         text = (model.replace(model_id, session.session_id).replace(model_id[:8], session.session_id[:8])
                 .replace("session model", f"session {n} about topic {n % 97}").replace("repo99", session.project)

@@ -173,9 +173,14 @@ def big_archive_queries(root: Path, count: int = 10_000) -> dict[str, float]:
     return figures
 
 
-def fill_archive(path: str, count: int, repo_of) -> None:
+def started_in_2025(n: int) -> str:
+    return f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z"
+
+
+def fill_archive(path: str, count: int, repo_of, started_of=started_in_2025) -> None:
     """`count` synthetic sessions of 20 prompts in the archive at `path`, in one transaction;
-    session n in the repository folder `repo_of(n)` (project: its base name)."""
+    session n in the repository folder `repo_of(n)` (project: its base name), started at
+    `started_of(n)`."""
     from obsidian_memory.archive import open_archive
     from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 
@@ -184,7 +189,7 @@ def fill_archive(path: str, count: int, repo_of) -> None:
         for n in range(count):
             repo = repo_of(n)
             session = Session(session_id=f"{n:08x}-0000-4000-8000-{n:012x}", project=os.path.basename(repo), cwd=repo,
-                              repo_root=repo, started_at=f"2025-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:00:00.000Z",
+                              repo_root=repo, started_at=started_of(n),
                               title=f"session {n} about topic {n % 97}",
                               prompts=[Prompt(f"prompt {i} of session {n}: refactor module {i * n % 31}")
                                        for i in range(20)],

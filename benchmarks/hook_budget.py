@@ -86,12 +86,12 @@ def payload(path: Path, event: str) -> bytes:
 
 
 def hook(version: Path, env: dict, path: Path, event: str, *,
-         kill_after: float | None = None) -> tuple[float, int, float]:
+         kill_after: float | None = None, extra: list[str] = ()) -> tuple[float, int, float]:
     """(seconds, peak RSS bytes, CPU seconds) of one `hook archive` process of `version` (killed
-    after `kill_after`)."""
+    after `kill_after`; `extra`: more arguments)."""
     peak_file = path.with_suffix(".peak")
     argv = [sys.executable, "-c", LAUNCHER, str(peak_file), sys.executable, str(version / "scripts" / "obsidian_memory.py"),
-            "hook", "archive"]
+            "hook", "archive", *extra]
     started = time.perf_counter()
     if kill_after is None:
         subprocess.run(argv, input=payload(path, event), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -22,7 +22,8 @@ waits half a second first, so that no run competes with the previous one's sweep
 `--baseline DIR` (a checkout or copy holding an older `obsidian_memory` package, e.g. a worktree of
 main) adds that package's hook to the same interleaved runs, and prints new / baseline; it reads
 a copy of the same archive, marked with the schema version it knows.
-Prints the medians and the ratio hook / bare (target <= 1.5), the in-process build_context time,
+Prints the medians and the ratio hook / bare (target <= 1.5), the hook as installed against the
+floor (the base Python with -S importing json and sqlite3: target <= 1.6), the in-process build_context time,
 and the size of the injected context. Bytecode is cached (PYTHONPYCACHEPREFIX in the temp dir),
 as it is after a pip install; the same without bytecode is printed for information.
 """
@@ -53,6 +54,7 @@ from obsidian_memory.vault.notes import vault_sessions  # noqa: E402
 CLI = REPO / "scripts" / "obsidian_memory.py"
 PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "session_start_v2.1.332_startup.json"
 SCRATCH = "/home/me/scratch"   # sessions outside any repository: listed by cwd
+FLOOR = "python3 -S: import json, sqlite3"   # the interpreter and the two imports the hook cannot do without
 
 
 def build_world(root: Path, sessions: int) -> tuple[dict, Path]:
@@ -171,6 +173,8 @@ def report(title: str, medians: dict[str, float]) -> None:
     for name, value in medians.items():
         ratio = "" if name == "bare" else f"   ratio {value / bare:.2f}x"
         print(f"  {name:<24} {value * 1000:7.1f} ms{ratio}")
+    if FLOOR in medians:
+        print(f"  as installed / the floor: {medians['hook (as installed)'] / medians[FLOOR]:.2f}x (target <= 1.6)")
     if "hook (baseline)" in medians:
         print(f"  new / baseline (launcher script): "
               f"{medians['hook (launcher script)'] / medians['hook (baseline)']:.2f}")
@@ -249,6 +253,7 @@ def main() -> int:
             "hook (launcher script)": [sys.executable, str(CLI), "hook", "session-start"],
             "hook (-m obsidian_memory)": [sys.executable, "-m", "obsidian_memory", "hook", "session-start"],
             "hook (as installed)": installed_hook(root / "home"),
+            FLOOR: [os.path.realpath(sys.executable), "-S", "-c", "import json, sqlite3"],
         }
         module_env = dict(env, PYTHONPATH=str(REPO))
         envs = {}
