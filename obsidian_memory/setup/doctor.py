@@ -545,7 +545,7 @@ def check_claude_md(layout, plugin) -> Check:
 def check_index(settings) -> Check:
     """Information, or a warning when the local index leaves notes out or cannot be read."""
     from obsidian_memory.search import store
-    from obsidian_memory.search.store.build import skipped_text
+    from obsidian_memory.search.store.build import cut_text, skipped_text
 
     info = store.status(settings)
     if info.get("error"):
@@ -557,6 +557,8 @@ def check_index(settings) -> Check:
         return Check("index", WARN, f"{info['index_path']} is damaged ({verdict}): the next search or reindex "
                                     f"deletes it and builds it again")
     detail = f"{info['notes_indexed']} notes ({info['index_path']}; {info['sqlite']})"
+    if info["cut"]["count"]:
+        detail += f"; {cut_text(info['cut'])}"
     if info["skipped"]["count"]:
         return Check("index", WARN, f"{detail}; {skipped_text(info['skipped']['names'], info['skipped']['count'])}")
     return Check("index", INFO, detail)

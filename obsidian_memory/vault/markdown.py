@@ -95,6 +95,21 @@ class Link(Record):
         return self.target + ("#" + self.anchor if self.anchor else "")
 
 
+SEARCHED_BYTES = 1 << 20     # of a note, its first 1 MB is indexed, scored and excerpted (a privacy check reads all)
+
+
+def searched_part(text: str) -> str:
+    """The part of a note's text that search indexes, scores and excerpts: its first
+    SEARCHED_BYTES of UTF-8 (a 20 MB log would cost a search seconds and a hundred MB). What
+    makes a note private is looked for in all of it, never in this part only."""
+    if len(text) <= SEARCHED_BYTES // 4:      # (4 bytes a character at most: short enough)
+        return text
+    data = text[:SEARCHED_BYTES].encode("utf-8", "replace")    # (1 byte a character at least: enough)
+    if len(data) <= SEARCHED_BYTES and len(text) <= SEARCHED_BYTES:
+        return text
+    return data[:SEARCHED_BYTES].decode("utf-8", "ignore")
+
+
 def parse_note(text: str, title: str, *, text_only: bool = False) -> Note:
     """The note `text` parsed. `text_only`: only its body, code and headings (the same), for a
     reader of those: its frontmatter is skipped unread (no YAML), tags and links are not collected."""

@@ -38,6 +38,10 @@ def format_text(report: dict) -> str:
         from obsidian_memory.search.store.build import skipped_text
 
         lines.append(f"            {skipped_text(idx['skipped']['names'], idx['skipped']['count'])}")
+    if idx.get("cut", {}).get("count"):
+        from obsidian_memory.search.store.build import cut_text
+
+        lines.append(f"            {cut_text(idx['cut'])}")
     lines.append(semantic_line(report["semantic"]))
     omni = report["engines"]["omnisearch"]
     lines.append(f"omnisearch: {omni['advice']}" + ("" if omni["answers"] else f" [{omni['detail']}]"))

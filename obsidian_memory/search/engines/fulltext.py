@@ -520,6 +520,7 @@ class _Matcher:
             for form in forms:
                 if form:
                     self.group_of.setdefault(form, n)
+        self.groups = len(set(self.group_of.values()))
         forms = sorted(self.group_of, key=len, reverse=True)
         # a word starts where a word does; a CJK bigram anywhere inside its run
         self.words = re.compile("|".join(_at_word_start(f) for f in forms)) if forms else None
@@ -535,6 +536,8 @@ class _Matcher:
             found.add(self.group_of[match.group(0)])
             if first is None:
                 first = match.start()
+            if len(found) == self.groups:     # (every word found: the rest of a long line adds nothing)
+                break
         if not found:
             return 0.0, 0
         bonus = 0.5 if self.phrase is not None and self.phrase.search(folded) else 0.0

@@ -94,6 +94,7 @@ def search(query: Query, vault: str, skipped: list | None = None, *, privacy=Non
         text = searched_text(relative, text) if text is not None else None
         if text is None or (privacy is not None and privacy.text_is_private(text)):
             continue
+        text = markdown.searched_part(text)
         if query.has_metadata_filters and not _passes_filters(text, query):
             continue
         hit = score_note(relative, text, terms)

@@ -75,6 +75,13 @@ def skipped_text(names: list[str], count: int | None = None) -> str:
     return f"{count} skipped: names not valid UTF-8 ({shown}); rename them to find them"
 
 
+def cut_text(cut: dict) -> str:
+    """"1 note over 1 MB: only its first 1 MB is searched (2.1 MB left out)", of index.status's `cut`."""
+    count, limit = cut["count"], cut["searched_bytes"] / 2**20
+    return (f"{count} note{'s' if count != 1 else ''} over {limit:g} MB: only {'their' if count != 1 else 'its'} "
+            f"first {limit:g} MB {'are' if count != 1 else 'is'} searched ({cut['bytes'] / 2**20:.1f} MB left out)")
+
+
 # -- the update lock ---------------------------------------------------------------------------
 
 def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
@@ -376,7 +383,7 @@ def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -
         return _Row(path, stamp, None, None)
     digest = content_digest(text) if unsettled(stamp[0], read_at) else None
     try:
-        note = markdown.parse_note(shown, link_resolution.note_title(path))
+        note = markdown.parse_note(markdown.searched_part(shown), link_resolution.note_title(path))
     except (RecursionError, MemoryError, ValueError, TypeError) as exc:   # one bad note costs itself only
         return _Row(path, stamp, None, None, failed=type(exc).__name__)
     return _Row(path, stamp, note, digest)

@@ -17,6 +17,7 @@ from obsidian_memory.core import sqlitedb
 from obsidian_memory.search.store import build, freshness, schema, walk
 from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
+from obsidian_memory.vault.markdown import SEARCHED_BYTES
 
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
 CHUNK = 500                  # ids or paths per `IN (...)` list
@@ -298,7 +299,7 @@ class VaultIndex:
         text = searched_text(path, text) if text is not None else None
         if text is None or Privacy.of(self.settings).text_is_private(text):
             return None
-        return markdown.parse_note(text, title, text_only=True)
+        return markdown.parse_note(markdown.searched_part(text), title, text_only=True)
 
     def _content(self, note_id: int) -> schema.Content:
         """A note's links as written and their context lines (`schema.Codec`)."""
@@ -665,7 +666,8 @@ def status(settings) -> dict:
     path = index_path(settings)
     info = {"engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
             "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None,
-            "skipped": {"count": 0, "names": []}, "sqlite": sqlite_used()}
+            "skipped": {"count": 0, "names": []}, "cut": {"count": 0, "bytes": 0, "searched_bytes": SEARCHED_BYTES},
+            "sqlite": sqlite_used()}
     if not info["exists"]:
         return info
     info["size_bytes"] = sqlitedb.size_on_disk(path)
@@ -676,6 +678,9 @@ def status(settings) -> dict:
             info["notes_indexed"] = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
             last = sqlitedb.meta(conn, "last_update")
             info["last_update"] = float(last) if last else None
+            cut, over = conn.execute("SELECT count(*), total(size - ?) FROM notes WHERE size > ?",
+                                     (SEARCHED_BYTES, SEARCHED_BYTES)).fetchone()
+            info["cut"] = {"count": cut, "bytes": int(over), "searched_bytes": SEARCHED_BYTES}
             skipped = sqlitedb.meta(conn, build.SKIPPED)
             if skipped:
                 import json
