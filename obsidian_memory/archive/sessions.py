@@ -248,6 +248,11 @@ class Sessions(Store):
             "ORDER BY position", (session_id,))]
         return session
 
+    def prompt_texts(self, session_id: str) -> list[tuple[str, str | None]]:
+        """(text, answer) of the session's archived prompts, in order."""
+        return self.db.execute("SELECT text, answer FROM prompts WHERE session_id = ? ORDER BY position",
+                               (session_id,)).fetchall()
+
     def note_path(self, session_id: str) -> str | None:
         row = self.db.execute("SELECT note_path FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return row[0] if row else None

@@ -237,7 +237,7 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
     if settings.redact:
         from obsidian_memory.capture.redact import redact_session
-        session = redact_session(session)
+        session = redact_session(session, archived=archive.sessions.prompt_texts(session.session_id))
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)

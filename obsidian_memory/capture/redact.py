@@ -95,9 +95,12 @@ def redaction_counts(text: str) -> dict[str, int]:
     return counts
 
 
-def redact_session(session):
+def redact_session(session, *, archived=()):
     """A copy of `session` whose every text field went through `redact_text`. The transcript
-    paths are locators, not content, and are kept as they are."""
+    paths are locators, not content, and are kept as they are. `archived`: the (text, answer)
+    of the session's prompts as the archive holds them, redacted; a prompt found there as it is
+    at its position is kept as it is (redacting a redacted text changes nothing more): a growing
+    session archived again redacts its new prompts, not all of them."""
     import copy
 
     from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Subagent, Todo, ToolError
@@ -108,8 +111,9 @@ def redact_session(session):
     redacted.cwds = [redact_text(c) for c in session.cwds]
     redacted.repo_root = _maybe(session.repo_root)
     redacted.git_branch = _maybe(session.git_branch)
-    redacted.prompts = [Prompt(text=redact_text(p.text), timestamp=p.timestamp, uuid=p.uuid, answer=_maybe(p.answer))
-                        for p in session.prompts]
+    redacted.prompts = [p if i < len(archived) and (p.text, p.answer) == tuple(archived[i])
+                        else Prompt(text=redact_text(p.text), timestamp=p.timestamp, uuid=p.uuid, answer=_maybe(p.answer))
+                        for i, p in enumerate(session.prompts)]
     redacted.compact_summaries = [
         CompactSummary(text=redact_text(c.text), timestamp=c.timestamp, trigger=c.trigger, origin=c.origin)
         for c in session.compact_summaries]

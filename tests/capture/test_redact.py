@@ -157,6 +157,22 @@ def test_redact_session_redacts_every_text_field_and_leaves_the_original_alone()
     assert secret in session.prompts[0].text and secret in session.title   # the input is untouched
 
 
+def test_a_grown_session_redacts_only_its_new_prompts_with_the_same_result():
+    """The archive's redacted prompts stand for the prompts found there as they are; a prompt that
+    changed since (or was never archived) is redacted, a secret in it included."""
+    bench = _load_benchmark()
+    secrets = [text for _, _, text in bench.load_secrets()][:40]
+    prompts = [Prompt(text=f"step {i}: {secrets[i % len(secrets)] if i % 3 == 0 else 'plain words'}",
+                      timestamp="t", uuid=f"u{i}", answer=f"answer {i} {secrets[-1 - i % 7] if i % 4 == 0 else ''}")
+               for i in range(60)]
+    whole = redact_session(Session(session_id="s", prompts=prompts))
+    archived = [(p.text, p.answer) for p in whole.prompts[:50]]
+    archived[7] = ("an older text of prompt 7", None)
+    grown = redact_session(Session(session_id="s", prompts=prompts), archived=archived)
+    assert [(p.text, p.answer) for p in grown.prompts] == [(p.text, p.answer) for p in whole.prompts]
+    assert sum(1 for p in whole.prompts if "[REDACTED:" in p.text + (p.answer or "")) > 10
+
+
 # -- the corpus (targets: recall >= 0.95, false positives <= 1%) --------------------------------
 
 def test_corpus_is_large_enough_and_covers_every_kind():
