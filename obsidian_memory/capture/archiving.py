@@ -798,7 +798,7 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
         with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
             excluded = set(exclude_session_ids or ())
             now = time.time()
-            marks_before = now - 1.0     # (a mark a hook makes while this sweep runs is that hook's: kept)
+            marks_before = now           # (a mark a hook makes while this sweep runs is that hook's: kept)
             paths, active = [], []
             for path in transcript_paths(settings):
                 session_id = os.path.basename(path)[:-len(".jsonl")]

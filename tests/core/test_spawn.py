@@ -96,6 +96,27 @@ def test_the_sweep_is_started_at_most_once_per_interval(env, monkeypatch):
     assert sweep.start_in_background(settings, "abc", now=now + sweep.INTERVAL_SECONDS + 1) is True
 
 
+def test_a_hook_killed_before_its_vault_work_was_done_has_the_next_session_start_a_sweep(env, monkeypatch):
+    """The hook's pending mark (left by a kill) newer than the last sweep's start starts one
+    within the interval, once."""
+    env.apply(monkeypatch)
+    from obsidian_memory.core import settings as settings_module
+
+    settings = settings_module.load()
+    started = []
+    monkeypatch.setattr(spawn, "start", lambda argv, **options: started.append(argv) or 1)
+    now = time.time()
+    assert sweep.start_in_background(settings, "abc", now=now) is True
+    assert sweep.start_in_background(settings, "abc", now=now + 1) is False
+    os.makedirs(settings.pending_marks)
+    mark = os.path.join(settings.pending_marks, "00000001-bbbb-4ccc-8ddd-000000000001")
+    open(mark, "wb").close()
+    os.utime(mark, (now + 2, now + 2))
+    assert sweep.start_in_background(settings, "abc", now=now + 3) is True
+    assert sweep.start_in_background(settings, "abc", now=now + 4) is False
+    assert len(started) == 2
+
+
 @pytest.mark.parametrize("payload", [{}, {"hook_event_name": "Stop", "session_id": "x"}])
 def test_the_session_start_hook_starts_no_sweep_for_an_empty_or_foreign_payload(env, payload):
     assert env.hook(["session-start"], payload).returncode == 0

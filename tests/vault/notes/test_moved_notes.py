@@ -3,6 +3,7 @@ place with the user's section, properties and tags kept; sessions whose ids shar
 their first 8 characters get a note each."""
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import pytest
@@ -63,6 +64,7 @@ def test_a_moved_note_is_updated_where_it_is_with_the_users_additions_kept(user)
     assert result.returncode == 0 and result.stdout == b""
     assert user.follow_ups_done()          # the hook walks no vault: its detached sweep finds the note
     assert session_notes(user.vault) == {SID: ["Projects/x.md"]}   # no duplicate at the old path
+    assert not os.listdir(user.config_dir / "obsidian-memory" / "vault-pending")   # done: no sweep due
     text = moved.read_text(encoding="utf-8")
     assert "second prompt" in text and "My own conclusion: the parser needs a rewrite." in text
     assert 'tags: ["claude-session", "parsing"]' in text and USER_FRONTMATTER in text
