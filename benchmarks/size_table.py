@@ -119,8 +119,8 @@ def vault_world(root: Path, notes: int) -> dict:
     return env
 
 
-def archive_world(root: Path, sessions: int) -> dict:
-    """A user whose archive holds `sessions` sessions started over the last 400 days, their notes
+def archive_world(root: Path, sessions: int, days: int = 400) -> dict:
+    """A user whose archive holds `sessions` sessions started over the last `days` days, their notes
     in the vault, the archive's record of the vault and the history made (as a sweep leaves them)."""
     import archive_scale
 
@@ -130,7 +130,7 @@ def archive_world(root: Path, sessions: int) -> dict:
     today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
 
     def started_of(n: int) -> str:
-        moment = today - timedelta(days=400) + timedelta(days=400) * (n / sessions) + timedelta(minutes=n % 600)
+        moment = today - timedelta(days=days) + timedelta(days=days) * (n / sessions) + timedelta(minutes=n % 600)
         return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
     archive_scale.fill_archive(os.path.join(env["CLAUDE_CONFIG_DIR"], "session-archive.db"), root, sessions, started_of)
     archive_scale.write_session_notes(env, sessions, started_of)

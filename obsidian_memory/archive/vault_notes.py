@@ -120,21 +120,19 @@ class VaultNotesRecord(Store):
         the `limit` newest from `offset`. Served by vault_notes_by_start."""
         if not self._describes(root):
             return []
-        where: list[str] = ["kind = 'session'"]
-        params: list[Any] = []
-        if month == "":
-            where.append("started IS NULL")
-        elif month is not None:
-            where.append("started >= ? AND started < ?")
-            params += [month, month + "~"]      # every `YYYY-MM-...` of the month sorts between these
-        if since is not None:
-            where.append("started >= ?")
-            params.append(since)
+        where, params = _sessions_where(month, since)
         page = " LIMIT ? OFFSET ?" if limit is not None else ""
         params += [int(limit), int(offset)] if limit is not None else []
         return [(row[0], row[1]) for row in self.db.execute(
-            f"SELECT session_id, started FROM vault_notes WHERE {' AND '.join(where)} "
+            f"SELECT session_id, started FROM vault_notes WHERE {where} "
             f"ORDER BY started DESC, session_id DESC{page}", params)]
+
+    def count_sessions(self, root: str, *, month: str | None = None, since: str | None = None) -> int:
+        """How many session notes session_ids(root, month=..., since=...) would list."""
+        if not self._describes(root):
+            return 0
+        where, params = _sessions_where(month, since)
+        return self.db.execute(f"SELECT count(*) FROM vault_notes WHERE {where}", params).fetchone()[0]
 
     def months(self, root: str) -> list[str]:
         """The months (`YYYY-MM`, newest first; '' last for notes without a start) of the session
@@ -161,3 +159,19 @@ class VaultNotesRecord(Store):
             return []
         return [r[0] for r in self.db.execute(
             "SELECT path FROM vault_notes WHERE session_id = ? AND kind = 'session' ORDER BY path", (session_id,))]
+
+
+def _sessions_where(month: str | None, since: str | None) -> tuple[str, list]:
+    """The WHERE clause (and its parameters) of the session notes of `month` (`YYYY-MM`; '' for
+    the notes without a start) or started at `since` or later."""
+    where: list[str] = ["kind = 'session'"]
+    params: list = []
+    if month == "":
+        where.append("started IS NULL")
+    elif month is not None:
+        where.append("started >= ? AND started < ?")
+        params += [month, month + "~"]      # every `YYYY-MM-...` of the month sorts between these
+    if since is not None:
+        where.append("started >= ?")
+        params.append(since)
+    return " AND ".join(where), params

@@ -32,6 +32,7 @@ NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read 
 RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
 DETACH_BYTES = 16 * 2**20         # a hook archives a transcript with more than this not read yet in a detached process
 DETACHED_WAIT_SECONDS = 600.0     # a detached archive waits this long for the one before it
+HOOK_ROWS = 2000                  # a hook renders the month notes and the activity note from at most this many sessions
 HOOK_HISTORY_SECONDS = 0.5       # a hook lists and reads the vault's notes this long at most (its follow-up does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -430,21 +431,23 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
             changes = archive.history.changes()   # before the notes: a change landing meanwhile stays pending
             try:
                 first_day = activity.week_starts(clock.now().date())[0].isoformat()
-                _, notes = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
-                                                      written=[p for p in written or () if p],
-                                                      walked_within=RUN_WALK_SECONDS if written else 0,
-                                                      whole=whole)
+                _, notes, left = history.rebuild_from_notes(settings, archive, deadline=deadline, since=first_day,
+                                                            written=[p for p in written or () if p],
+                                                            walked_within=RUN_WALK_SECONDS if written else 0,
+                                                            whole=whole, row_budget=HOOK_ROWS if hook else None)
             except vault_sessions.Incomplete as exc:
                 if hook:
                     return f"the history note not updated yet ({exc})"
                 logs.log_for(settings, f"archive: history note not updated yet ({exc}); the next sweep does it")
                 return ""
-            for what, build in (("activity note", lambda: activity.rebuild(settings, archive, notes)),
+            for what, build in (("activity note", lambda: notes is not None and activity.rebuild(settings, archive, notes)),
                                 ("Bases view", lambda: bases.ensure_base(settings, archive))):
                 try:
                     build()
                 except (OSError, ValueError) as exc:
                     logs.log_for(settings, f"archive: {what} not updated: {type(exc).__name__}: {exc}")
+            if left:     # (the table stays outdated: the follow-up renders all of it)
+                return left
             archive.history.record_rendered(changes, rules)
     except (OSError, ValueError) as exc:
         logs.log_for(settings, f"archive: history note not updated: {type(exc).__name__}: {exc}")

@@ -129,11 +129,14 @@ def rebuild(settings, archive, *, deadline: float | None = None) -> str:
 
 
 def rebuild_from_notes(settings, archive, *, deadline: float | None = None, since: str | None = None,
-                       written=None, walked_within: float = 0, whole: bool = True) -> tuple[str, list[dict]]:
+                       written=None, walked_within: float = 0, whole: bool = True,
+                       row_budget: int | None = None) -> tuple[str, list[dict] | None, str]:
     """rebuild(), and the counted session notes started at `since` (a `YYYY-MM-DD` local day) or
-    later (for the activity note). `written`, `walked_within` and `whole`: see
-    vault_sessions.refresh; a rebuild that is not `whole` does not list the vault again either
-    (the next sweep's does)."""
+    later (for the activity note), and what was left undone ("" when nothing). `written`,
+    `walked_within` and `whole`: see vault_sessions.refresh; a rebuild that is not `whole` does
+    not list the vault again either (the next sweep's does). With `row_budget` (a hook's), the
+    month notes to write and the notes since `since` are read only when they hold that many
+    sessions at most: else they are left (the months stay to write; the notes are None) and said."""
     if not os.path.isdir(settings.vault):
         raise VaultUnavailable(f"the vault {settings.vault} does not exist")
     target = fsutil.resolve_inside(settings.vault, settings.history_note)
@@ -141,17 +144,23 @@ def rebuild_from_notes(settings, archive, *, deadline: float | None = None, sinc
         raise IsADirectoryError(f"{target} is a folder, not a note")
     listed = _session_names(settings) if whole else None
     for _ in range(CONVERGE_ATTEMPTS):
-        folder = _rebuild_once(settings, archive, target, deadline=deadline, written=written,
-                               walked_within=walked_within, whole=whole)
+        folder, left = _rebuild_once(settings, archive, target, deadline=deadline, written=written,
+                                     walked_within=walked_within, whole=whole, row_budget=row_budget)
         if not whole:
             break
         now_listed = _session_names(settings)
         if now_listed == listed:
             break
         listed, walked_within = now_listed, 0      # a note came or went meanwhile: the vault read again
+    if since and row_budget is not None and archive.vault_notes.count_sessions(folder.root, since=since) > row_budget:
+        return target, None, _joined(left, f"the activity note (over {row_budget:,} sessions in its weeks)")
     counted = counted_rows(settings, archive, folder.root,
                            [sid for sid, _ in archive.vault_notes.session_ids(folder.root, since=since)]) if since else []
-    return target, counted
+    return target, counted, left
+
+
+def _joined(*reasons: str) -> str:
+    return "; ".join(r for r in reasons if r)
 
 
 def _session_names(settings) -> set[str]:
@@ -174,19 +183,25 @@ def _session_names(settings) -> set[str]:
     return names
 
 
-def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_within, whole):
+def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_within, whole, row_budget=None):
     from obsidian_memory.vault.notes import vault_sessions
 
     folder = vault_sessions.refresh(settings, archive, deadline=deadline, written=written, walked_within=walked_within,
                                     whole=whole)
     recent = newest_rows(settings, archive, folder.root, RECENT_ROWS + 1)
     months, changed = [], folder.months | archive.history.months_to_write()   # (also those an earlier refresh saw)
+    left = ""
     if len(recent) > RECENT_ROWS:      # more sessions than the note shows: the month notes hold them all
         rules = Privacy.of(settings).signature()
-        for month in (archive.vault_notes.months(folder.root) if archive.meta.get(MONTHS_RULES) != rules
-                      else sorted(changed, reverse=True)):
+        to_write = (archive.vault_notes.months(folder.root) if archive.meta.get(MONTHS_RULES) != rules
+                    else sorted(changed, reverse=True))
+        if row_budget is not None and sum(archive.vault_notes.count_sessions(folder.root, month=m)
+                                          for m in to_write) > row_budget:
+            to_write, changed = [], set()      # kept to write (HistoryState.months_to_write)
+            left = f"the month notes (over {row_budget:,} sessions)"
+        for month in to_write:
             _write_month(settings, month, _month_rows(settings, archive, folder.root, month))
-        if archive.meta.get(MONTHS_RULES) != rules:
+        if archive.meta.get(MONTHS_RULES) != rules and not left:
             archive.meta.set(MONTHS_RULES, rules)
         months = [m for m in archive.vault_notes.months(folder.root) if os.path.isfile(_month_path(settings, m))]
     else:                              # the note shows every session: no month note is kept
@@ -203,7 +218,7 @@ def _rebuild_once(settings, archive, target: str, *, deadline, written, walked_w
     text = render_history(recent[:RECENT_ROWS], existing, months, settings)
     if text != existing:
         fsutil.atomic_write_text(target, text)
-    return folder
+    return folder, left
 
 
 def counted_rows(settings, archive, root: str, session_ids) -> list[dict]:

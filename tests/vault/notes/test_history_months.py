@@ -99,6 +99,30 @@ def test_archiving_a_new_session_walks_the_vault_once(env, settings, written, mo
     assert "a brand new task" in open(month_path(settings, "2026-03"), encoding="utf-8").read()
 
 
+def test_a_hook_leaves_the_month_notes_of_more_sessions_than_its_budget_to_its_sweep(env, settings, written,
+                                                                                   monkeypatch):
+    """A hook renders the history note from the archive's record of the vault, its own note read
+    again; month notes of more sessions than HOOK_ROWS are left to the sweep it starts, and stay
+    to write until one writes them."""
+    from archive_fixtures import session_id, write_transcript
+    from obsidian_memory.capture import archiving as capture
+    from obsidian_memory.core import spawn
+
+    started = []
+    monkeypatch.setattr(spawn, "start", lambda argv, **options: started.append(argv) or 4242)
+    monkeypatch.setattr(capture, "HOOK_ROWS", 1)
+    with open_archive(settings.archive) as archive:
+        history.rebuild(settings, archive)                 # the record of the vault, as a sweep leaves it
+    transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(41)}.jsonl",
+                                  session_id(41), ["a brand new task"], start="2026-03-09T09:00:00.000Z")
+    result = capture.archive_transcript(str(transcript), settings, session_id=session_id(41), hook=True)
+    assert result.note_path and "month notes" in result.left and started == [spawn.command("sweep")]
+    assert titles(settings.vault_path(settings.history_note)) == ["a brand new task", "topic 4"]
+    assert "a brand new task" not in open(month_path(settings, "2026-03"), encoding="utf-8").read()
+    capture.sweep(settings)
+    assert "a brand new task" in open(month_path(settings, "2026-03"), encoding="utf-8").read()
+
+
 def test_a_long_walk_of_the_vault_leaves_the_lookup_its_time_to_read_the_notes_that_changed(settings, written,
                                                                                             monkeypatch):
     """At 100,000 notes the walk alone outlasts a hook's half second: the notes that changed are
