@@ -338,11 +338,11 @@ def _write_note(settings, archive, session_id, result: ArchiveResult, *, hook: b
             if session.origin != "transcript":
                 return  # another machine's session: its note is that machine's to write
             recorded = archive.sessions.note_path(session_id)
-            if hook and recorded and not _still_findable(settings, recorded, session_id):
-                result.left = f"its note is no longer at {recorded} (moved or deleted): looked for in the whole vault"
+            candidates = _notes_a_hook_knows(settings, archive, session) if hook else []
+            if hook and ((recorded and not _still_findable(settings, recorded, session_id)) or candidates is None):
+                result.left = "its note is not where it was (moved or deleted): looked for in the whole vault"
                 return
-            known = ((lambda sid: _notes_a_hook_knows(settings, archive, session)) if hook
-                     else (lambda sid: _known_note_paths(settings, archive, sid)))
+            known = (lambda sid: candidates) if hook else (lambda sid: _known_note_paths(settings, archive, sid))
             owners = {session.machine, *archive.machines.former()} - {None}
             written = notes.write_note(session, settings, note_path=recorded,
                                        indexed=lambda sid: _indexed_note_paths(settings, sid),
@@ -375,18 +375,20 @@ def _still_findable(settings, recorded: str, session_id: str) -> bool:
             or any(notes.is_note_of(settings, path, session_id) for path in _indexed_note_paths(settings, session_id)))
 
 
-def _notes_a_hook_knows(settings, archive, session) -> list[str]:
-    """The candidates for the note of a session that has no note recorded, without a walk or a
-    listing of the vault: its notes by the archive's record of the vault as the last sweep left
-    it, and the paths a note of ours for it has (one a run killed before recording it wrote). A
-    note of it elsewhere that the record does not know yet (written without the archive, then
-    moved) is found by the next sweep."""
+def _notes_a_hook_knows(settings, archive, session) -> list[str] | None:
+    """The notes of the session a hook knows of without a walk or a listing of the vault: those
+    the archive's record of the vault gives for it (as the last sweep left it) and those at the
+    paths a note of ours for it has (one a run killed before recording it wrote); None when the
+    record gives one that is gone now (moved or deleted since: the follow-up's to tell). A note
+    of it elsewhere that the record does not know yet is found by the next sweep."""
     from obsidian_memory.vault.notes import sessions as notes, vault_sessions
 
     root = vault_sessions.vault_root(settings)
     found = archive.vault_notes.paths(root, session.session_id) if root else []
+    if not all(notes.note_exists(settings, path) for path in found):
+        return None
     names = (notes.note_relative_path(session, settings, length) for length in (8, 13, len(session.session_id)))
-    return found + [path for path in dict.fromkeys(names) if path not in found]
+    return found + [path for path in dict.fromkeys(names) if path not in found and notes.note_exists(settings, path)]
 
 
 def _indexed_note_paths(settings, session_id: str) -> list[str]:
