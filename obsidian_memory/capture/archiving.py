@@ -32,6 +32,7 @@ NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read 
 RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
 DETACH_BYTES = 16 * 2**20         # a hook archives a transcript with more than this not read yet in a detached process
 DETACHED_WAIT_SECONDS = 600.0     # a detached archive waits this long for the one before it
+FOLLOW_UP_WAIT_SECONDS = 600.0    # a hook's follow-up sweep waits this long for a sweep running already
 HOOK_ROWS = 2000                  # a hook renders the month notes and the activity note from at most this many sessions
 HOOK_HISTORY_SECONDS = 0.5       # a hook lists and reads the vault's notes this long at most (its follow-up does the rest)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -523,7 +524,7 @@ def _start_follow_up(settings) -> int | None:
     from obsidian_memory.core import spawn
 
     try:
-        return spawn.start(spawn.command("sweep"), log_path=settings.log_path)
+        return spawn.start(spawn.command("sweep", "--wait", f"{FOLLOW_UP_WAIT_SECONDS:g}"), log_path=settings.log_path)
     except OSError as exc:
         logs.log_for(settings, f"archive: the follow-up sweep did not start ({type(exc).__name__}: {exc}); "
                                "the next session's does its work")
@@ -792,15 +793,17 @@ def import_transcripts(settings, *, since: str | None = None, project: str | Non
 
 
 def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
-          deadline_seconds: float = SWEEP_DEADLINE_SECONDS) -> ImportSummary:
+          deadline_seconds: float = SWEEP_DEADLINE_SECONDS, wait_seconds: float = 0) -> ImportSummary:
     """Archive the transcripts that are new or changed since their last archive and have been
     quiet for `quiet_seconds` (sessions whose end hooks never fired; a modification time in the
     future, left by a clock that was wrong, counts as quiet). One sweep at a time: a
     second one returns at once with an empty summary. A sweep stops starting new transcripts
-    after `deadline_seconds` (the next one goes on): it runs unattended, holding its lock."""
+    after `deadline_seconds` (the next one goes on): it runs unattended, holding its lock.
+    `wait_seconds`: how long to wait for a running sweep first (a hook's follow-up, whose work a
+    sweep that started before the hook may have passed)."""
     summary = ImportSummary()
     try:
-        with FileLock(_lock_path(settings, "sweep.lock"), timeout=0):
+        with FileLock(_lock_path(settings, "sweep.lock"), timeout=wait_seconds):
             excluded = set(exclude_session_ids or ())
             now = time.time()
             marks_before = now           # (a mark a hook makes while this sweep runs is that hook's: kept)
@@ -990,17 +993,23 @@ def _write_pending_notes(settings, archive, summary) -> None:
     """Notes that are missing or behind the archive, because the vault was missing or unwritable
     when their session was archived, or the writer was killed in between: written once the vault
     is back. A note the user moved is found by its session_id and updated where it is; one the
-    user deleted is not brought back (until its session changes again)."""
+    user deleted is not brought back (until its session changes again: a session whose hook left
+    its note here, with a pending mark, has changed, and its note is written as the hook would
+    have written it)."""
     from obsidian_memory.vault.notes import sessions as notes
 
     if not os.path.isdir(settings.vault):
         return
     _remove_stale_temp_files(settings)
     just_tried = {r.session_id for r in summary.results if r.status == ARCHIVED}
+    try:
+        left_by_hooks = set(os.listdir(settings.pending_marks))   # their note is written as the hook would have
+    except OSError:
+        left_by_hooks = set()
     for session_id, recorded in archive.sessions.needing_note():
         if session_id in just_tried:
             continue   # its note failed a moment ago: logged already
-        if recorded and not notes.note_exists(settings, recorded):
+        if recorded and session_id not in left_by_hooks and not notes.note_exists(settings, recorded):
             moved = notes.locate_note(settings, session_id, None, lambda sid: _indexed_note_paths(settings, sid),
                                       lambda sid: _known_note_paths(settings, archive, sid))
             if moved is None:   # deleted: as good as written, until the session changes again

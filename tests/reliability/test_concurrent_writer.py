@@ -123,6 +123,7 @@ def test_a_concurrent_writer_loses_no_line_and_the_session_keeps_one_note(env, t
     prompts.append("after the writer stopped")   # one more run brings the note up to date (or back)
     write_transcript(transcript, SID, prompts)
     assert hook(env, "SessionEnd", transcript).wait(timeout=120) == 0
+    env.follow_ups_done()      # a note the writer moved or deleted is the hook's detached sweep's to find
     found = session_notes(env.vault)
     assert len(found) == 1, f"the session has {len(found)} notes: {[str(p.relative_to(env.vault)) for p in found]}"
     note = found[0]

@@ -1,4 +1,4 @@
-"""`obsidian_memory.py sweep [--quiet-seconds N] [--exclude-session ID]`: archive transcripts that
+"""`obsidian_memory.py sweep [--quiet-seconds N] [--exclude-session ID] [--wait S]`: archive transcripts that
 changed since their last archive and have been quiet for a while (missed end hooks). The
 SessionStart hook starts it in the background (`start_in_background`, import-light); one sweep
 runs at a time."""
@@ -20,6 +20,8 @@ def add_arguments(parser) -> None:
                         help="a session to leave alone (the one running now); repeatable")
     parser.add_argument("--deadline", type=bounded_number(0, 24 * 3600, float), default=None, metavar="SECONDS",
                         help="start no new transcript after this long (default 300)")
+    parser.add_argument("--wait", type=bounded_number(0, 3600, float), default=0, metavar="SECONDS",
+                        help="wait this long for a sweep running already (default: none, return at once)")
 
 
 def run(args) -> int:
@@ -29,7 +31,7 @@ def run(args) -> int:
     settings = settings_module.load()
     deadline = capture.SWEEP_DEADLINE_SECONDS if args.deadline is None else args.deadline
     summary = capture.sweep(settings, exclude_session_ids=args.exclude_session, quiet_seconds=args.quiet_seconds,
-                             deadline_seconds=deadline)
+                             deadline_seconds=deadline, wait_seconds=args.wait)
     print(summary.line())
     return 0
 

@@ -116,7 +116,7 @@ def test_a_hook_leaves_the_month_notes_of_more_sessions_than_its_budget_to_its_s
     transcript = write_transcript(env.config_dir / "projects" / "-work-demo" / f"{session_id(41)}.jsonl",
                                   session_id(41), ["a brand new task"], start="2026-03-09T09:00:00.000Z")
     result = capture.archive_transcript(str(transcript), settings, session_id=session_id(41), hook=True)
-    assert result.note_path and "month notes" in result.left and started == [spawn.command("sweep")]
+    assert result.note_path and "month notes" in result.left and started == [spawn.command("sweep", "--wait", "600")]
     assert titles(settings.vault_path(settings.history_note)) == ["a brand new task", "topic 4"]
     assert "a brand new task" not in open(month_path(settings, "2026-03"), encoding="utf-8").read()
     capture.sweep(settings)
