@@ -484,8 +484,9 @@ def _vault_work_of_a_hook(settings, archive, result: ArchiveResult) -> None:
 
 def _mark_pending(settings, session_id: str | None) -> str | None:
     """Mark the session's vault work as pending (settings.pending_marks); the mark's path, or None
-    when it cannot be made (the work goes on: the next sweep finds it by the archive anyway)."""
-    if not session_id:
+    when it cannot be made (the work goes on: the next sweep finds it by the archive anyway) or
+    the id is no file name (it comes from the transcript)."""
+    if not session_id or not _SESSION_ID.match(session_id):
         return None
     folder = settings.pending_marks
     path = os.path.join(folder, session_id)
