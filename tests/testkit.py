@@ -91,11 +91,13 @@ class Env:
         transcript: the log names their pids) to end; returns their pids."""
         import time
 
+        from obsidian_memory.core import fsutil
+
         text = self.log_file.read_text(encoding="utf-8") if self.log_file.exists() else ""
         pids = [int(pid) for pid in re.findall(r"started now \(pid (\d+)\)", text)]
         deadline = time.monotonic() + timeout
         for pid in pids:
-            while _running(pid):
+            while fsutil.process_alive(pid):
                 assert time.monotonic() < deadline, f"the follow-up sweep {pid} still runs after {timeout} s"
                 time.sleep(0.05)
         return pids
@@ -107,23 +109,6 @@ class Env:
         for key, value in self.vars.items():
             monkeypatch.setenv(key, value)
         return self
-
-
-def _running(pid: int) -> bool:
-    """Whether the process `pid` runs (a zombie nobody reaped does not)."""
-    if os.path.isdir("/proc/self"):
-        try:
-            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-                return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
-        except OSError:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # Linux capabilities that let root ignore file modes (capability.h numbers)

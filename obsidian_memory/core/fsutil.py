@@ -66,8 +66,9 @@ def _temp_file_pid(name: str) -> int | None:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether a process with this pid exists here; when that cannot be told, yes (so that nothing
-    of a live process is ever taken for a dead one's)."""
+    """Whether a process with this pid exists here and is not a zombie (killed, not reaped yet: it
+    holds and writes nothing; a detached process's reaper may be slow to reap it); when that
+    cannot be told, yes (so that nothing of a live process is ever taken for a dead one's)."""
     if pid == os.getpid():
         return True
     if os.name == "nt":   # (os.kill on Windows would end the process)
@@ -78,7 +79,15 @@ def process_alive(pid: int) -> bool:
         return False
     except OSError:
         return True   # it exists (another user's, or we cannot tell)
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:     # (Linux; elsewhere: not told)
+            return handle.read().rsplit(b")", 1)[-1].split()[:1] == [b"Z"]
+    except OSError:
+        return False
 
 
 def _windows_process_alive(pid: int) -> bool:  # pragma: no cover - Windows only

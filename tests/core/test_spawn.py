@@ -124,3 +124,23 @@ def test_the_session_start_hook_starts_no_sweep_for_an_empty_or_foreign_payload(
     assert env.hook(["session-start"], {"hook_event_name": "SessionStart", "session_id": "x",
                                         "cwd": str(env.root)}).returncode == 0
     assert (env.config_dir / "obsidian-memory" / sweep.STAMP).exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="a zombie is told by /proc (Linux)")
+def test_a_killed_process_not_reaped_yet_is_not_alive():
+    """A detached process's reaper may be slow: its temp files and locks are a dead writer's."""
+    import signal
+
+    from obsidian_memory.core import fsutil
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert fsutil.process_alive(child.pid)
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while fsutil.process_alive(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not fsutil.process_alive(child.pid)
+        assert os.path.exists(f"/proc/{child.pid}")     # a zombie still: not reaped yet
+    finally:
+        child.wait()
