@@ -33,7 +33,6 @@ seconds of one run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sqlite3

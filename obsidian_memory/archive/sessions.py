@@ -248,11 +248,6 @@ class Sessions(Store):
             "ORDER BY position", (session_id,))]
         return session
 
-    def prompt_texts(self, session_id: str) -> list[tuple[str, str | None]]:
-        """(text, answer) of the session's archived prompts, in order."""
-        return self.db.execute("SELECT text, answer FROM prompts WHERE session_id = ? ORDER BY position",
-                               (session_id,)).fetchall()
-
     def note_path(self, session_id: str) -> str | None:
         row = self.db.execute("SELECT note_path FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return row[0] if row else None
@@ -430,3 +425,10 @@ class Sessions(Store):
             if limit is not None and len(results) >= limit:
                 break
         return results
+
+
+def prompt_texts(sessions: Sessions, session_id: str) -> list[tuple[str, str | None]]:
+    """(text, answer) of the session's archived prompts, in order (a grown session's re-archive
+    keeps those that did not change as they are: capture.redact.redact_session)."""
+    return sessions.db.execute("SELECT text, answer FROM prompts WHERE session_id = ? ORDER BY position",
+                               (session_id,)).fetchall()

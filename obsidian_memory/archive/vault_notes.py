@@ -132,7 +132,7 @@ class VaultNotesRecord(Store):
         if not self._describes(root):
             return 0
         where, params = _sessions_where(month, since)
-        return self.db.execute(f"SELECT count(*) FROM vault_notes WHERE {where}", params).fetchone()[0]
+        return int(self.db.execute(f"SELECT count(*) FROM vault_notes WHERE {where}", params).fetchone()[0])
 
     def months(self, root: str) -> list[str]:
         """The months (`YYYY-MM`, newest first; '' last for notes without a start) of the session
@@ -161,11 +161,11 @@ class VaultNotesRecord(Store):
             "SELECT path FROM vault_notes WHERE session_id = ? AND kind = 'session' ORDER BY path", (session_id,))]
 
 
-def _sessions_where(month: str | None, since: str | None) -> tuple[str, list]:
+def _sessions_where(month: str | None, since: str | None) -> tuple[str, list[Any]]:
     """The WHERE clause (and its parameters) of the session notes of `month` (`YYYY-MM`; '' for
     the notes without a start) or started at `since` or later."""
     where: list[str] = ["kind = 'session'"]
-    params: list = []
+    params: list[Any] = []
     if month == "":
         where.append("started IS NULL")
     elif month is not None:

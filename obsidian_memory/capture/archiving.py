@@ -238,8 +238,9 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         logs.log_for(settings, f"archive: skipped {path}: {reason}")
         return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
     if settings.redact:
+        from obsidian_memory.archive.sessions import prompt_texts
         from obsidian_memory.capture.redact import redact_session
-        session = redact_session(session, archived=archive.sessions.prompt_texts(session.session_id))
+        session = redact_session(session, archived=prompt_texts(archive.sessions, session.session_id))
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)
