@@ -64,6 +64,7 @@ class ImportSummary:
     learned: int = 0                    # other machines' sessions learned from their notes (sweep)
     notes_left: int = 0                 # session notes left for later at the deadline (sweep)
     active_seconds: float = 0           # what `active` means: changed within this many seconds
+    busy: bool = False                  # another sweep was running: this one did nothing (sweep)
     would_archive: list[str] = field(default_factory=list)   # dry run
     results: list[ArchiveResult] = field(default_factory=list)
 
@@ -81,6 +82,9 @@ class ImportSummary:
             self.skipped += 1
 
     def line(self) -> str:
+        if self.busy:
+            return ("nothing done: a sweep is running already (a hook starts one in the background); "
+                    "`sweep --wait SECONDS` waits for it and sweeps after")
         text = f"archived {self.archived} / unchanged {self.unchanged} / failed {self.failed}"
         if self.skipped:
             text += f" (skipped {self.skipped}: no prompt or excluded)"
@@ -832,6 +836,7 @@ def sweep(settings, *, exclude_session_ids=(), quiet_seconds: float = 300,
                                        "transcript(s) to go; the next sweep goes on")
             return summary
     except LockBusy:
+        summary.busy = True
         return summary
 
 

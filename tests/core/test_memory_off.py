@@ -37,8 +37,8 @@ def test_a_session_started_with_memory_off_gets_nothing_and_is_never_archived(en
     assert (env.config_dir / "obsidian-memory" / "sessions-off").read_text(encoding="utf-8") == off + "\n"
 
     # later, without the variable: the sweep another session starts, an import, the session resumed
-    sweep = env.run("sweep", "--quiet-seconds", "0")
-    assert sweep.returncode == 0 and "skipped 1" in sweep.stdout.decode()
+    sweep = env.run("sweep", "--quiet-seconds", "0", "--wait", "60")    # (after the one a hook started, if any)
+    assert sweep.returncode == 0 and "archived 0" in sweep.stdout.decode() and "skipped 1" in sweep.stdout.decode()
     assert env.run("import").returncode == 0
     resumed = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=off))
     assert resumed.returncode == 0
