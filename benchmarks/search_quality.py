@@ -16,7 +16,8 @@
 Sets (benchmarks/golden, see its README): obsidian-help-en (the repo's first set, tuned on before
 issue 14), obsidian-help-asked, obsidian-help-anchors, obsidian-help-semantic over the Help vault
 (../shared/eval/obsidian-help-en); dev-notes and dev-notes-anchors over benchmarks/vaults/dev-notes;
-handbook over benchmarks/vaults/debian-handbook (a team wiki export).
+handbook over benchmarks/vaults/debian-handbook (a team wiki export); handbook-blind over the same
+vault, written after the ranking work by a writer who saw only the pages' titles and outlines.
 Tune on dev, report test. `--save FILE` keeps the figures, `--compare FILE` prints the change of
 each figure against a saved run (the way to measure a ranking change: same machine, same sets).
 
@@ -53,6 +54,7 @@ SETS = {                      # name -> (file, vault)
     "dev-notes": ("dev-notes.json", DEV_VAULT),
     "dev-anchors": ("dev-notes-anchors.json", DEV_VAULT),
     "handbook": ("debian-handbook.json", HANDBOOK_VAULT),
+    "handbook-blind": ("debian-handbook-blind.json", HANDBOOK_VAULT),
 }
 FANOUT = ("obsidian-help-fanout.json", HELP_VAULT)
 ENGINES = ("index", "bm25", "scan", "hybrid", "semantic")
