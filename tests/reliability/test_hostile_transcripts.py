@@ -42,8 +42,10 @@ def _run_hook(env, sid, data: bytes):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     payload = json.dumps(hook_payload("SessionEnd", path, session_id=sid)).encode("utf-8")
-    status, out, err, peak, seconds = measured_run([sys.executable, str(CLI), "hook", "archive"], stdin=payload,
-                                                   environ=env.environ(), cwd=env.root)
+    # `--detached`: the process that archives here, as the one a hook hands a long transcript to does
+    # (a hook given more than DETACH_BYTES unread returns at once and leaves the reading to it)
+    status, out, err, peak, seconds = measured_run([sys.executable, str(CLI), "hook", "archive", "--detached"],
+                                                   stdin=payload, environ=env.environ(), cwd=env.root)
     assert (status, out, err) == (0, b"", b"")
     return path, peak
 
