@@ -19,7 +19,8 @@ HELP_VAULT = SHARED / "eval" / "obsidian-help-en"
 VAULT_OF = {"obsidian-help-en.json": HELP_VAULT, "obsidian-help-semantic.json": HELP_VAULT,
             "obsidian-help-asked.json": HELP_VAULT, "obsidian-help-anchors.json": HELP_VAULT,
             "obsidian-help-fanout.json": HELP_VAULT, "dev-notes.json": DEV_VAULT,
-            "dev-notes-anchors.json": DEV_VAULT, "debian-handbook.json": HANDBOOK_VAULT}
+            "dev-notes-anchors.json": DEV_VAULT, "debian-handbook.json": HANDBOOK_VAULT,
+            "debian-handbook-blind.json": HANDBOOK_VAULT}
 ANCHORS = {"obsidian-help-anchors.json": (HELP_VAULT, "anchor-help", 120),
            "dev-notes-anchors.json": (DEV_VAULT, "anchor-dev", 100)}
 
