@@ -39,7 +39,7 @@ def test_a_missing_vault_keeps_the_row_creates_nothing_and_the_notes_come_when_i
     assert "does not exist" in _log(env)
 
     env.vault.mkdir()
-    swept = cli(env, "sweep", "--quiet-seconds", "0")
+    swept = cli(env, "sweep", "--quiet-seconds", "0", "--wait", "60")   # (after a sweep the hook started, if any)
     assert swept.returncode == 0 and swept.stdout.startswith(b"archived 0 / unchanged 1")
     notes = session_notes(env.vault)
     assert archive_counts(env.archive_db)["notes"] == {sid: notes[0]} and len(notes) == 1
@@ -133,7 +133,7 @@ def test_a_note_left_behind_while_the_vault_was_away_is_brought_up_to_date(env):
     away.rename(env.vault)
     assert "a prompt typed later" not in (env.vault / note).read_text(encoding="utf-8")
 
-    swept = cli(env, "sweep", "--quiet-seconds", "0")
+    swept = cli(env, "sweep", "--quiet-seconds", "0", "--wait", "60")   # (after a sweep the hook started, if any)
     assert swept.returncode == 0 and swept.stdout.startswith(b"archived 0 / unchanged 1")
     text = (env.vault / note).read_text(encoding="utf-8")
     assert "a prompt typed later" in text and text.count("my own words") == 1

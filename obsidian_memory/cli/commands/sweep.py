@@ -1,7 +1,8 @@
 """`obsidian_memory.py sweep [--quiet-seconds N] [--exclude-session ID] [--wait S]`: archive transcripts that
 changed since their last archive and have been quiet for a while (missed end hooks). The
-SessionStart hook starts it in the background (`start_in_background`, import-light); one sweep
-runs at a time."""
+SessionStart hook starts it in the background (`start_in_background`, import-light, returning at
+once when one runs already); one sweep runs at a time, and one run by hand waits for the one
+running."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,7 @@ import os
 from obsidian_memory.core.settings import SWEEP_STAMP as STAMP  # noqa: F401 (the file's name, for its users)
 
 INTERVAL_SECONDS = 600   # at most one background sweep per 10 minutes
+HAND_WAIT_SECONDS = 60   # a sweep run by hand waits this long for one a hook started in the background
 
 
 def add_arguments(parser) -> None:
@@ -20,8 +22,9 @@ def add_arguments(parser) -> None:
                         help="a session to leave alone (the one running now); repeatable")
     parser.add_argument("--deadline", type=bounded_number(0, 24 * 3600, float), default=None, metavar="SECONDS",
                         help="start no new transcript after this long (default 300)")
-    parser.add_argument("--wait", type=bounded_number(0, 3600, float), default=0, metavar="SECONDS",
-                        help="wait this long for a sweep running already (default: none, return at once)")
+    parser.add_argument("--wait", type=bounded_number(0, 3600, float), default=HAND_WAIT_SECONDS, metavar="SECONDS",
+                        help=f"wait this long for a sweep running already, one a hook started (default "
+                             f"{HAND_WAIT_SECONDS:g}; 0: return at once)")
 
 
 def run(args) -> int:
@@ -61,7 +64,7 @@ def start_in_background(settings, session_id: str | None, *, now: float | None =
     os.utime(stamp, (now, now))
     from obsidian_memory.core import spawn   # (only when one starts: most session starts start none)
 
-    spawn.start(spawn.command("sweep", *(["--exclude-session", session_id] if session_id else [])))
+    spawn.start(spawn.command("sweep", "--wait", "0", *(["--exclude-session", session_id] if session_id else [])))
     return True
 
 
