@@ -27,9 +27,10 @@ exist); a file the user edited in between keeps their edits and loses only our e
 that is a symbolic link (dotfiles kept in a repository) is written through: its target changes,
 the link stays a link; and a file keeps its permissions (settings.json may hold secrets in `env`).
 
-Uninstall also removes what only we use (the venv, bin/, cache/, locks/, sweep.stamp, and backups/,
-whose copies of settings.json may hold the user's secrets) and says what it keeps: config.yaml,
-the log, the session archive and the notes in the vault (`--purge` deletes all but the notes).
+Uninstall also removes what only we use (the venv, bin/, cache/, locks/, sweep.stamp, vault-pending/,
+transcript-reads/, and backups/, whose copies of settings.json may hold the user's secrets) and
+says what it keeps: config.yaml, the log, sessions-off, the session archive and the notes in the
+vault (`--purge` deletes all but the notes).
 """
 from __future__ import annotations
 
@@ -796,6 +797,8 @@ def plan_install(options: Options) -> tuple[list[Action], dict]:
 # What else in our folder only we use: uninstall removes it. backups/ holds copies of settings.json,
 # which may hold secrets from its `env`: never kept unasked.
 LEFTOVERS = (("cache", "search index caches"), ("locks", "lock files"), ("sweep.stamp", "when the last sweep ran"),
+             ("vault-pending", "marks of hooks' vault work left to a sweep"),
+             ("transcript-reads", "where the last read of each long transcript stopped"),
              ("backups", "copies of settings.json and CLAUDE.md made at install; they may hold secrets"),
              (mcp_endpoint.TOKEN_FILE, "the HTTP MCP server's token, a secret"),
              (mcp_endpoint.STATE_FILE, "the HTTP MCP server's state file"))
@@ -898,7 +901,8 @@ def kept_after_uninstall(layout: Layout) -> list[str]:
     names = sorted(os.listdir(layout.home)) if os.path.isdir(layout.home) else []
     known = {"config.yaml": "your settings", "obsidian-memory.log": "the log", "obsidian-memory.log.1": "the old log",
              "templates": "your note templates", SERVICE_LOG: "the HTTP MCP server's log",
-             "machine.json": "this machine's id, which its session notes in the vault carry: kept for a re-install"}
+             "machine.json": "this machine's id, which its session notes in the vault carry: kept for a re-install",
+             "sessions-off": "the sessions you started with OBSIDIAN_MEMORY=off: never archived, after a re-install too"}
     for name in names:
         kept.append(f"{os.path.join(layout.home, name)} ({known.get(name, 'not made by the installer')})")
     return kept
