@@ -43,6 +43,28 @@ class RecentSession(Record):
         self.origin, self.last_compact_summary = origin, last_compact_summary
 
 
+class SessionMatch(Record):
+    """A session a regular expression matched (`Sessions.grep`): what identifies it, its first
+    matching field and a snippet of it; `withheld` says why the snippet is not shown, when it is
+    not (session_text)."""
+    __slots__ = ("session_id", "title", "project", "started_at", "note_path", "machine", "origin", "field",
+                 "snippet", "withheld")
+
+    def __init__(self, session_id: str, title: str | None, project: str | None, started_at: str | None,
+                 note_path: str | None, machine: str | None, origin: str | None, field: str, snippet: str,
+                 withheld: str | None = None) -> None:
+        self.session_id, self.title, self.project, self.started_at = session_id, title, project, started_at
+        self.note_path, self.machine, self.origin, self.field = note_path, machine, origin, field
+        self.snippet, self.withheld = snippet, withheld
+
+    def shown(self) -> dict[str, Any]:
+        """Its fields as the search's output gives them (`withheld` only when a snippet is)."""
+        fields = self.as_dict()
+        if fields["withheld"] is None:
+            del fields["withheld"]
+        return fields
+
+
 class RecallDocument(Record):
     """A session's prompt-recall document (`RecallIndex.documents`): its fields' terms as the
     recall index holds them, and what a reader needs of its session."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from obsidian_memory.archive.history_state import HistoryState
 from obsidian_memory.archive.recall_index import RecallIndex
 from obsidian_memory.archive.rows import (DETAIL_FIELDS, FROM_VAULT, OWN, SESSION_COLUMNS, RecentSession,
-                                          WhereItStopped, details_json, in_time_order, is_older_parse, loads,
+                                          SessionMatch, WhereItStopped, details_json, in_time_order, is_older_parse, loads,
                                           outcome_rows, read_outcomes, same_summary, session_values, utc_now)
 from obsidian_memory.archive.scopes import MachineScope, machine_scope, project_scope
 from obsidian_memory.archive.store import Store
@@ -377,7 +377,7 @@ class Sessions(Store):
             "WHERE note_path IS NOT NULL ORDER BY started_at DESC, session_id")]
 
     def grep(self, regex: Any, *, project: str | None = None, since_utc: str | None = None,
-             limit: int | None = None, snippet: Callable[[str], str] | None = None, machines: MachineScope | None = None) -> list[dict[str, Any]]:
+             limit: int | None = None, snippet: Callable[[str], str] | None = None, machines: MachineScope | None = None) -> list[SessionMatch]:
         """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
         commits, pull requests, commands, errors) `regex.search()` matches, newest first, each with
         the first matching field and `snippet(text)` of it. The caller bounds the regex's cost
@@ -413,15 +413,14 @@ class Sessions(Store):
             WHERE 1 = 1 {scope}
             ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
         """
-        results: list[dict[str, Any]] = []
+        results: list[SessionMatch] = []
         seen: set[str] = set()
         for session_id, title, proj, started_at, note_path, machine, origin, field, text in self.db.execute(query, params):
             if session_id in seen:
                 continue
             seen.add(session_id)
-            results.append({"session_id": session_id, "title": title, "project": proj, "started_at": started_at,
-                             "note_path": note_path, "machine": machine, "origin": origin, "field": field,
-                             "snippet": snippet(text) if snippet else text[:SNIPPET_CHARS]})
+            results.append(SessionMatch(session_id, title, proj, started_at, note_path, machine, origin, field,
+                                        snippet(text) if snippet else text[:SNIPPET_CHARS]))
             if limit is not None and len(results) >= limit:
                 break
         return results

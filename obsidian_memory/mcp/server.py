@@ -216,7 +216,7 @@ class Tools:
                                                deadline=timeout_seconds, machines=MachineScope.of(settings, machine=machine),
                                                show_all=session_text.show_all(settings))
         return SessionsResult(**output.clean({"pattern": pattern, "total_results": len(matches),
-                                              "results": matches[:limit]}))
+                                              "results": [match.shown() for match in matches[:limit]]}))
 
     def status(self) -> dict[str, Any]:
         from obsidian_memory.setup.status import collect

@@ -26,6 +26,10 @@ import warnings
 from obsidian_memory.core.errors import UserError
 from obsidian_memory.core.re2_match import compile_re2, re2_exists
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.archive.rows import SessionMatch
+
 DEADLINE_SECONDS = 10.0        # the default bound of a search whose pattern RE2 cannot run
 MAX_DEADLINE_SECONDS = 60.0
 MAX_PATTERN_CHARS = 2000
@@ -173,7 +177,7 @@ def _shown(pattern: str, limit: int = 80) -> str:
 
 def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None, since: str | None = None,
                   limit: int | None = None, deadline: float = DEADLINE_SECONDS, machines=None,
-                  show_all: bool = False) -> list[dict]:
+                  show_all: bool = False) -> list[SessionMatch]:
     """Sessions whose title, prompts, answers, compaction summaries or outcome (todos, plan,
     commits, pull requests, commands, errors) match `pattern` (Python syntax, case-insensitive),
     newest first, each with its first matching field and a snippet (withheld where session_text
@@ -192,7 +196,7 @@ def grep_sessions(archive_path: str, pattern: str, *, project: str | None = None
     return _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope, show_all)
 
 
-def _grep(archive_path, matcher, project, since_iso, limit, scope, show_all) -> list[dict]:
+def _grep(archive_path, matcher, project, since_iso, limit, scope, show_all) -> list[SessionMatch]:
     from obsidian_memory.archive import MachineScope, open_archive
 
     try:
@@ -206,22 +210,25 @@ def _grep(archive_path, matcher, project, since_iso, limit, scope, show_all) -> 
         return withhold_snippets(archive, rows, show_all)
 
 
-def withhold_snippets(archive, rows: list[dict], show_all: bool) -> list[dict]:
+def withhold_snippets(archive, rows: list[SessionMatch], show_all: bool) -> list[SessionMatch]:
     """The rows, with the snippet of a match in text session_text does not let a session show
     replaced by what was left out and why (the session is still listed by what identifies it)."""
     from obsidian_memory.core import session_text
 
-    found = archive.sessions.provenance_of([row["session_id"] for row in rows])
+    found = archive.sessions.provenance_of([row.session_id for row in rows])
+    kept = []
     for row in rows:
-        origin, tools = found.get(row["session_id"], (None, {}))
+        origin, tools = found.get(row.session_id, (None, {}))
         shown = session_text.shown(origin, tools, show_all=show_all)
-        if not shown.shows(row["field"]):
-            row["snippet"] = f"(matched in its {row['field']}: not shown, {shown.withheld})"
-            row["withheld"] = shown.withheld
-    return rows
+        if not shown.shows(row.field):
+            row = row.replace(snippet=f"(matched in its {row.field}: not shown, {shown.withheld})",
+                              withheld=shown.withheld)
+        kept.append(row)
+    return kept
 
 
-def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope, show_all) -> list[dict]:
+def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, scope,
+                    show_all) -> list[SessionMatch]:
     """Python's engine in a child process, killed at the deadline: `re` cannot be interrupted
     and holds the GIL, so neither a thread nor a signal would bound it."""
     request = json.dumps({"archive": archive_path, "pattern": pattern, "project": project,
@@ -250,7 +257,9 @@ def _grep_in_worker(archive_path, pattern, project, since_iso, limit, deadline, 
         answer = {"crash": err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no answer"]}
     if "rows" not in answer:
         raise RuntimeError(f"the search worker failed: {answer.get('error') or answer.get('crash')}")
-    return answer["rows"]
+    from obsidian_memory.archive.rows import SessionMatch
+
+    return [SessionMatch(**row) for row in answer["rows"]]
 
 
 def _worker() -> None:
@@ -260,7 +269,7 @@ def _worker() -> None:
         matcher = compile_pattern(request["pattern"], engine="re")
         rows = _grep(request["archive"], matcher, request["project"], request["since_utc"], request["limit"],
                      request.get("machines"), bool(request.get("show_all")))
-        answer = {"rows": rows}
+        answer = {"rows": [row.as_dict() for row in rows]}
     except Exception as exc:
         answer = {"error": f"{type(exc).__name__}: {exc}"}
     sys.stdout.buffer.write(json.dumps(answer, ensure_ascii=False).encode("utf-8"))

@@ -64,7 +64,7 @@ def test_secrets_in_commands_are_redacted_before_the_archive(crafted):
 def test_search_sessions_covers_answers_commits_commands_errors_todos_plan(db, crafted, pattern, field):
     db.sessions.upsert(crafted)
     [hit] = session_search.grep_sessions(db.path, pattern)
-    assert hit["session_id"] == crafted.session_id and hit["field"] == field
+    assert hit.session_id == crafted.session_id and hit.field == field
 
 
 def _version_3_archive(path: str, transcript_path: str) -> None:

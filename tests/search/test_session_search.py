@@ -45,10 +45,10 @@ def grep(path, pattern, **options):
 
 def test_grep_finds_title_prompt_and_summary_newest_first(archive_path):
     rows = grep(archive_path, r"login|parser")
-    assert [(r["session_id"], r["field"]) for r in rows] == [
+    assert [(r.session_id, r.field) for r in rows] == [
         (session_id(2), "prompt"), (session_id(3), "summary"), (session_id(1), "title")]
-    assert set(rows[0]) == {"session_id", "title", "project", "started_at", "note_path", "machine", "origin", "field",
-                            "snippet"}
+    assert set(rows[0].shown()) == {"session_id", "title", "project", "started_at", "note_path", "machine", "origin",
+                                    "field", "snippet"}
 
 
 @pytest.mark.parametrize("engine", ["re2", "re"])
@@ -56,16 +56,16 @@ def test_grep_snippet_is_one_line_around_the_match(archive_path, engine, monkeyp
     if engine == "re":   # the same through the worker (a pattern RE2 cannot run)
         monkeypatch.setattr(session_search, "_re2_compile", lambda pattern: None)
     [row] = grep(archive_path, r"login\s+redirect")
-    assert "Login redirect" in row["snippet"] and "\n" not in row["snippet"]
-    assert row["snippet"].startswith("…") and row["snippet"].endswith("…")
-    assert len(row["snippet"]) <= session_search.SNIPPET_CHARS + 2
+    assert "Login redirect" in row.snippet and "\n" not in row.snippet
+    assert row.snippet.startswith("…") and row.snippet.endswith("…")
+    assert len(row.snippet) <= session_search.SNIPPET_CHARS + 2
 
 
 def test_grep_filters_by_project_since_and_limit(archive_path):
-    assert [r["session_id"] for r in grep(archive_path, "prompt|nothing", project="web")] == [session_id(2)]
-    assert [r["session_id"] for r in grep(archive_path, "prompt|nothing", since="2026-03-02")] == [
+    assert [r.session_id for r in grep(archive_path, "prompt|nothing", project="web")] == [session_id(2)]
+    assert [r.session_id for r in grep(archive_path, "prompt|nothing", since="2026-03-02")] == [
         session_id(2), session_id(3)]
-    assert [r["session_id"] for r in grep(archive_path, "prompt|nothing", limit=2)] == [
+    assert [r.session_id for r in grep(archive_path, "prompt|nothing", limit=2)] == [
         session_id(2), session_id(3)]
 
 
