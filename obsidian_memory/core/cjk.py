@@ -21,13 +21,13 @@ import re
 # words too.
 _CJK_CLASS = ("\u3005\u3006\u3007\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
               "\uf900-\ufaff\uff66-\uff9f\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\U00020000-\U0003134f")
-_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_ANY = re.compile(f"[{_CJK_CLASS}]")
-_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
+# One pattern, compiled on first use (re's cache): a class this wide takes a millisecond or more
+# to compile, and ASCII text, most prompts, never needs it.
+_RUN = f"([{_CJK_CLASS}]+)"
 
 
 def has_cjk(text: str) -> bool:
-    return bool(text) and not text.isascii() and _ANY.search(text) is not None
+    return bool(text) and not text.isascii() and re.search(_RUN, text) is not None
 
 
 def bigrams(run: str) -> list[str]:
@@ -41,7 +41,7 @@ def split_runs(text: str) -> list[str]:
     """`text` cut into its CJK runs and the pieces between them, in order (joined: `text`)."""
     if not has_cjk(text):
         return [text]
-    return [piece for piece in _SPLIT.split(text) if piece]
+    return [piece for piece in re.split(_RUN, text) if piece]
 
 
 def spaced(text: str) -> str:
@@ -49,4 +49,4 @@ def spaced(text: str) -> str:
     around it) by spaces; text without CJK characters is returned as it is."""
     if not has_cjk(text):
         return text
-    return _RUN.sub(lambda m: " " + " ".join(bigrams(m.group(0))) + " ", text)
+    return re.sub(_RUN, lambda m: " " + " ".join(bigrams(m.group(0))) + " ", text)

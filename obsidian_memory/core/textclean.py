@@ -47,6 +47,10 @@ def strip_control(text: str) -> str:
     a \\r\\n or lone \\r line end becomes \\n)."""
     if not text:
         return "" if text is None else text
+    # isprintable() is False for every control, escape, bidi and surrogate character (and for
+    # some harmless ones): only then are the patterns needed (and compiled).
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
     if "\r" in text:
         text = re.sub(_CR_LF, "\n", text)
     text = re.sub(_ESCAPES, "", text)
@@ -83,10 +87,7 @@ def quoted(text: str) -> str:
     tag that could close the system reminder Claude Code wraps the context in."""
     if not text:
         return ""
-    # isprintable() is False for every control, escape, bidi and surrogate character (and for
-    # some harmless ones): only then is the escape pattern needed.
-    if not text.replace("\n", "").replace("\t", "").isprintable():
-        text = strip_control(text)
+    text = strip_control(text)
     if "reminder" in text.lower():
         text = re.sub(_REMINDER_TAG, r"‹\1", text)
     return text

@@ -31,6 +31,16 @@ def test_strip_control(raw, clean):
     assert strip_control(raw) == clean
 
 
+@settings(max_examples=400)
+@given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from(list("\x1b[]\\\x07\x9b\x9d\r\n\t\u202e\u2066")))))
+def test_printable_text_is_returned_as_it_is_and_any_other_as_the_patterns_clean_it(text):
+    """strip_control skips its patterns for text isprintable() passes (with \\n and \\t): the
+    patterns themselves would change nothing there."""
+    by_patterns = textclean.re.sub(textclean._SURROGATES, "\ufffd", textclean.re.sub(
+        textclean._ESCAPES, "", textclean.re.sub(textclean._CR_LF, "\n", text)))
+    assert strip_control(text) == by_patterns
+
+
 def test_stripped_text_can_be_written_as_utf8():
     strip_control("a\ud83d b\udc00 c").encode("utf-8")
 
