@@ -268,8 +268,7 @@ class VaultIndex:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'notes'").fetchone()
         if row and str(row[0]).isdigit():
             return int(row[0]) or 1
-        count: int = self.conn.execute("SELECT count(*) FROM notes").fetchone()[0]
-        return count or 1
+        return int(self.conn.execute("SELECT count(*) FROM notes").fetchone()[0]) or 1
 
     def paths(self) -> list[str]:
         return [p for (p,) in self.conn.execute("SELECT path FROM notes ORDER BY path")]
@@ -281,8 +280,7 @@ class VaultIndex:
 
     def private_count(self) -> int:
         """The notes left out as private by their text (those private by path are never walked)."""
-        count: int = self.conn.execute("SELECT count(*) FROM private_notes").fetchone()[0]
-        return count
+        return int(self.conn.execute("SELECT count(*) FROM private_notes").fetchone()[0])
 
     def note_id(self, path: str) -> int | None:
         row = self.conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
@@ -407,8 +405,7 @@ class VaultIndex:
 
     def count(self, match: str, scope: Scope) -> int:
         sql, params = self._fts("count(*)", match, scope)
-        count: int = self.conn.execute(sql, params).fetchone()[0]
-        return count
+        return int(self.conn.execute(sql, params).fetchone()[0])
 
     def _fts(self, select: str, match: str, scope: Scope) -> tuple[str, list[Param]]:
         join = " JOIN notes n ON n.id = f.rowid" if scope.sql else ""
@@ -451,8 +448,7 @@ class VaultIndex:
         return [n for (n,) in self.conn.execute("SELECT note_id FROM note_tags WHERE tag = ?", (tag,))]
 
     def tag_count(self, tag: str) -> int:
-        count: int = self.conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0]
-        return count
+        return int(self.conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0])
 
     def tags_among(self, ids: Iterable[int], tags: Sequence[str]) -> list[tuple[int, str]]:
         """(note id, tag) for each of `tags` that a note of `ids` has, by tag."""
