@@ -1,6 +1,6 @@
 """The type checker over the seams pyproject.toml's [tool.mypy] lists (strict): the archive's
-stores, the engine interface and the context the hooks inject. mypy comes with the test extra
-(`pip install -e '.[test]'`)."""
+stores, the index and vector stores, the engine interface and the context the hooks inject. mypy
+comes with the test extra (`pip install -e '.[test]'`)."""
 from __future__ import annotations
 
 import os

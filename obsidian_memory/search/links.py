@@ -16,6 +16,10 @@ import unicodedata
 
 from obsidian_memory.vault import canvas
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 def fold_name(text: str) -> str:
     if text.isascii():
@@ -43,7 +47,7 @@ def note_key(path: str) -> str:
 
 
 class Resolver:
-    def __init__(self, paths):
+    def __init__(self, paths: Iterable[str]) -> None:
         self.exact: dict[str, str] = {}
         self.folded: dict[str, str] = {}
         self.by_name: dict[str, list[str]] = {}

@@ -2,7 +2,9 @@
 of the vault's words, lengths first): whatever the texts hold, they come back as they went in."""
 from __future__ import annotations
 
+import ast
 import sqlite3
+from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
@@ -51,3 +53,13 @@ def test_a_vault_with_no_repeated_word_gets_an_empty_dictionary():
     assert codec.zdict == b"" and sqlitedb.meta(conn, schema.CONTENT_DICT) == ""
     content = Content("body", "code", "", "", "", "", ["ctx"], [StoredLink("T", "", "", "wiki", False, 1, 0)])
     assert Codec.of(conn).unpack(codec.pack(content)) == content
+
+
+def test_the_checker_reads_the_fields_the_records_have():
+    """The records are namedtuples at run time and NamedTuple classes for the type checker (a
+    search process does not import `typing`): both name the same fields, in the same order."""
+    tree = ast.parse(Path(schema.__file__).read_text(encoding="utf-8"))
+    declared = {node.name: tuple(item.target.id for item in node.body if isinstance(item, ast.AnnAssign))
+                for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name in ("Content", "StoredLink")}
+    assert declared == {"Content": Content._fields, "StoredLink": StoredLink._fields}
+    assert Content._fields == (*schema.PACKED_COLUMNS, "contexts", "links")

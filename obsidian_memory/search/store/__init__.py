@@ -8,11 +8,16 @@ from obsidian_memory.search.store.index import (EVERYTHING, SEARCH_LOCK_WAIT, Sc
                                                 integrity, rebuild, status, using_fresh)
 from obsidian_memory.search.store.schema import SCHEMA_VERSION
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from obsidian_memory.core.settings import Settings
+
 __all__ = ["EVERYTHING", "SCHEMA_VERSION", "SEARCH_LOCK_WAIT", "Scope", "UpdateStats", "VaultIndex", "discard",
            "index_path", "integrity", "rebuild", "status", "update", "using_fresh", "walk_vault"]
 
 
-def update(settings, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
+def update(settings: Settings, *, force: bool = False, progress: bool | None = None,
+           lock_wait: float | None = None) -> UpdateStats:
     """Bring the vault's index up to date; with `force`, every note is read again into a new file
     (`rebuild`). A file found damaged is deleted and built again."""
     from obsidian_memory.core import sqlitedb

@@ -29,6 +29,20 @@ from obsidian_memory.search.store.schema import (FTS_COLUMNS, PACKED_COLUMNS, PL
                                                  ensure_scratch, keeps_text)
 from obsidian_memory.core.sqlitedb import errors, meta, set_meta, transaction
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import Any, TypeVar
+
+    from obsidian_memory.vault.markdown import Note
+
+    T = TypeVar("T")
+
+    Stamp = tuple[int, int, int]                  # a note's (mtime_ns, size, ctime_ns)
+    Stored = dict[str, tuple[Stamp, "int | None"]]  # {path: (stamp, its id; None: a private note)}
+    Todo = tuple[str, Stamp, bool]                # (path, stamp, whether the index had it)
+    Resolve = Callable[[str, str, str], "str | None"]   # (target, source, kind) -> the path it names
+
 LOCK_WAIT_SECONDS = 60.0
 BATCH_SIZE = 500
 PROGRESS_THRESHOLD = 200          # a build this large shows a progress bar on a terminal
@@ -36,7 +50,7 @@ SWITCH_INTERVAL = 0.0005          # seconds, while the parse thread runs (see _p
 
 
 class UpdateStats:
-    def __init__(self):
+    def __init__(self) -> None:
         self.added = self.updated = self.removed = self.unchanged = 0
         self.seconds = 0.0
         self.rebuilt = False          # the file was (re)created: missing, old schema or corrupt
@@ -75,7 +89,7 @@ def skipped_text(names: list[str], count: int | None = None) -> str:
     return f"{count} skipped: names not valid UTF-8 ({shown}); rename them to find them"
 
 
-def cut_text(cut: dict) -> str:
+def cut_text(cut: dict[str, Any]) -> str:
     """"1 note over 1 MB: only its first 1 MB is searched (2.1 MB left out)", of index.status's `cut`."""
     count, limit = cut["count"], cut["searched_bytes"] / 2**20
     return (f"{count} note{'s' if count != 1 else ''} over {limit:g} MB: only {'their' if count != 1 else 'its'} "
@@ -92,7 +106,7 @@ def update_lock(path: str, wait: float = LOCK_WAIT_SECONDS) -> FileLock:
 
 # -- the vault walk (`walk`) ------------------------------------------------------------------
 
-def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None,
+def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list[str] | None = None,
                privacy: Privacy | None = None, known: str | None = None) -> Walk:
     """Every note of the vault and its stamp (`walk.walk_vault`), as the update walks it;
     `known`: the state of an earlier walk (`walk_state`), whose folders then need no listing."""
@@ -132,7 +146,8 @@ def _set_walk_state(conn: sqlite3.Connection, found: Walk | None) -> None:
 # -- the update ------------------------------------------------------------------------------
 
 def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, lock_path: str, force: bool = False,
-           progress=None, lock_wait: float = LOCK_WAIT_SECONDS, privacy: Privacy | None = None) -> UpdateStats:
+           progress: bool | None = None, lock_wait: float = LOCK_WAIT_SECONDS,
+           privacy: Privacy | None = None) -> UpdateStats:
     """Bring the index in step with the vault; only changed notes are parsed again.
 
     The check with nothing changed is a walk plus one comparison: the fingerprint of the walk
@@ -148,7 +163,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
     found = walk_vault(vault, ignore, None, privacy, walk_state(conn))
     stats.skipped_names[:] = found.skipped
     on_disk = found.by_path()
-    stored = None
+    stored: Stored | None = None
     edited: set[str] = set()
     if not force and meta(conn, PRIVACY_RULES) != privacy.signature():
         force = True
@@ -158,7 +173,7 @@ def update(conn: sqlite3.Connection, vault: str, ignore: tuple[str, ...], *, loc
         pending = meta(conn, LINKS_PENDING) == "1"      # an update was cut off before resolving links
         if not same and not pending:
             stored = _stored_stats(conn)
-        if not pending and (same or not _differs(on_disk, stored)):
+        if not pending and (same or stored is not None and not _differs(on_disk, stored)):
             edited = _edited_unseen(conn, vault)
             if not edited:
                 if not same:
@@ -205,17 +220,17 @@ def _remember(conn: sqlite3.Connection, found: Walk | None, skipped: list[str]) 
 PRIVACY_RULES = "privacy_rules"      # meta: Privacy.signature() of the rules the index was built with
 
 
-def _stored_stats(conn: sqlite3.Connection) -> dict[str, tuple[tuple[int, int, int], int | None]]:
+def _stored_stats(conn: sqlite3.Connection) -> Stored:
     """{path: (stamp, id)} of the indexed notes, and of the private ones with id None; the
     covering index keeps this from reading the note texts."""
-    stored = {path: ((mtime, size, ctime), rowid) for path, mtime, size, ctime, rowid
-              in conn.execute("SELECT path, mtime_ns, size, ctime_ns, id FROM notes INDEXED BY notes_freshness")}
+    stored: Stored = {path: ((mtime, size, ctime), rowid) for path, mtime, size, ctime, rowid
+                      in conn.execute("SELECT path, mtime_ns, size, ctime_ns, id FROM notes INDEXED BY notes_freshness")}
     stored.update((path, ((mtime, size, ctime), None)) for path, mtime, size, ctime
                   in conn.execute("SELECT path, mtime_ns, size, ctime_ns FROM private_notes"))
     return stored
 
 
-def _differs(on_disk: dict, stored: dict) -> bool:
+def _differs(on_disk: dict[str, Stamp], stored: Stored) -> bool:
     if len(on_disk) != len(stored):
         return True
     for path, stamp in on_disk.items():
@@ -262,7 +277,8 @@ def _edited_unseen(conn: sqlite3.Connection, vault: str) -> set[str]:
     (same content, read late enough) leave the list (best effort: a read-only check)."""
     rows = conn.execute("SELECT n.path, n.mtime_ns, u.digest, u.note_id FROM unsettled u"
                         " JOIN notes n ON n.id = u.note_id").fetchall()
-    edited, settled = set(), []
+    edited: set[str] = set()
+    settled: list[tuple[int]] = []
     for path, mtime_ns, digest, note_id in rows:
         now = time.time_ns()
         text = read_text(os.path.join(vault, *path.split("/")))
@@ -279,23 +295,23 @@ def _edited_unseen(conn: sqlite3.Connection, vault: str) -> set[str]:
     return edited
 
 
-def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, edited: set[str],
-           privacy: Privacy) -> bool:
+def _apply(conn: sqlite3.Connection, vault: str, on_disk: dict[str, Stamp], stored: Stored, force: bool,
+           progress: bool | None, stats: UpdateStats, edited: set[str], privacy: Privacy) -> bool:
     """Write the differences (and the notes of `edited`, whatever their stamp); True when every
     note on disk could be read."""
     complete = True
     gone = [path for path in stored if path not in on_disk]
     left = [path for path in gone if stored[path][1] is not None]     # indexed notes gone (not private ones)
-    removed = [stored[path][1] for path in left]
+    removed = [_indexed_id(stored, path) for path in left]
     removed_keys = {link_resolution.note_key(path) for path in left}
     stats.removed_paths += left
     private_keys: set[str] = set()     # of notes found private, or no longer private: links re-resolved
-    todo = []
+    todo: list[Todo] = []
     for path, stamp in on_disk.items():
-        row = stored.get(path)
-        if row is None:
+        known = stored.get(path)
+        if known is None:
             todo.append((path, stamp, False))
-        elif force or row[0] != stamp or path in edited:
+        elif force or known[0] != stamp or path in edited:
             todo.append((path, stamp, True))
         else:
             stats.unchanged += 1
@@ -307,7 +323,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
     if todo or removed:
         set_meta(conn, LINKS_PENDING, "1")
     resolvable = [path for path in on_disk if stored.get(path, (None, 0))[1] is not None]
-    resolve = _lazy_resolver(resolvable, len(todo) < PROGRESS_THRESHOLD) if todo else None
+    resolve = _lazy_resolver(resolvable, len(todo) < PROGRESS_THRESHOLD)
     changed_ids: list[int] = []
     deferred: list[tuple[int, int, str]] = []     # links to notes not yet written (_point_deferred)
     inlinks = IncomingText(conn, every=resolve_all or force or len(todo) >= PROGRESS_THRESHOLD)
@@ -325,7 +341,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
         for batch, rows in _parsed_batches(vault, todo, privacy):
             with transaction(conn):
                 private_keys |= _write_private(conn, rows, stored, stats, inlinks)
-                indexed = [row for row in rows if row is not None and row.note is not None]
+                indexed = [row for row in rows if isinstance(row, _Row)]
                 changed_ids.extend(_write_batch(conn, indexed, resolve, inlinks, deferred))
                 if len(todo) < PROGRESS_THRESHOLD:
                     _add_terms_of(conn, indexed)
@@ -333,7 +349,7 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
                 if row is None:
                     complete = False
                     continue
-                if row.note is None:
+                if isinstance(row, _Private):
                     continue
                 if existed and stored[row.path][1] is not None:
                     stats.updated += 1
@@ -362,16 +378,23 @@ def _apply(conn, vault, on_disk, stored, force, progress, stats: UpdateStats, ed
 
 class _Row:
     """A note read and parsed: `stamp` (mtime_ns, size, ctime_ns) as the walk saw it, before the
-    read; `digest` of the text read when the stamp may not show the next edit (`unsettled`);
-    `note` None when the note is private by its text (never parsed)."""
-    __slots__ = ("path", "stamp", "note", "digest", "failed")
+    read; `digest` of the text read when the stamp may not show the next edit (`unsettled`)."""
+    __slots__ = ("path", "stamp", "note", "digest")
 
-    def __init__(self, path: str, stamp: tuple[int, int, int], note, digest: str | None, failed: str | None = None):
+    def __init__(self, path: str, stamp: Stamp, note: Note, digest: str | None) -> None:
         self.path, self.stamp, self.note, self.digest = path, stamp, note, digest
-        self.failed = failed      # why the note could not be parsed (then it is kept out, as a private one is)
 
 
-def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -> _Row | None:
+class _Private:
+    """A note read and kept out of the index: private by its text (never parsed), or one that
+    could not be parsed (`failed`: why), kept out as a private one is."""
+    __slots__ = ("path", "stamp", "failed")
+
+    def __init__(self, path: str, stamp: Stamp, failed: str | None = None) -> None:
+        self.path, self.stamp, self.failed = path, stamp, failed
+
+
+def _row(vault: str, path: str, stamp: Stamp, privacy: Privacy) -> _Row | _Private | None:
     from obsidian_memory.vault import canvas, markdown
 
     read_at = time.time_ns()
@@ -380,29 +403,28 @@ def _row(vault: str, path: str, stamp: tuple[int, int, int], privacy: Privacy) -
         return None                       # vanished or unreadable: the next check sees it again
     shown = canvas.searched_text(path, text)
     if privacy.text_is_private(shown):
-        return _Row(path, stamp, None, None)
+        return _Private(path, stamp)
     digest = content_digest(text) if unsettled(stamp[0], read_at) else None
     try:
         note = markdown.parse_note(markdown.searched_part(shown), link_resolution.note_title(path))
     except (RecursionError, MemoryError, ValueError, TypeError) as exc:   # one bad note costs itself only
-        return _Row(path, stamp, None, None, failed=type(exc).__name__)
+        return _Private(path, stamp, failed=type(exc).__name__)
     return _Row(path, stamp, note, digest)
 
 
-def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: UpdateStats,
-                   inlinks: "IncomingText") -> set[str]:
+def _write_private(conn: sqlite3.Connection, rows: list[_Row | _Private | None], stored: Stored,
+                   stats: UpdateStats, inlinks: "IncomingText") -> set[str]:
     """Keep the batch's private notes out of the index (an indexed one leaves it, with its tags,
     links, words and the link text it gave its targets and had from others) and their stamps in
     `private_notes`; a note no longer private leaves that table (its row is written as a new
     note). Returns the name keys of both: the links that name them are resolved again, by every
     note."""
-    private = [row for row in rows if row is not None and row.note is None]
-    public = [row.path for row in rows if row is not None and row.note is not None
-              and row.path in stored and stored[row.path][1] is None]
+    private = [row for row in rows if isinstance(row, _Private)]
+    public = [row.path for row in rows if isinstance(row, _Row) and row.path in stored and stored[row.path][1] is None]
     if public:
         conn.executemany("DELETE FROM private_notes WHERE path = ?", [(path,) for path in public])
     left = [row.path for row in private if stored.get(row.path, (None, None))[1] is not None]
-    left_ids = [stored[path][1] for path in left]
+    left_ids = [_indexed_id(stored, path) for path in left]
     if left_ids:
         inlinks.drop(_targets_of(conn, left_ids) | set(left_ids))
     forget_fts(conn, left_ids)
@@ -415,7 +437,15 @@ def _write_private(conn: sqlite3.Connection, rows: list, stored: dict, stats: Up
     return {link_resolution.note_key(path) for path in [*public, *(row.path for row in private)]}
 
 
-def _parsed_batches(vault: str, todo: list, privacy: Privacy):
+def _indexed_id(stored: Stored, path: str) -> int:
+    """The id of a note of `stored` that is indexed (not private)."""
+    note_id = stored[path][1]
+    assert note_id is not None
+    return note_id
+
+
+def _parsed_batches(vault: str, todo: list[Todo],
+                    privacy: Privacy) -> Iterator[tuple[list[Todo], list[_Row | _Private | None]]]:
     """(batch of todo, its rows) in BATCH_SIZE pieces. A large update parses in a thread ahead of
     the writer: SQLite releases the GIL while it tokenises a batch, so parsing the next one
     (pure Python) and writing this one overlap on two cores."""
@@ -427,10 +457,10 @@ def _parsed_batches(vault: str, todo: list, privacy: Privacy):
     import queue
     import threading
 
-    ready: queue.Queue = queue.Queue(maxsize=2)
+    ready: queue.Queue[tuple[list[Todo], list[_Row | _Private | None]] | BaseException | None] = queue.Queue(maxsize=2)
     stop = threading.Event()
 
-    def offer(item) -> bool:
+    def offer(item: tuple[list[Todo], list[_Row | _Private | None]] | BaseException | None) -> bool:
         """Queue `item` unless the writer has stopped (then it no longer takes any)."""
         while not stop.is_set():
             try:
@@ -474,7 +504,8 @@ _UPSERT_NOTE_SUFFIX = " ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c}=excl
 MAX_PARAMETERS = 30_000           # SQLite allows 32766 per statement since 3.32
 
 
-def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple], tail: str = "") -> None:
+def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple[Any, ...]] | list[list[Any]],
+                 tail: str = "") -> None:
     """`head VALUES (..), (..), .. tail` with many rows per statement. Not executemany: each row
     would be a step of its own, and while the parser thread runs every step waits for the GIL
     (up to the switch interval), which made the writer three times slower."""
@@ -508,19 +539,19 @@ def _fts_texts(fts: dict[str, str]) -> tuple[str, ...]:
     return tuple(cjk.spaced(fts[c]) for c in FTS_COLUMNS)
 
 
-def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, codec: Codec) -> tuple:
+def _note_values(row: _Row, fts: dict[str, str], content: Content, now: float, codec: Codec) -> tuple[Any, ...]:
     return (row.path, *row.stamp, *(fts[c] for c in PLAIN_COLUMNS), codec.pack(content), now)
 
 
-def _content_of(note, fts: dict[str, str], keep_text: bool) -> Content:
+def _content_of(note: Note, fts: dict[str, str], keep_text: bool) -> Content:
     """What `notes.content` keeps of a note: its links and their context lines (each distinct
     line once), and its FTS texts of PACKED_COLUMNS when the file removes FTS rows by their
     text (`keep_text`; else empty)."""
     contexts = list(dict.fromkeys(link.context for link in note.outlinks))
     number = {context: n for n, context in enumerate(contexts)}
-    return Content(*(fts[c] if keep_text else "" for c in PACKED_COLUMNS), contexts,
-                   [StoredLink(link.target, link.anchor, link.label, link.kind, link.embed, link.line,
-                               number[link.context]) for link in note.outlinks])
+    return Content._make([*(fts[c] if keep_text else "" for c in PACKED_COLUMNS), contexts,
+                          [StoredLink(link.target, link.anchor, link.label, link.kind, link.embed, link.line,
+                                      number[link.context]) for link in note.outlinks]])
 
 
 def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -531,14 +562,15 @@ def forget_fts(conn: sqlite3.Connection, ids: list[int]) -> None:
     if not keeps_text(conn):
         _delete_by_id(conn, ids)
         return
-    codec = Codec.of(conn)
+    codec = Codec.to_read(conn)
     for chunk in _chunked(ids):
         rows = conn.execute(f"SELECT id, {', '.join(PLAIN_COLUMNS)}, content FROM notes"
                             f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        values = []
+        values: list[tuple[Any, ...]] = []
         for note_id, *plain, content in rows:
-            fts = dict(zip(PLAIN_COLUMNS, plain))
-            fts.update(zip(PACKED_COLUMNS, codec.unpack(content)))
+            fts: dict[str, str] = dict(zip(PLAIN_COLUMNS, plain))
+            packed = codec.unpack(content)
+            fts.update((column, getattr(packed, column)) for column in PACKED_COLUMNS)
             values.append(("delete", note_id, *_fts_texts(fts)))
         _insert_rows(conn, f"INSERT INTO notes_fts(notes_fts, rowid, {', '.join(FTS_COLUMNS)})", values)
 
@@ -575,7 +607,8 @@ FTS_AVERAGES = 1          # the rowid of FTS5's "averages" record in %_data: row
 
 def _varints(blob: bytes) -> list[int]:
     """The integers of an FTS5 record (SQLite varints, big-endian 7 bits a byte; values below 2^56)."""
-    values, value = [], 0
+    values: list[int] = []
+    value = 0
     for byte in blob:
         value = (value << 7) | (byte & 0x7F)
         if not byte & 0x80:
@@ -596,23 +629,22 @@ def _varint_bytes(values: list[int]) -> bytes:
     return bytes(out)
 
 
-def _id_list(ids) -> str:
+def _id_list(ids: Iterable[int]) -> str:
     return ",".join(str(int(i)) for i in ids)
 
 
-def _chunked(values: list, size: int = 900):
+def _chunked(values: list[T], size: int = 900) -> Iterator[list[T]]:
     for start in range(0, len(values), size):
         yield values[start:start + size]
 
 
-def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "IncomingText",
-                 deferred: list[tuple[int, int, str]]) -> list[int]:
+def _write_batch(conn: sqlite3.Connection, rows: list[_Row], resolve: Resolve | _LazyResolver,
+                 inlinks: "IncomingText", deferred: list[tuple[int, int, str]]) -> list[int]:
     """Upsert a batch of parsed notes with their tags, properties and links (inside the caller's
     transaction); returns their ids. An updated note keeps its id, and its FTS row is taken
     out (with its old values) before it is written again; the new notes get ids above the
     largest before the batch. A link is stored with the id of the note it resolves to; one to a
     note not in the index yet (a later batch) goes to `deferred` (source id, seq, target path)."""
-    rows = [row for row in rows if row is not None]
     if not rows:
         return []
     top = conn.execute("SELECT coalesce(max(id), 0) FROM notes").fetchone()[0]
@@ -631,18 +663,20 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
     ids.update(old)
     _insert_rows(conn, f"INSERT INTO notes_fts(rowid, {', '.join(FTS_COLUMNS)})",
                  [(ids[row.path], *_fts_texts(values)) for row, values in zip(rows, fts)])
-    old = list(old.values())
-    for start in range(0, len(old), MAX_PARAMETERS):
-        chunk = old[start:start + MAX_PARAMETERS]
+    old_ids = list(old.values())
+    for start in range(0, len(old_ids), MAX_PARAMETERS):
+        chunk = old_ids[start:start + MAX_PARAMETERS]
         marks = ",".join("?" * len(chunk))
         for table, column in (("note_tags", "note_id"), ("note_props", "note_id"), ("links", "source_id"),
                               ("unsettled", "note_id")):
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
     from obsidian_memory.vault import markdown
 
-    if hasattr(resolve, "prepare"):
+    if isinstance(resolve, _LazyResolver):
         resolve.prepare(link.target for row in rows for link in row.note.outlinks)
-    tags, props, links = [], [], []
+    tags: list[tuple[int, str]] = []
+    props: list[tuple[int, str, str]] = []
+    links: list[list[Any]] = []       # [source id, seq, target path (then id) or None, name hash]
     name_key = link_resolution.name_key
     for row in rows:
         note_id, note = ids[row.path], row.note
@@ -669,7 +703,7 @@ def _write_batch(conn: sqlite3.Connection, rows: list, resolve, inlinks: "Incomi
 def _ids_in_index(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
     """{path: id} of those of `paths` the index holds (the file is asked: a process without the
     update lock may have written some meanwhile)."""
-    found = {}
+    found: dict[str, int] = {}
     for chunk in _chunked(paths):
         found.update(conn.execute(f"SELECT path, id FROM notes WHERE path IN ({','.join('?' * len(chunk))})",
                                   chunk).fetchall())
@@ -707,32 +741,38 @@ def name_hash(key: str) -> int:
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) - 0x80000000
 
 
-def _lazy_resolver(paths, few: bool):
-    """resolve(target, source, kind) for the notes being written. For a few notes the resolver
-    holds only the paths whose name key is one their links can resolve to (see `links`): the
-    same answers, without folding every path of a large vault; `resolve.prepare(targets)` names
-    the links' targets before they are resolved."""
-    if not few:
-        return _memo_resolver(paths)
-    state: dict = {"keys": set(), "resolve": None}
+def _lazy_resolver(paths: list[str], few: bool) -> Resolve | _LazyResolver:
+    """resolve(target, source, kind) for the notes being written: for a few notes, a
+    `_LazyResolver`."""
+    return _LazyResolver(paths) if few else _memo_resolver(paths)
 
-    def prepare(targets) -> None:
+
+class _LazyResolver:
+    """resolve(target, source, kind) for a few notes being written: it holds only the paths whose
+    name key is one their links can resolve to (see `links`): the same answers, without folding
+    every path of a large vault; `prepare(targets)` names the links' targets before they are
+    resolved."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self.keys: set[str] = set()
+        self.resolve: Resolve | None = None
+
+    def prepare(self, targets: Iterable[str]) -> None:
         keys = set()
         for target in targets:
             keys.add(link_resolution.name_key(target))
             keys.add(link_resolution.name_key(target + ".md"))    # `[[a.md]]` may name a.md.md
-        if state["resolve"] is None or not keys <= state["keys"]:
-            state["keys"] |= keys
-            state["resolve"] = _memo_resolver(_paths_with_keys(paths, state["keys"]))
+        if self.resolve is None or not keys <= self.keys:
+            self.keys |= keys
+            self.resolve = _memo_resolver(_paths_with_keys(self.paths, self.keys))
 
-    def resolve(target: str, source: str, kind: str):
-        return state["resolve"](target, source, kind)
-
-    resolve.prepare = prepare
-    return resolve
+    def __call__(self, target: str, source: str, kind: str) -> str | None:
+        assert self.resolve is not None, "prepare() names the targets first"
+        return self.resolve(target, source, kind)
 
 
-def _paths_with_keys(paths, wanted: set[str]) -> list[str]:
+def _paths_with_keys(paths: list[str], wanted: set[str]) -> list[str]:
     out = []
     for path in paths:
         if path.isascii() and "\\" not in path:      # note_key without its general cases
@@ -744,10 +784,10 @@ def _paths_with_keys(paths, wanted: set[str]) -> list[str]:
     return out
 
 
-def _memo_resolver(paths):
+def _memo_resolver(paths: Iterable[str]) -> Resolve:
     """resolve(target, source, kind) -> path or None; one answer per (target, kind, folder)."""
     resolver = link_resolution.Resolver(paths)
-    memo: dict = {}
+    memo: dict[tuple[str, str, str], str | None] = {}
 
     def resolve(target: str, source: str, kind: str) -> str | None:
         folder = source.rsplit("/", 1)[0] if "/" in source else ""
@@ -784,8 +824,10 @@ def resolve_links(conn: sqlite3.Connection, scope: tuple[set[str], list[int]] | 
         return 0
     ids = dict(conn.execute("SELECT path, id FROM notes"))
     resolve = _memo_resolver(ids)
-    changes, touched = [], set()
-    codec, links, of = Codec.of(conn), [], None
+    changes: list[tuple[int | None, int, int]] = []
+    touched: set[int] = set()
+    codec, of = Codec.to_read(conn), None
+    links: list[StoredLink] = []
     for source_id, seq, current, source in rows:
         if source_id != of:          # (by linking note: each note's links unpacked once)
             (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
@@ -824,11 +866,11 @@ class IncomingText:
     and writes every row, in one transaction, as does the update after one cut off before its
     end (`links_pending`)."""
 
-    def __init__(self, conn: sqlite3.Connection, every: bool):
+    def __init__(self, conn: sqlite3.Connection, every: bool) -> None:
         self.conn, self.every = conn, every
         self.dropped: set[int] = set()
 
-    def drop(self, ids) -> None:
+    def drop(self, ids: Iterable[int]) -> None:
         """Take the rows of these notes out, once per update (inside the caller's transaction)."""
         if self.every:
             return
@@ -849,24 +891,28 @@ class IncomingText:
                 _insert_rows(self.conn, "INSERT INTO inlinks_fts(rowid, text)", list(self._rows(chunk)))
         self.dropped.clear()
 
-    def _rows(self, ids: list[int]):
+    def _rows(self, ids: list[int]) -> Iterator[tuple[int, str]]:
         return _inlink_rows(self.conn, f"AND l.target_id IN ({_id_list(ids)})")
 
 
-def _inlink_rows(conn: sqlite3.Connection, where: str = ""):
+def _inlink_rows(conn: sqlite3.Connection, where: str = "") -> Iterator[tuple[int, str]]:
     """(note id, its incoming link text) for the notes the links select, by id. The links are
     read by linking note, so that each one's links and context lines are unpacked once."""
     pieces: dict[int, list[str]] = {}
-    source, content, codec = None, None, None
+    source: int | None = None
+    codec: Codec | None = None
+    links: list[StoredLink] = []
+    contexts: list[str] = []
     for note_id, source_id, seq in conn.execute(_INLINK_LINKS.format(where=where)):
         if source_id != source:
-            codec = codec or Codec.of(conn)
+            codec = codec or Codec.to_read(conn)
             (blob,) = conn.execute("SELECT content FROM notes WHERE id = ?", (source_id,)).fetchone()
-            source, content = source_id, codec.unpack(blob)
+            content = codec.unpack(blob)
+            source, links, contexts = source_id, content.links, content.contexts
         found = pieces.setdefault(note_id, [])
         if len(found) < INLINKS_PER_NOTE:
-            link = content.links[seq]
-            found.append(_around_link(content.contexts[link.context_no],
+            link = links[seq]
+            found.append(_around_link(contexts[link.context_no],
                                       link.label or link.target.rsplit("/", 1)[-1].split("#", 1)[0]))
     for note_id in sorted(pieces):
         yield note_id, cjk.spaced(" \n ".join(pieces[note_id]))
@@ -913,7 +959,7 @@ def _refresh_vocab(conn: sqlite3.Connection, changed: int, removed: int) -> None
         set_meta(conn, "vocab_stale", str(stale))
 
 
-def _add_terms_of(conn: sqlite3.Connection, rows) -> None:
+def _add_terms_of(conn: sqlite3.Connection, rows: list[_Row]) -> None:
     from obsidian_memory.vault import markdown
 
     scratch = ensure_scratch(conn)

@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import threading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
+
+    from obsidian_memory.search.store.watch import VaultWatch
+
 
 class Gate:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._started = 0       # checks started so far (each one's number)
         self._covered = 0       # the number of the latest check that completed
-        self._watch = None          # a watch.VaultWatch once `watch` found one
-        self._quiet_basis = None    # the basis of the last complete check the watch vouches for since
+        self._watch: VaultWatch | None = None       # once `watch` found one
+        self._quiet_basis: Hashable | None = None   # the basis of the last complete check the watch vouches for since
 
     def watch(self, vault: str) -> str | None:
         """From now on, skip checks while the watch hears of no change. None: watching; else
@@ -47,7 +53,7 @@ class Gate:
         """Take at arrival, before anything is read."""
         return self._started
 
-    def run(self, ticket: int, check, wait: float, basis=None) -> None:
+    def run(self, ticket: int, check: Callable[[], bool], wait: float, basis: Hashable | None = None) -> None:
         """`check()` unless a check that started after `ticket` completed, or the watch heard of
         no change since a complete check made on the same `basis` (the index file and the settings
         the check depends on). `check` returns whether it completed (False: it gave up, e.g.
@@ -58,15 +64,15 @@ class Gate:
         try:
             if self._covered > ticket:
                 return
-            watched = self._watch is not None and not self._watch.broken
-            if watched and not self._watch.changed() and basis is not None and basis == self._quiet_basis:
+            watch = self._watch if self._watch is not None and not self._watch.broken else None
+            if watch is not None and not watch.changed() and basis is not None and basis == self._quiet_basis:
                 return
             self._quiet_basis = None
             self._started += 1
             number = self._started
             if check():
                 self._covered = number
-                if watched and not self._watch.broken:   # (read before the check: what it missed, the next hears)
+                if watch is not None and not watch.broken:   # (read before the check: what it missed, the next hears)
                     self._quiet_basis = basis
         finally:
             self._lock.release()

@@ -19,11 +19,37 @@ from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
 from obsidian_memory.vault.markdown import SEARCHED_BYTES
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Any, Protocol, TypeVar
+
+    from obsidian_memory.core.settings import Settings
+    from obsidian_memory.vault.markdown import Note
+
+    T = TypeVar("T")
+    Param = str | int | float | None         # a value bound to a statement's `?`
+
+    class Scoped(Protocol):
+        """What of a query limits its notes (search.base.Query)."""
+        @property
+        def folders(self) -> Sequence[str]: ...
+        @property
+        def excludes(self) -> Sequence[str]: ...
+        @property
+        def tags(self) -> Sequence[str]: ...
+        @property
+        def not_tags(self) -> Sequence[str]: ...
+        @property
+        def frontmatter(self) -> Sequence[tuple[str, str]]: ...
+        @property
+        def not_frontmatter(self) -> Sequence[tuple[str, str]]: ...
+
 SEARCH_LOCK_WAIT = 30.0      # a search waits this long for another process's build, then answers as is
 CHUNK = 500                  # ids or paths per `IN (...)` list
 
 
-def index_path(settings) -> str:
+def index_path(settings: Settings) -> str:
     """One index file per vault, named from a hash of the vault's real path."""
     real = os.path.realpath(settings.vault)
     digest = hashlib.sha256(os.path.normcase(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
@@ -36,12 +62,13 @@ class Scope:
     frontmatter values (`key:` alone: the key is present)."""
     __slots__ = ("sql", "params")
 
-    def __init__(self, sql: str = "", params: tuple = ()):
+    def __init__(self, sql: str = "", params: tuple[Param, ...] = ()) -> None:
         self.sql, self.params = sql, params
 
     @classmethod
-    def of(cls, query) -> "Scope":
-        clauses, params = [], []
+    def of(cls, query: Scoped) -> "Scope":
+        clauses: list[str] = []
+        params: list[Param] = []
         folders = [f for f in query.folders if f]
         if folders and len(folders) == len(query.folders):     # (a folder is matched with its case)
             clauses.append("(" + " OR ".join(_UNDER for _ in folders) + ")")
@@ -68,12 +95,12 @@ EVERYTHING = Scope()
 _TAG_SQL = "SELECT 1 FROM note_tags t WHERE t.note_id = n.id AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\')"
 
 
-def _tag_params(tag: str) -> list:
+def _tag_params(tag: str) -> list[Param]:
     tag = tag.strip().lstrip("#").strip("/").lower()
     return [tag, _escape_like(tag) + "/%"]
 
 
-def _prop_sql(key: str, value: str) -> tuple[str, list]:
+def _prop_sql(key: str, value: str) -> tuple[str, list[Param]]:
     key, value = key.strip().lower(), value.strip().lower()
     if key in ("tags", "tag"):
         value = value.lstrip("#")
@@ -85,7 +112,7 @@ def _prop_sql(key: str, value: str) -> tuple[str, list]:
 _UNDER = "(substr(n.path, 1, ?) = ?)"
 
 
-def _under_params(folder: str) -> list:
+def _under_params(folder: str) -> list[Param]:
     prefix = folder.strip("/") + "/"
     return [len(prefix), prefix]
 
@@ -94,15 +121,15 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _bm25(weights) -> str:
+def _bm25(weights: Iterable[float]) -> str:
     return "bm25(notes_fts, " + ", ".join(str(w) for w in weights) + ")"
 
 
-def _ids(rowids) -> str:
+def _ids(rowids: Iterable[int]) -> str:
     return ",".join(str(int(r)) for r in rowids)
 
 
-def _chunks(items: list, size: int = CHUNK):
+def _chunks(items: list[T], size: int = CHUNK) -> Iterator[list[T]]:
     for start in range(0, len(items), size):
         yield items[start:start + size]
 
@@ -111,7 +138,7 @@ class VaultIndex:
     """An open index. Use `open_fresh` for a request, `open` to update it, `open_readonly` to
     read it as it stands; close it (or use it in a `with` block)."""
 
-    def __init__(self, conn: sqlite3.Connection, settings, path: str, *, created: bool = False):
+    def __init__(self, conn: sqlite3.Connection, settings: Settings, path: str, *, created: bool = False) -> None:
         self.conn = conn
         self.settings = settings
         self.path = path
@@ -120,7 +147,7 @@ class VaultIndex:
 
     # -- opening and closing ---------------------------------------------------------------------------
     @classmethod
-    def open(cls, settings) -> "VaultIndex":
+    def open(cls, settings: Settings) -> "VaultIndex":
         """The vault's index, created (or recreated if outdated or damaged) as needed."""
         _check_vault(settings)
         path = index_path(settings)
@@ -135,7 +162,7 @@ class VaultIndex:
         return cls(conn, settings, path, created=created)
 
     @classmethod
-    def open_fresh(cls, settings) -> "VaultIndex":
+    def open_fresh(cls, settings: Settings) -> "VaultIndex":
         """The index brought up to date (as a search does), then read in one snapshot. A file
         found damaged on the way is deleted and built again. In a long-running process, requests
         that arrive together share one check, and one that watches the vault skips the check
@@ -153,7 +180,7 @@ class VaultIndex:
         return cls._open_to_read(settings, check_first)
 
     @classmethod
-    def _open_to_read(cls, settings, prepare) -> "VaultIndex":
+    def _open_to_read(cls, settings: Settings, prepare: Callable[["VaultIndex"], None]) -> "VaultIndex":
         """`open`, then `prepare(index)`, which leaves it in a read snapshot. A file found damaged
         on the way is deleted and built again (once: `sqlitedb.again_if_damaged`)."""
         def opened() -> "VaultIndex":
@@ -167,13 +194,13 @@ class VaultIndex:
         return sqlitedb.again_if_damaged(opened, lambda why: discard(settings, why))
 
     @classmethod
-    def watch_vault(cls, settings) -> str | None:
+    def watch_vault(cls, settings: Settings) -> str | None:
         """For a process that lives long (the HTTP MCP server): from now on, `open_fresh` skips
         the walk of the vault while a watch hears of no change in it. None: watching; else why
         there is no watch (not Linux, a network or FUSE file system...): every open walks, as before."""
         return freshness.gate(index_path(settings)).watch(settings.vault)
 
-    def _freshness_basis(self) -> tuple:
+    def _freshness_basis(self) -> tuple[Any, ...]:
         """What a check depends on besides the vault: this very file (not one rebuilt meanwhile)
         and the settings of the walk, the private rules included (a rule added while nothing in
         the vault changed takes notes out at the next check)."""
@@ -184,7 +211,7 @@ class VaultIndex:
                 Privacy.of(self.settings).signature())
 
     @classmethod
-    def open_readonly(cls, settings) -> "VaultIndex | None":
+    def open_readonly(cls, settings: Settings) -> "VaultIndex | None":
         """The index as it stands, read-only, or None when it is missing, outdated or unreadable."""
         path = index_path(settings)
         if not os.path.exists(path):
@@ -201,7 +228,8 @@ class VaultIndex:
         conn.close()
         return None
 
-    def update(self, *, force: bool = False, progress=None, lock_wait: float | None = None) -> UpdateStats:
+    def update(self, *, force: bool = False, progress: bool | None = None,
+               lock_wait: float | None = None) -> UpdateStats:
         """Re-index what changed in the vault since the last update (everything with `force`).
         Private notes (`privacy`) are left out; the notes that left the index leave the vector
         store too."""
@@ -231,7 +259,7 @@ class VaultIndex:
     def __enter__(self) -> "VaultIndex":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- notes ---------------------------------------------------------------------------------------
@@ -240,7 +268,7 @@ class VaultIndex:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'notes'").fetchone()
         if row and str(row[0]).isdigit():
             return int(row[0]) or 1
-        return self.conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+        return int(self.conn.execute("SELECT count(*) FROM notes").fetchone()[0]) or 1
 
     def paths(self) -> list[str]:
         return [p for (p,) in self.conn.execute("SELECT path FROM notes ORDER BY path")]
@@ -252,21 +280,21 @@ class VaultIndex:
 
     def private_count(self) -> int:
         """The notes left out as private by their text (those private by path are never walked)."""
-        return self.conn.execute("SELECT count(*) FROM private_notes").fetchone()[0]
+        return int(self.conn.execute("SELECT count(*) FROM private_notes").fetchone()[0])
 
     def note_id(self, path: str) -> int | None:
         row = self.conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
         return row[0] if row else None
 
-    def names(self, ids) -> dict[int, tuple[str, str, str]]:
+    def names(self, ids: Iterable[int]) -> dict[int, tuple[str, str, str]]:
         """{id: (path, title, aliases)}: from the covering index (a query's few hundred candidates
         would otherwise read as many pages of the notes' rows: ~11 MB at 20,000 notes)."""
         return {r: (p, t, a) for r, p, t, a in self.conn.execute(
             f"SELECT id, path, title, aliases FROM notes INDEXED BY notes_names WHERE id IN ({_ids(ids)})")}
 
-    def titles(self, ids) -> dict[int, tuple[str, str]]:
+    def titles(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
         """{id: (path, title)}."""
-        out = {}
+        out: dict[int, tuple[str, str]] = {}
         for chunk in _chunks(list(ids)):
             out.update({i: (p, t) for i, p, t in self.conn.execute(
                 f"SELECT id, path, title FROM notes WHERE id IN ({','.join('?' * len(chunk))})", chunk)})
@@ -285,7 +313,7 @@ class VaultIndex:
         note = self.parsed_note(path, title)
         return "\n".join((title, aliases, *(("\n".join(note.headings), note.body) if note else ())))
 
-    def parsed_note(self, path: str, title: str):
+    def parsed_note(self, path: str, title: str) -> Note | None:
         """The indexed note `path` parsed from its file (`markdown.Note`: its body, code and
         headings only): the index keeps no copy of its text. The check
         that made the snapshot fresh found the file as indexed; one gone, unreadable or made
@@ -308,7 +336,7 @@ class VaultIndex:
 
     def _unpack(self, blob: bytes) -> schema.Content:
         if self._codec is None:
-            self._codec = schema.Codec.of(self.conn)       # (a file with notes has one)
+            self._codec = schema.Codec.to_read(self.conn)
         return self._codec.unpack(blob)
 
     def names_in_scope(self, scope: Scope) -> list[tuple[str, str, str]]:
@@ -325,7 +353,7 @@ class VaultIndex:
         return [p for (p,) in self.conn.execute("SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id"
                                                 " WHERE p.key = ? AND p.value = ?", (key, value))]
 
-    def ids_with_property(self, key: str, value: str, among) -> set[int]:
+    def ids_with_property(self, key: str, value: str, among: Iterable[int]) -> set[int]:
         """The notes of `among` whose frontmatter has `key: value` (folded as `paths_with_property`'s)."""
         return {n for (n,) in self.conn.execute(f"SELECT note_id FROM note_props WHERE key = ? AND value = ?"
                                                 f" AND note_id IN ({_ids(among)})", (key, value))}
@@ -345,7 +373,7 @@ class VaultIndex:
                        for path, title, note in ((p, t, self.parsed_note(p, t)) for p, t in rows)]
 
     # -- full text: FTS5 match expressions (built by `fulltext`, passed as a value) ------------------------
-    def ranked(self, match: str, scope: Scope, limit: int, *, weights=schema.COLUMN_WEIGHTS,
+    def ranked(self, match: str, scope: Scope, limit: int, *, weights: Sequence[float] = schema.COLUMN_WEIGHTS,
                exclude: int | None = None) -> dict[int, float]:
         """{id: BM25 score (higher is better)} of the `limit` best notes matching in scope."""
         sql, params = self._fts(f"f.rowid, -{_bm25(weights)} AS s", match, scope)
@@ -359,7 +387,7 @@ class VaultIndex:
         sql, params = self._fts(f"f.rowid, -{_bm25(schema.COLUMN_WEIGHTS)}", match, scope)
         return dict(self.conn.execute(sql, params).fetchall())
 
-    def matching(self, match: str, among=None) -> set[int]:
+    def matching(self, match: str, among: Iterable[int] | None = None) -> set[int]:
         """Every note matching, whatever the scope (or those of `among`). FTS5 evaluates a whole
         expression driven by its rarest word far faster than it seeks a long list of ids."""
         sql = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
@@ -377,9 +405,9 @@ class VaultIndex:
 
     def count(self, match: str, scope: Scope) -> int:
         sql, params = self._fts("count(*)", match, scope)
-        return self.conn.execute(sql, params).fetchone()[0]
+        return int(self.conn.execute(sql, params).fetchone()[0])
 
-    def _fts(self, select: str, match: str, scope: Scope) -> tuple[str, list]:
+    def _fts(self, select: str, match: str, scope: Scope) -> tuple[str, list[Param]]:
         join = " JOIN notes n ON n.id = f.rowid" if scope.sql else ""
         where = " AND " + scope.sql if scope.sql else ""
         return f"SELECT {select} FROM notes_fts f{join} WHERE notes_fts MATCH ?{where}", [match, *scope.params]
@@ -420,19 +448,19 @@ class VaultIndex:
         return [n for (n,) in self.conn.execute("SELECT note_id FROM note_tags WHERE tag = ?", (tag,))]
 
     def tag_count(self, tag: str) -> int:
-        return self.conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0]
+        return int(self.conn.execute("SELECT count(*) FROM note_tags WHERE tag = ?", (tag,)).fetchone()[0])
 
-    def tags_among(self, ids, tags) -> list[tuple[int, str]]:
+    def tags_among(self, ids: Iterable[int], tags: Sequence[str]) -> list[tuple[int, str]]:
         """(note id, tag) for each of `tags` that a note of `ids` has, by tag."""
         marks = ",".join("?" * len(tags))
-        out = []
+        out: list[tuple[int, str]] = []
         for chunk in _chunks(sorted(ids)):
             out += self.conn.execute(f"SELECT note_id, tag FROM note_tags WHERE note_id IN ({_ids(chunk)})"
                                      f" AND tag IN ({marks}) ORDER BY tag", list(tags)).fetchall()
         return out
 
     # -- links -----------------------------------------------------------------------------------------
-    def link_steps(self, ids: list[int], outgoing: bool) -> list[tuple]:
+    def link_steps(self, ids: list[int], outgoing: bool) -> list[tuple[Any, ...]]:
         """One link away from `ids`: (from id, to id, seq, context) following links out of
         them, or (to id, from id, from path, seq, context) following links into them."""
         marks = ",".join("?" * len(ids))
@@ -449,10 +477,12 @@ class VaultIndex:
         """(target, context) of the note's links that name no note, in order."""
         seqs = [seq for (seq,) in self.conn.execute("SELECT seq FROM links WHERE source_id = ? AND target_id IS NULL"
                                                      " ORDER BY seq", (note_id,))]
-        content = self._content(note_id) if seqs else None
+        if not seqs:
+            return []
+        content = self._content(note_id)
         return [(content.links[seq].target, content.contexts[content.links[seq].context_no]) for seq in seqs]
 
-    def _with_contexts(self, rows: list[tuple], source: int) -> list[tuple]:
+    def _with_contexts(self, rows: list[tuple[Any, ...]], source: int) -> list[tuple[Any, ...]]:
         """The rows, whose last value is a link's seq in the note whose id is at `source`, with
         that link's context line added."""
         contents = {note_id: self._content(note_id) for note_id in {row[source] for row in rows}}
@@ -462,9 +492,9 @@ class VaultIndex:
             out.append((*row, content.contexts[content.links[row[-1]].context_no]))
         return out
 
-    def links_of(self, paths: list[str]) -> dict[str, dict]:
+    def links_of(self, paths: list[str]) -> dict[str, dict[str, list[str]]]:
         """{path: {"links": outgoing note paths in link order, "backlinks": linking note paths sorted}}."""
-        result = {p: {"links": [], "backlinks": []} for p in paths}
+        result: dict[str, dict[str, list[str]]] = {p: {"links": [], "backlinks": []} for p in paths}
         for chunk in _chunks(list(result), 400):
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
@@ -494,7 +524,7 @@ class VaultIndex:
                     out[a].add(b)
         return out
 
-    def direct_links(self, note_id: int, among) -> tuple[set[int], set[int]]:
+    def direct_links(self, note_id: int, among: Iterable[int]) -> tuple[set[int], set[int]]:
         """(the notes of `among` the note links to, those that link to it)."""
         ids = _ids(among)
         outgoing = {t for (t,) in self.conn.execute(f"SELECT target_id FROM links WHERE source_id = ?"
@@ -506,7 +536,7 @@ class VaultIndex:
 
 # -- damage and rebuilds -------------------------------------------------------------------------------
 
-def discard(settings, why: BaseException | None = None) -> None:
+def discard(settings: Settings, why: BaseException | None = None) -> None:
     """Delete the index file (found damaged: `why`); the next open builds it again."""
     path = index_path(settings)
     if why is not None:
@@ -517,16 +547,16 @@ def discard(settings, why: BaseException | None = None) -> None:
         sqlitedb.remove_files(path)
 
 
-def using_fresh(settings, work):
+def using_fresh(settings: Settings, work: Callable[[VaultIndex], T]) -> T:
     """`work(index)` on the index brought up to date, in one snapshot; a file found damaged on the
     way is deleted, built again and `work` runs once more (`sqlitedb.again_if_damaged`)."""
-    def read():
+    def read() -> T:
         with VaultIndex.open_fresh(settings) as index:
             return work(index)
     return sqlitedb.again_if_damaged(read, lambda why: discard(settings, why))
 
 
-def rebuild(settings, *, progress=None) -> UpdateStats:
+def rebuild(settings: Settings, *, progress: bool | None = None) -> UpdateStats:
     """Every note read again into a new file beside the index, which then takes its place: until
     then searches answer from the previous index (and a damaged one is never read)."""
     _check_vault(settings)
@@ -549,7 +579,7 @@ def rebuild(settings, *, progress=None) -> UpdateStats:
     return stats
 
 
-def _compared_with_previous(stats: UpdateStats, settings, paths: set[str]) -> None:
+def _compared_with_previous(stats: UpdateStats, settings: Settings, paths: set[str]) -> None:
     """A rebuild's counts as against the index it replaces: notes it had are `updated`; none to
     read (missing or damaged): the index was `rebuilt`."""
     previous: set[str] | None = None
@@ -654,20 +684,21 @@ def _current(conn: sqlite3.Connection) -> bool:
     return mode == schema.fts_delete_mode(sqlitedb.index_library()[1])
 
 
-def _check_vault(settings) -> None:
+def _check_vault(settings: Settings) -> None:
     if not os.path.isdir(settings.vault):
         from obsidian_memory.core.errors import UserError
 
         raise UserError(f"vault not found: {settings.vault} (set OBSIDIAN_VAULT or pass --vault)")
 
 
-def status(settings) -> dict:
+def status(settings: Settings) -> dict[str, Any]:
     """For `status` and `doctor`: where the index is, how big and how fresh (never builds it)."""
     path = index_path(settings)
-    info = {"engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
-            "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None,
-            "skipped": {"count": 0, "names": []}, "cut": {"count": 0, "bytes": 0, "searched_bytes": SEARCHED_BYTES},
-            "sqlite": sqlite_used()}
+    info: dict[str, Any] = {
+        "engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
+        "schema_version": schema.SCHEMA_VERSION, "notes_indexed": 0, "size_bytes": 0, "last_update": None,
+        "skipped": {"count": 0, "names": []}, "cut": {"count": 0, "bytes": 0, "searched_bytes": SEARCHED_BYTES},
+        "sqlite": sqlite_used()}
     if not info["exists"]:
         return info
     info["size_bytes"] = sqlitedb.size_on_disk(path)
@@ -703,7 +734,7 @@ def sqlite_used() -> str:
             f" (with SQLite 3.43 or later, e.g. `pip install sqlean.py` in its venv, the index is about a fifth smaller)")
 
 
-def integrity(settings) -> str:
+def integrity(settings: Settings) -> str:
     """'ok', or what SQLite's quick check finds wrong with the index file (for `doctor`: it reads
     the whole file)."""
     path = index_path(settings)

@@ -15,6 +15,8 @@ from collections import Counter, namedtuple
 
 from obsidian_memory.core import sqlitedb
 
+TYPE_CHECKING = False
+
 # Bump when the tables or what is stored in them change (a change to `markdown` parsing
 # included): the cache is then rebuilt.
 SCHEMA_VERSION = 19
@@ -182,16 +184,40 @@ LINK_KINDS = ("wiki", "markdown", "frontmatter")
 
 
 # A link as its note's content keeps it (`links` holds where it points); context_no: its
-# context line, a number into its note's contexts.
-StoredLink = namedtuple("StoredLink", "target anchor label kind embed line context_no")
-Content = namedtuple("Content", PACKED_COLUMNS + ("contexts", "links"))
+# context line, a number into its note's contexts. A note's content: its PACKED_COLUMNS' texts,
+# its context lines and its links. (The checker reads the fields' types; a search process does
+# not import `typing` for them.)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class StoredLink(NamedTuple):
+        target: str
+        anchor: str
+        label: str
+        kind: str
+        embed: bool
+        line: int
+        context_no: int
+
+    class Content(NamedTuple):
+        body: str
+        code: str
+        headings: str
+        tags: str
+        meta: str
+        idents: str
+        contexts: list[str]
+        links: list[StoredLink]
+else:
+    StoredLink = namedtuple("StoredLink", "target anchor label kind embed line context_no")
+    Content = namedtuple("Content", PACKED_COLUMNS + ("contexts", "links"))
 
 
 class Codec:
     """Packs and unpacks `notes.content` with the file's dictionary (`of`, `made_for`)."""
     __slots__ = ("zdict",)
 
-    def __init__(self, zdict: bytes = b""):
+    def __init__(self, zdict: bytes = b"") -> None:
         self.zdict = zdict
 
     @classmethod
@@ -201,11 +227,18 @@ class Codec:
         return None if words is None else cls(words.encode("utf-8", "surrogatepass"))
 
     @classmethod
+    def to_read(cls, conn: sqlite3.Connection) -> "Codec":
+        """The codec to unpack a note's content with: the file's (a file with notes has one, made
+        with its first), else one without a dictionary."""
+        return cls.of(conn) or cls()
+
+    @classmethod
     def made_for(cls, conn: sqlite3.Connection, texts: list[str]) -> "Codec":
         """A codec whose dictionary holds the words most used in `texts` (the first notes to be
         written), the most used last (nearest, so cheapest to refer to); kept in the file."""
         counts = Counter(word for text in texts for word in _WORD.findall(text))
-        chosen, size = [], 0
+        chosen: list[str] = []
+        size = 0
         for word, count in counts.most_common():
             size += len(word.encode("utf-8", "surrogatepass")) + 1
             if count < 2 or size > DICT_BYTES:
@@ -216,7 +249,7 @@ class Codec:
         return cls(words.encode("utf-8", "surrogatepass"))
 
     def pack(self, content: Content) -> bytes:
-        texts = [*content[:len(PACKED_COLUMNS)], *content.contexts]
+        texts: list[str] = [*(getattr(content, column) for column in PACKED_COLUMNS), *content.contexts]
         numbers = [len(content.contexts), len(content.links)]
         for link in content.links:
             texts += (link.target, link.anchor, link.label)
@@ -234,12 +267,14 @@ class Codec:
         numbers = list(map(int, head.split()))
         contexts, links = numbers[0], numbers[1]
         lengths = numbers[2 + 4 * links:]
-        texts, at = [], 0
+        texts: list[str] = []
+        at = 0
         for length in lengths:
             texts.append(rest[at:at + length])
             at += length
         fields = len(PACKED_COLUMNS)
         first = fields + contexts
-        stored = [StoredLink(*texts[first + 3 * n:first + 3 * n + 3], LINK_KINDS[numbers[2 + 4 * n]],
-                             bool(numbers[3 + 4 * n]), numbers[4 + 4 * n], numbers[5 + 4 * n]) for n in range(links)]
-        return Content(*texts[:fields], texts[fields:first], stored)
+        stored = [StoredLink(texts[first + 3 * n], texts[first + 3 * n + 1], texts[first + 3 * n + 2],
+                             LINK_KINDS[numbers[2 + 4 * n]], bool(numbers[3 + 4 * n]), numbers[4 + 4 * n],
+                             numbers[5 + 4 * n]) for n in range(links)]
+        return Content._make([*texts[:fields], texts[fields:first], stored])

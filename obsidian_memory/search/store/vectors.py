@@ -28,6 +28,22 @@ from obsidian_memory.search.store.build import update_lock
 from obsidian_memory.search.store.index import VaultIndex, index_path
 from obsidian_memory.core.sqlitedb import meta, set_meta, transaction
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from concurrent.futures import Future
+    from typing import Any, Protocol
+
+    from obsidian_memory.core.settings import Settings
+    from obsidian_memory.vault.markdown import Chunk
+
+    Stamp = tuple[int, int]              # a note's (mtime_ns, size)
+
+    class Embedder(Protocol):
+        """What embeds the notes (`search.semantic`, or a test's stand-in)."""
+        def model_id(self) -> str: ...
+        def embed_passages(self, texts: list[str]) -> Any: ...   # one vector per text
+
 BATCH_NOTES = 8            # notes embedded per commit
 CALL_CHARS = 2000          # characters of text per model call (see model_calls)
 AHEAD = 2                  # batches read ahead per worker
@@ -71,7 +87,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 # -- the file ---------------------------------------------------------------------------------------
 
-def store_path(settings) -> str:
+def store_path(settings: Settings) -> str:
     """Beside the index, named from the same digest of the vault's real path."""
     name = os.path.basename(index_path(settings))
     return os.path.join(settings.cache_dir, "vectors-" + name[len("index-"):])
@@ -109,7 +125,7 @@ def _open_current(path: str) -> sqlite3.Connection:
 # -- embedding the vault -----------------------------------------------------------------------------
 
 class EmbedStats:
-    def __init__(self, model: str = ""):
+    def __init__(self, model: str = "") -> None:
         self.notes = 0             # notes in the vault
         self.embedded = 0          # notes (re-)embedded by this run
         self.reused = 0            # notes whose content was already embedded (moved, touched)
@@ -133,8 +149,8 @@ class Busy(Exception):
     """Another process is embedding this vault."""
 
 
-def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=None,
-                batch_notes: int = BATCH_NOTES, threads: int = 1) -> EmbedStats:
+def embed_vault(settings: Settings, *, limit: int | None = None, embedder: Embedder | None = None,
+                progress: bool | None = None, batch_notes: int = BATCH_NOTES, threads: int = 1) -> EmbedStats:
     """Bring the store in step with the vault: embed new and changed notes (most recently
     modified first, at most `limit` of them), forget deleted ones. The notes are those the
     vault index holds, brought up to date first: a private note is never embedded. `embedder`
@@ -143,12 +159,14 @@ def embed_vault(settings, *, limit: int | None = None, embedder=None, progress=N
     calls side by side). `progress`: True shows a bar with an ETA on stderr, None only on a
     terminal, False never. A store found damaged on the way is deleted and filled again."""
     if embedder is None:
-        from obsidian_memory.search import semantic as embedder
-    return sqlitedb.again_if_damaged(lambda: _embed_vault(settings, limit, embedder, progress, batch_notes,
+        from obsidian_memory.search import semantic
+        embedder = semantic
+    chosen = embedder
+    return sqlitedb.again_if_damaged(lambda: _embed_vault(settings, limit, chosen, progress, batch_notes,
                                                           max(1, int(threads))), lambda why: discard(settings, why))
 
 
-def discard(settings, why: BaseException) -> None:
+def discard(settings: Settings, why: BaseException) -> None:
     """Delete the vector store (found damaged: `why`); `embed` fills a new one."""
     from obsidian_memory.core import logs
 
@@ -157,7 +175,8 @@ def discard(settings, why: BaseException) -> None:
     sqlitedb.remove_files(path)
 
 
-def _embed_vault(settings, limit, embedder, progress, batch_notes, threads) -> EmbedStats:
+def _embed_vault(settings: Settings, limit: int | None, embedder: Embedder, progress: bool | None,
+                 batch_notes: int, threads: int) -> EmbedStats:
     started = time.perf_counter()
     model = embedder.model_id()
     stats = EmbedStats(model=model)
@@ -186,7 +205,7 @@ def _embed_vault(settings, limit, embedder, progress, batch_notes, threads) -> E
     return stats
 
 
-def forget(settings, paths: list[str]) -> None:
+def forget(settings: Settings, paths: list[str]) -> None:
     """Drop the chunks of notes that left the index (deleted, moved, or private now), so that
     no vector of them is read again; the vectors themselves are collected by the next `embed`
     (a moved note's text is then found already embedded). Never waits: while an `embed` runs,
@@ -208,14 +227,14 @@ def forget(settings, paths: list[str]) -> None:
         pass
 
 
-def _forget_other_models(conn, model: str) -> None:
+def _forget_other_models(conn: sqlite3.Connection, model: str) -> None:
     if conn.execute("SELECT 1 FROM embeddings WHERE model != ? LIMIT 1", (model,)).fetchone() is None:
         return
     with transaction(conn):
         conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
 
 
-def _forget_other_chunking(conn) -> None:
+def _forget_other_chunking(conn: sqlite3.Connection) -> None:
     """Notes chunked by another CHUNKING are read again (their stamps forgotten), once."""
     if meta(conn, "chunking") != CHUNKING:
         with transaction(conn):
@@ -223,7 +242,7 @@ def _forget_other_chunking(conn) -> None:
             set_meta(conn, "chunking", CHUNKING)
 
 
-def _forget_deleted(conn, on_disk: dict) -> int:
+def _forget_deleted(conn: sqlite3.Connection, on_disk: dict[str, Stamp]) -> int:
     gone = [p for (p,) in conn.execute("SELECT path FROM notes") if p not in on_disk]
     if gone:
         with transaction(conn):
@@ -233,9 +252,10 @@ def _forget_deleted(conn, on_disk: dict) -> int:
     return len(gone)
 
 
-def _todo(conn, on_disk: dict, model: str, stats: EmbedStats) -> list[tuple[str, tuple[int, int]]]:
+def _todo(conn: sqlite3.Connection, on_disk: dict[str, Stamp], model: str,
+          stats: EmbedStats) -> list[tuple[str, Stamp]]:
     stored = {p: (m, s, mod) for p, m, s, mod in conn.execute("SELECT path, mtime_ns, size, model FROM notes")}
-    todo = []
+    todo: list[tuple[str, Stamp]] = []
     for path, stat in on_disk.items():
         row = stored.get(path)
         if row is not None and row[0] == stat[0] and row[1] == stat[1] and row[2] == model:
@@ -246,7 +266,8 @@ def _todo(conn, on_disk: dict, model: str, stats: EmbedStats) -> list[tuple[str,
     return todo
 
 
-def _embed_notes(conn, settings, todo, model, embedder, stats: EmbedStats, progress, batch_notes: int,
+def _embed_notes(conn: sqlite3.Connection, settings: Settings, todo: list[tuple[str, Stamp]], model: str,
+                 embedder: Embedder, stats: EmbedStats, progress: bool | None, batch_notes: int,
                  threads: int) -> None:
     """Notes read, chunked and written here while `threads` workers run the model: a few
     batches ahead, so that the model never waits for a file or a commit."""
@@ -254,7 +275,7 @@ def _embed_notes(conn, settings, todo, model, embedder, stats: EmbedStats, progr
     from concurrent.futures import ThreadPoolExecutor
 
     bar = EmbedProgress(todo, progress)
-    in_flight: deque = deque()
+    in_flight: deque[tuple[list[tuple[str, Stamp]], list[_Read], dict[str, str], list[Future[Any]]]] = deque()
     coming: set[str] = set()       # texts a batch in flight embeds (a later batch need not)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="embed")
     try:
@@ -294,7 +315,9 @@ def model_calls(texts: list[str]) -> list[list[str]]:
     return calls
 
 
-def _store(conn, model: str, stats: EmbedStats, bar, part, batch, missing: dict, calls) -> dict:
+def _store(conn: sqlite3.Connection, model: str, stats: EmbedStats, bar: EmbedProgress,
+           part: list[tuple[str, Stamp]], batch: list[_Read], missing: dict[str, str],
+           calls: list[Future[Any]]) -> dict[str, str]:
     """Wait for a batch's model calls and commit it; its `missing` texts are stored now."""
     from obsidian_memory.search import semantic
 
@@ -320,7 +343,7 @@ class EmbedProgress:
     notes left, not from their count (a note may be 100 bytes or 100 KB). Off a terminal, a line
     every LINE_SECONDS instead."""
 
-    def __init__(self, todo, progress):
+    def __init__(self, todo: list[tuple[str, Stamp]], progress: bool | None) -> None:
         from obsidian_memory.core.progress import progress_bar
 
         self.notes, self.total = 0, len(todo)
@@ -331,7 +354,7 @@ class EmbedProgress:
     def _desc(self) -> str:
         return f"embedding {self.notes}/{self.total} notes"
 
-    def done(self, part) -> None:
+    def done(self, part: list[tuple[str, Stamp]]) -> None:
         if self.bar is None:
             return
         self.notes += len(part)
@@ -343,7 +366,7 @@ class EmbedProgress:
             self.bar.close()
 
 
-def _weight(stat) -> int:
+def _weight(stat: Stamp) -> int:
     return max(1, int(stat[1]))
 
 
@@ -351,21 +374,21 @@ class _Read:
     """A note read for embedding: its stamp, the hash of its text and its chunks (`markdown.Chunk`)."""
     __slots__ = ("path", "stat", "content_hash", "chunks")
 
-    def __init__(self, path: str, stat: tuple, content_hash: str, chunks: list):
+    def __init__(self, path: str, stat: Stamp, content_hash: str, chunks: list[Chunk]) -> None:
         self.path, self.stat, self.content_hash, self.chunks = path, stat, content_hash, chunks
 
 
-def _read(settings, path: str, stat) -> _Read | None:
+def _read(settings: Settings, path: str, stat: Stamp) -> _Read | None:
     from obsidian_memory.vault.markdown import text_hash
 
     text = read_text(os.path.join(settings.vault, *path.split("/")))
     searched = searched_text(path, text) if text is not None else None
-    if searched is None or Privacy.of(settings).text_is_private(searched):
+    if text is None or searched is None or Privacy.of(settings).text_is_private(searched):
         return None                 # vanished, unreadable, or private since the index saw it: the next run sees it
     return _Read(path, stat, text_hash(searched), note_chunks(path, text))
 
 
-def note_chunks(path: str, text: str) -> list:
+def note_chunks(path: str, text: str) -> list[Chunk]:
     """The chunks (`markdown.chunks_of`) a note's file text is embedded by: a canvas by its cards'
     text, a session note by what tells it from other sessions (session_reader.told_apart_text),
     any other note by its text. Its excerpts are cut from the same chunks."""
@@ -378,8 +401,8 @@ def note_chunks(path: str, text: str) -> list:
     return chunks_of(searched_text(path, text), note_title(path))
 
 
-def _known_hashes(conn, model: str, hashes: set[str]) -> set[str]:
-    known = set()
+def _known_hashes(conn: sqlite3.Connection, model: str, hashes: set[str]) -> set[str]:
+    known: set[str] = set()
     items = list(hashes)
     for start in range(0, len(items), 500):
         part = items[start:start + 500]
@@ -389,7 +412,8 @@ def _known_hashes(conn, model: str, hashes: set[str]) -> set[str]:
     return known
 
 
-def _write_batch(conn, batch: list[_Read], blobs, model: str) -> None:
+def _write_batch(conn: sqlite3.Connection, batch: list[_Read], blobs: Iterable[tuple[str, str, bytes]],
+                 model: str) -> None:
     with transaction(conn):
         conn.executemany("INSERT OR IGNORE INTO embeddings(model, text_hash, vector) VALUES (?, ?, ?)", blobs)
         for item in batch:
@@ -404,19 +428,19 @@ def _write_batch(conn, batch: list[_Read], blobs, model: str) -> None:
         _bump_generation(conn)
 
 
-def _collect_garbage(conn) -> None:
+def _collect_garbage(conn: sqlite3.Connection) -> None:
     """Vectors no chunk points to any more (edited or deleted notes)."""
     with transaction(conn):
         conn.execute("DELETE FROM embeddings WHERE NOT EXISTS"
                      " (SELECT 1 FROM chunks c WHERE c.text_hash = embeddings.text_hash)")
 
 
-def _bump(conn) -> None:
+def _bump(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         _bump_generation(conn)
 
 
-def _bump_generation(conn) -> None:
+def _bump_generation(conn: sqlite3.Connection) -> None:
     """Readers keep the matrix they loaded until the generation changes."""
     set_meta(conn, "generation", str(int(meta(conn, "generation") or 0) + 1))
 
@@ -430,26 +454,29 @@ class Matrix:
     scored in plain Python (`hybrid.rows_of`); `vectors` is the numpy matrix (rows x DIM float16,
     read-only) for a large one, made on first use (the blobs are then let go: one copy in memory)."""
 
-    def __init__(self, model: str, paths: list[str], owner: list[int], seqs: list[int], blobs: list[bytes]):
-        self.model, self.paths, self.owner, self.seqs, self.blobs = model, paths, owner, seqs, blobs
-        self._vectors = None
+    def __init__(self, model: str, paths: list[str], owner: list[int], seqs: list[int], blobs: list[bytes]) -> None:
+        self.model, self.paths, self.owner, self.seqs = model, paths, owner, seqs
+        self.blobs: list[bytes] | None = blobs     # (None once `vectors` holds them)
+        self._vectors: Any = None
         self.scored = False        # whether a search of this process scored it already (`hybrid.rows_of`)
 
     @property
-    def vectors(self):
+    def vectors(self) -> Any:
+        """(numpy's ndarray: numpy comes with the semantic extra only)"""
         if self._vectors is None:
             import numpy as np
 
-            dim = len(self.blobs[0]) // 2 if self.blobs else 0
-            self._vectors = np.frombuffer(b"".join(self.blobs), dtype=DTYPE).reshape(len(self.blobs), dim)
+            blobs = self.blobs or []
+            dim = len(blobs[0]) // 2 if blobs else 0
+            self._vectors = np.frombuffer(b"".join(blobs), dtype=DTYPE).reshape(len(blobs), dim)
             self.blobs = None
         return self._vectors
 
 
-_cache: dict = {}
+_cache: dict[tuple[str, str], tuple[str | None, Matrix]] = {}
 
 
-def load_matrix(settings, model: str) -> Matrix | None:
+def load_matrix(settings: Settings, model: str) -> Matrix | None:
     """The store's vectors for `model` (None without a store), cached per process until the
     store changes."""
     path = store_path(settings)
@@ -478,8 +505,11 @@ def load_matrix(settings, model: str) -> Matrix | None:
     return matrix
 
 
-def _read_matrix(conn, model: str) -> Matrix:
-    paths, owner, seqs, blobs = [], [], [], []
+def _read_matrix(conn: sqlite3.Connection, model: str) -> Matrix:
+    paths: list[str] = []
+    owner: list[int] = []
+    seqs: list[int] = []
+    blobs: list[bytes] = []
     index: dict[str, int] = {}
     for path, seq, blob in conn.execute("SELECT c.path, c.seq, e.vector FROM chunks c JOIN embeddings e"
                                         " ON e.model = ? AND e.text_hash = c.text_hash", (model,)):
@@ -492,7 +522,7 @@ def _read_matrix(conn, model: str) -> Matrix:
     return Matrix(model, paths, owner, seqs, blobs)
 
 
-def embedded_by(settings, model: str) -> str:
+def embedded_by(settings: Settings, model: str) -> str:
     """Whether some notes are embedded by `model`: "this model", "another model", "none", or
     what makes the store unreadable. (What a search must know, without `coverage`'s counts.)"""
     path = store_path(settings)
@@ -512,12 +542,12 @@ def embedded_by(settings, model: str) -> str:
         conn.close()
 
 
-def coverage(settings, model: str | None = None) -> dict:
+def coverage(settings: Settings, model: str | None = None) -> dict[str, Any]:
     """How much of the vault the store covers: {"path", "exists", "embedded", "vectors", "size_bytes",
     "model", "models", "last_embed"} (and "error" for a file that cannot be read)."""
     path = store_path(settings)
-    info = {"path": path, "exists": os.path.exists(path), "embedded": 0, "vectors": 0, "size_bytes": 0,
-            "model": model, "models": []}
+    info: dict[str, Any] = {"path": path, "exists": os.path.exists(path), "embedded": 0, "vectors": 0,
+                            "size_bytes": 0, "model": model, "models": []}
     if not info["exists"]:
         return info
     info["size_bytes"] = sqlitedb.size_on_disk(path)

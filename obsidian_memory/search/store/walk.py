@@ -33,6 +33,18 @@ from obsidian_memory.vault.canvas import is_canvas
 from obsidian_memory.vault.excluded import WALK_MARK, ExcludedFiles
 from obsidian_memory.vault.sync_conflicts import is_copy_of_ours
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from obsidian_memory.core.settings import Settings
+    from obsidian_memory.vault.privacy import Privacy
+
+    # A folder a walk listed: [prefix, st_dev, st_ino, mtime_ns, ctime_ns, first note, end of its notes]
+    # (a list: its end is set once its notes are counted).
+    Folder = list[Any]
+
 # POSIX: a folder is listed through a descriptor and its entries are stat'ed relative to it
 _BY_DESCRIPTOR = os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
@@ -48,17 +60,17 @@ class Walk:
     only checked them against an earlier walk's state."""
     __slots__ = ("paths", "stamps", "skipped", "folders", "started_ns", "trusted", "listed", "basis")
 
-    def __init__(self, paths: list[str], stamps: array, skipped: list[str]):
+    def __init__(self, paths: list[str], stamps: array[int], skipped: list[str]) -> None:
         self.paths, self.stamps, self.skipped = paths, stamps, skipped
-        self.folders: list[list] = []
+        self.folders: list[Folder] = []
         self.started_ns = 0
         self.trusted = self.listed = False
-        self.basis: list = []
+        self.basis: list[Any] = []     # [the vault's real path, the ignore patterns, the privacy rules' signature]
 
     def __len__(self) -> int:
         return len(self.paths)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.paths)
 
     def by_path(self) -> dict[str, tuple[int, int, int]]:
@@ -80,7 +92,7 @@ class Walk:
         """The walk that would have found these {path: stamp}, in this order."""
         return cls(list(stamps), array("q", [n for stamp in stamps.values() for n in stamp]), list(skipped or ()))
 
-    def state(self, settled) -> str | None:
+    def state(self, settled: Callable[[int, int], bool]) -> str | None:
         """What a later walk needs to check the folders instead of listing them (`walk_vault`'s
         `known`), or None when this walk cannot vouch for its folders: something besides their
         stamps decided what it found, a folder's mtime was too recent when it was listed to show
@@ -107,14 +119,14 @@ _STATE_FORMAT = "walk state 2"     # `Walk.state`: fields joined by NUL (json wo
 # (2: canvases are walked too; a state of 1 listed notes only)
 
 
-def ignore_patterns(settings) -> tuple[str, ...]:
+def ignore_patterns(settings: Settings) -> tuple[str, ...]:
     """What the walk of the vault of `settings` leaves out: the `index_ignore` globs and the notes
     Obsidian's Excluded files cover (vault/excluded)."""
     return tuple(settings.index_ignore or ()) + ExcludedFiles.of(settings).walk_patterns()
 
 
-def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = None, privacy=None,
-               known: str | None = None) -> Walk:
+def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list[str] | None = None,
+               privacy: Privacy | None = None, known: str | None = None) -> Walk:
     """Every Markdown note of the vault and its stamp. Hidden files and folders (.obsidian,
     .trash, our temp files), ignored patterns and private folders, notes and patterns
     (`privacy`'s paths: the notes private by their text are found by reading) are skipped, and so
@@ -136,14 +148,14 @@ def walk_vault(vault: str, ignore: tuple[str, ...] = (), skipped: list | None = 
     return found
 
 
-def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
+def _walk(vault: str, patterns: tuple[str, ...], privacy: Privacy | None) -> Walk:
     """The walk that lists every folder."""
     started = time.time_ns()
     paths: list[str] = []
     stamps = array("q")
     add = stamps.extend
     left_out: list[str] = []
-    folders: list[list] = []
+    folders: list[Folder] = []
     trusted = _BY_DESCRIPTOR
     hidden = privacy.hides_entry if privacy is not None and privacy.has_paths else None
     ignored = left_out_by(patterns)
@@ -151,6 +163,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
     stack = [("", vault)]
     while stack:
         prefix, folder = stack.pop()
+        handle: Any         # a descriptor of the folder, or its path where folders are not read by one
         try:
             handle = os.open(folder, _DIRECTORY) if _BY_DESCRIPTOR else folder
         except OSError:
@@ -206,7 +219,7 @@ def _walk(vault: str, patterns: tuple[str, ...], privacy) -> Walk:
     return found
 
 
-def _rewalk(vault: str, known: str, basis: list) -> Walk | None:
+def _rewalk(vault: str, known: str, basis: list[Any]) -> Walk | None:
     """The walk from an earlier walk's `state`: each folder it listed checked (the same inode
     and stamp: the same entries), each note it found there stat'ed by name. None when a folder
     changed or anything else is not as the state says: then every folder is listed again."""
@@ -216,7 +229,7 @@ def _rewalk(vault: str, known: str, basis: list) -> Walk | None:
             return None
         count = int(parts[2])
         fields = parts[3:3 + 7 * count]
-        folders = [[fields[at], *map(int, fields[at + 1:at + 7])] for at in range(0, len(fields), 7)]
+        folders: list[Folder] = [[fields[at], *map(int, fields[at + 1:at + 7])] for at in range(0, len(fields), 7)]
         paths = parts[3 + 7 * count].split("\n") if parts[3 + 7 * count] else []
         skipped = parts[4 + 7 * count:]
         covered = 0
@@ -254,7 +267,7 @@ def _rewalk(vault: str, known: str, basis: list) -> Walk | None:
     return found
 
 
-def _has_stamp(folder, device: int, inode: int, mtime_ns: int, ctime_ns: int) -> bool:
+def _has_stamp(folder: int | str, device: int, inode: int, mtime_ns: int, ctime_ns: int) -> bool:
     """Whether the folder (a path or a descriptor) is that inode with that stamp."""
     try:
         info = os.stat(folder)
@@ -268,7 +281,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def left_out_by(patterns: tuple[str, ...]):
+def left_out_by(patterns: tuple[str, ...]) -> Callable[..., bool]:
     """`(rel, folder) -> bool`: whether a glob of `patterns` (index_ignore), or Obsidian's Excluded
     files (the entry `ExcludedFiles.walk_patterns` gives), covers the note or the folder `rel`;
     the patterns sorted out once per walk."""

@@ -21,6 +21,11 @@ import stat
 import struct
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+    from collections.abc import Iterator
+
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _UNMOUNT, _Q_OVERFLOW, _IGNORED = 0x400, 0x800, 0x2000, 0x4000, 0x8000
@@ -32,7 +37,7 @@ _ENTRY_EVENT = _CREATE | _DELETE | _MOVED_FROM | _MOVED_TO
 _EVENT = struct.Struct("iIII")                                 # wd, mask, cookie, len (then the name)
 
 
-def _libc():
+def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -114,7 +119,7 @@ def _unescape(text: str) -> str:
 class VaultWatch:
     """Whether anything in `vault` changed since the previous `changed()`. `start` makes one."""
 
-    def __init__(self, libc, fd: int, vault: str):
+    def __init__(self, libc: ctypes.CDLL, fd: int, vault: str) -> None:
         self._libc, self._fd, self.vault = libc, fd, vault
         self._folders: dict[int, str] = {}     # watch descriptor -> folder
         self.broken = False
@@ -127,6 +132,7 @@ class VaultWatch:
         if why:
             return None, why
         libc = _libc()
+        assert libc is not None          # (`unwatchable` found it)
         fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
             return None, "no inotify instance left (fs.inotify.max_user_instances)"
@@ -168,7 +174,7 @@ class VaultWatch:
         self.broken = True
         self.reason = self.reason or "closed"
 
-    def _events(self, data: bytes):
+    def _events(self, data: bytes) -> Iterator[tuple[int, int, bytes]]:
         offset = 0
         while offset + _EVENT.size <= len(data):
             wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
@@ -225,7 +231,7 @@ class VaultWatch:
         self.close()
 
 
-def _linked(entry: os.DirEntry) -> bool:
+def _linked(entry: os.DirEntry[str]) -> bool:
     """A note that is a symbolic link, or a hard link also reachable from elsewhere: written
     through its other name, it changes where no watch hears it."""
     try:

@@ -19,7 +19,6 @@ same on every machine (`canonical`).
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import re
 import time
@@ -123,98 +122,21 @@ def read_head(path: str, size: int) -> str:
 
 
 def properties_of(text: str) -> dict:
+    """The note's properties, as the one YAML reader (frontmatter.load) reads its block."""
     block = frontmatter_block(text)
     if block is None:
         return {}
     try:
-        return _our_properties(block)
-    except _NotOurs:
-        return _yaml_properties(block)
+        data = frontmatter.load(block)
+    except Exception:
+        return {}       # a block the one reader refuses or cannot read: no session note
+    return data if isinstance(data, dict) else {}
 
 
 def frontmatter_block(text: str) -> str | None:
     """The YAML of the note's frontmatter block (frontmatter.locate: the one rule), or None."""
     found = frontmatter.locate(text.lstrip("\ufeff"))
     return text.lstrip("\ufeff")[found[0]:found[1]] if found else None
-
-
-class _NotOurs(Exception):
-    pass
-
-
-_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
-_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$")
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_./-]*$")
-_YAML_WORDS = {"yes", "no", "on", "off", "true", "false", "null", "y", "n", "~"}
-
-
-def _our_properties(block: str) -> dict:
-    """The properties as we write them (textclean.yaml_scalar: JSON strings, numbers, null,
-    date-times, `[claude-session]`), and the block lists Obsidian writes when a person edits
-    them; anything else raises _NotOurs (PyYAML reads it)."""
-    result: dict = {}
-    list_key = None
-    for raw in block.splitlines():
-        line = raw.rstrip(" \r")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if list_key is not None and line.startswith(("  - ", "- ")):
-            result[list_key].append(_scalar(line.split("- ", 1)[1].strip()))
-            continue
-        match = _KEY.match(line)
-        if not match:
-            raise _NotOurs(line)
-        key, value = match.group(1), (match.group(2) or "").strip()
-        if key in result or key.lower() in _YAML_WORDS:
-            raise _NotOurs(line)
-        if value == "":
-            result[key] = []
-            list_key = key
-            continue
-        list_key = None
-        result[key] = _scalar(value)
-    return {k: (None if v == [] else v) for k, v in result.items()}
-
-
-def _scalar(value: str):
-    if value.startswith('"'):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            raise _NotOurs(value) from None
-        if not isinstance(parsed, str):
-            raise _NotOurs(value)
-        return parsed
-    if value.startswith("'"):
-        if len(value) < 2 or not value.endswith("'") or "'" in value[1:-1].replace("''", ""):
-            raise _NotOurs(value)
-        return value[1:-1].replace("''", "'")
-    if value in ("null", "~"):
-        return None
-    if value in ("true", "false"):
-        return value == "true"
-    if value.lstrip("-").isdigit() and value.isascii() and (value.lstrip("-") == "0" or value.lstrip("-")[0] != "0"):
-        return int(value)
-    if _DATETIME.match(value):
-        return value
-    if value.startswith("[") and value.endswith("]"):
-        items = [item.strip() for item in value[1:-1].split(",")] if value[1:-1].strip() else []
-        if not all(_WORD.match(item) and item.lower() not in _YAML_WORDS for item in items):
-            raise _NotOurs(value)
-        return items
-    if _WORD.match(value) and value.lower() not in _YAML_WORDS:
-        return value
-    raise _NotOurs(value)
-
-
-def _yaml_properties(block: str) -> dict:
-    """What YAML makes of a block beyond our own subset ({} for one frontmatter.load refuses or
-    cannot read: then it is no session note)."""
-    try:
-        data = frontmatter.load(block)
-    except Exception:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _text(value) -> str | None:
@@ -340,6 +262,9 @@ def _claude_iso(moment: _dt.datetime | None) -> str | None:
     except (ValueError, OverflowError, OSError):
         return None
     return utc.replace(tzinfo=None, microsecond=0).isoformat() + ".000Z"     # (isoformat: 10x strftime's speed)
+
+
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$")
 
 
 def _datetime_text(value) -> str | None:
