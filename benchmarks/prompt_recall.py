@@ -67,8 +67,9 @@ PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.j
 
 # The judged sets: `written` (first prompts written from one-line descriptions by a writer who saw
 # nothing else: recall_set/README.md) is the one the decision is tuned (dev) and reported (test)
-# on; `first` (the repository's first set) is printed for information.
-SETS = {"written": "written_prompts.json", "first": "prompts.json"}
+# on; `first` (the repository's first set) is printed for information; `blind` (a second writer's,
+# written after the rule was final) is the held-out one (recall_set/README.md).
+SETS = {"written": "written_prompts.json", "first": "prompts.json", "blind": "blind_prompts.json"}
 # the growth curve: archive sizes, and how many judged sessions each small archive holds
 CURVE = (10, 30, 100, 1000, 10000)
 

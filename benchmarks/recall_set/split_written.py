@@ -1,30 +1,34 @@
 #!/usr/bin/env python3
 """Take the prompts the writer wrote (from descriptions.md only) into the judged set, split once.
 
-usage: python benchmarks/recall_set/split_written.py WRITTEN.json
+usage: python benchmarks/recall_set/split_written.py WRITTEN.json [--into NAME --seed N]
 
-Run once, when the writer's file arrived: it writes written_prompts.json beside this file, each
+Run once, when the writer's file arrived: it writes written_prompts.json (or NAME) beside this file, each
 prompt as written (text untouched), its folder ("home" = the home folder), and its half: per kind
 (revisit / nothing), shuffled with random.Random(SEED) and cut in two, dev (tune on it) and test
 (report it). The split is committed with the set and never drawn again.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SEED = 3030
-ABOUT = ("First prompts written by a writer who saw only descriptions.md (one line per past problem, as a "
-         "colleague would say it, and one per topic that must get nothing), never the sessions, their notes or "
-         "the code. kind: revisit (any one of `relevant` must be injected) or nothing (nothing may be injected). "
-         "repo: the folder the prompt is typed in (\"\" = the home folder). split: drawn once per kind with "
-         f"random.Random({SEED}) (split_written.py): dev to tune on, test to report.")
+SEED = 3030     # the written set's; the blind set (blind_prompts.json) was drawn with 4040
 
 
-def main(path: str) -> int:
+def about(seed: int) -> str:
+    return ("First prompts written by a writer who saw only descriptions.md (one line per past problem, as a "
+            "colleague would say it, and one per topic that must get nothing), never the sessions, their notes or "
+            "the code. kind: revisit (any one of `relevant` must be injected) or nothing (nothing may be injected). "
+            "repo: the folder the prompt is typed in (\"\" = the home folder). split: drawn once per kind with "
+            f"random.Random({seed}) (split_written.py): dev to tune on, test to report.")
+
+
+def main(path: str, into: str = "written_prompts.json", seed: int = SEED) -> int:
     written = json.loads(Path(path).read_text(encoding="utf-8"))
     prompts = written["prompts"] if isinstance(written, dict) else written
     out = []
@@ -33,14 +37,14 @@ def main(path: str) -> int:
         kind = "revisit" if p["kind"] == "revisit" else "nothing"
         out.append({"id": p["id"], "kind": kind, "repo": "" if repo in ("home", "~") else repo,
                     "prompt": p["prompt"], "relevant": list(p.get("relevant") or []) if kind == "revisit" else []})
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     for kind in ("revisit", "nothing"):
         part = [p for p in out if p["kind"] == kind]
         rng.shuffle(part)
         for n, p in enumerate(part):
             p["split"] = "dev" if n < (len(part) + 1) // 2 else "test"
-    target = HERE / "written_prompts.json"
-    target.write_text(json.dumps({"about": ABOUT, "prompts": out}, ensure_ascii=False, indent=1) + "\n",
+    target = HERE / into
+    target.write_text(json.dumps({"about": about(seed), "prompts": out}, ensure_ascii=False, indent=1) + "\n",
                       encoding="utf-8")
     counts = {(k, s): sum(1 for p in out if p["kind"] == k and p["split"] == s)
               for k in ("revisit", "nothing") for s in ("dev", "test")}
@@ -49,4 +53,9 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("written", help="the writer's JSON file")
+    parser.add_argument("--into", default="written_prompts.json", help="the set's file name beside this script")
+    parser.add_argument("--seed", type=int, default=SEED, help="the split's seed (drawn once)")
+    args = parser.parse_args()
+    sys.exit(main(args.written, args.into, args.seed))
