@@ -120,22 +120,6 @@ def history_lines(vault: Path) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| 20")]
 
 
-def wait_for_follow_ups(env: Env, timeout: float = 120.0) -> list[int]:
-    """Wait until the sweeps the hooks started as their follow-ups (named in the log: "left to a
-    sweep started now (pid N)") have ended; their pids. A hook leaves to its follow-up what it
-    could not do within its own time (a first render of a new vault's history under load)."""
-    import re
-    from obsidian_memory.core.fsutil import process_alive
-
-    log = env.log_file.read_text(encoding="utf-8") if env.log_file.exists() else ""
-    pids = [int(pid) for pid in re.findall(r"left to a sweep started now \(pid (\d+)\)", log)]
-    end = time.monotonic() + timeout
-    while any(process_alive(pid) for pid in pids):
-        assert time.monotonic() < end, f"the hooks' follow-up sweeps {pids} still run after {timeout:g} s"
-        time.sleep(0.05)
-    return pids
-
-
 def temp_files(vault: Path) -> list[str]:
     from obsidian_memory.core.fsutil import TEMP_PREFIX
     return sorted(str(p.relative_to(vault)) for p in vault.rglob(f"{TEMP_PREFIX}*"))

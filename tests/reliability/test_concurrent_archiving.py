@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from archive_fixtures import hook_payload, session_id, write_transcript
-from reliability_kit import (archive_counts, history_lines, session_notes, start_hook_archive, temp_files,
-                             wait_for_follow_ups)
+from reliability_kit import archive_counts, history_lines, session_notes, start_hook_archive, temp_files
 
 
 def test_eight_hooks_at_once_leave_one_row_one_note_and_one_history_row_per_session(env):
@@ -19,7 +18,7 @@ def test_eight_hooks_at_once_leave_one_row_one_note_and_one_history_row_per_sess
              for sid in targets]
     outcomes = [(proc.wait(timeout=120), proc.stdout.read(), proc.stderr.read()) for proc in procs]
     assert outcomes == [(0, b"", b"")] * len(targets)
-    wait_for_follow_ups(env)     # (what a hook could not do in its time under load, its follow-up does)
+    env.follow_ups_done()     # (what a hook could not do in its time under load, its follow-up does)
 
     counts = archive_counts(env.archive_db)
     assert counts["integrity"] == "ok"
@@ -46,7 +45,7 @@ def test_archive_import_and_hooks_racing_on_the_same_sessions_agree(env):
     hooks = [start_hook_archive(env, hook_payload("Stop", projects / f"{sid}.jsonl", session_id=sid)) for sid in sids]
     for proc in importers + hooks:
         assert proc.wait(timeout=120) == 0, proc.stderr.read()
-    wait_for_follow_ups(env)
+    env.follow_ups_done()
     counts = archive_counts(env.archive_db)
     assert counts["integrity"] == "ok"
     assert sorted(counts["sessions"]) == sorted((sid, 1) for sid in sids)
