@@ -596,25 +596,26 @@ def _lock_path(settings, name: str) -> str:
 
 # -- hooks ----------------------------------------------------------------------------------------
 
-def handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
+def handle_hook(payload: dict, settings, *, detached: bool = False) -> bool:
     """Archive the session a SessionEnd / PreCompact / PostCompact / Stop payload is about.
     Never raises: every problem goes to the log. A transcript with more than DETACH_BYTES not
     read yet (the first archive of a long session) is archived by a detached `hook archive
     --detached` given the same payload: a hook's budget (1.5 s by default at SessionEnd) is too
     short for the JSON of 100 MB, and Claude Code's kill at its end would leave no row. The
     detached runs take one lock: a second waits for the first, then reads on from where it
-    stopped."""
+    stopped. True when the session was handed to such a process (what follows its archive is
+    that process's to do)."""
     try:
         payload = payload if isinstance(payload, dict) else {}
         if detached:
             with FileLock(_lock_path(settings, "detached-archive.lock"), timeout=DETACHED_WAIT_SECONDS):
-                _handle_hook(payload, settings, detached=True)
-        else:
-            _handle_hook(payload, settings)
+                return _handle_hook(payload, settings, detached=True)
+        return _handle_hook(payload, settings)
     except Exception as exc:
         event = payload.get("hook_event_name") if isinstance(payload, dict) else None
         logs.log_for(settings, f"hook archive ({event or 'unknown event'}): {_describe(exc)}",
                      None if _is_busy(exc) else exc)
+        return False
 
 
 def _unread_bytes(settings, path: str) -> int:
@@ -628,7 +629,8 @@ def _unread_bytes(settings, path: str) -> int:
     return size - resume.resumable_offset(settings.home, path) if size > DETACH_BYTES else 0
 
 
-def _archive_detached(settings, payload: dict, path: str, unread: int) -> None:
+def _archive_detached(settings, payload: dict, path: str, unread: int) -> bool:
+    """True when the detached process started (else the session is archived here)."""
     import json
 
     from obsidian_memory.core import spawn
@@ -640,19 +642,21 @@ def _archive_detached(settings, payload: dict, path: str, unread: int) -> None:
         logs.log_for(settings, f"hook archive: {path}: the detached archive did not start "
                                f"({type(exc).__name__}: {exc}); archived here")
         _handle_hook(payload, settings, detached=True)
-        return
+        return False
     logs.log_for(settings, f"hook archive: {path}: {unread / 2**20:.0f} MB not read yet: "
                            f"archived by a detached process started now (pid {pid})")
+    return True
 
 
-def _handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
+def _handle_hook(payload: dict, settings, *, detached: bool = False) -> bool:
+    """handle_hook's work; True when the session was handed to a detached process."""
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     path = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
     summary = payload.get("compact_summary") if isinstance(payload.get("compact_summary"), str) else None
     trigger = payload.get("trigger") if isinstance(payload.get("trigger"), str) else None
     if session_id is not None and not _SESSION_ID.match(session_id):
         logs.log_for(settings, f"hook archive: refused the payload: {session_id!r} is not a session id")
-        return
+        return False
     if path:
         path = os.path.abspath(os.path.expanduser(path))
         refused = transcript_problem(settings, path, session_id)
@@ -664,8 +668,7 @@ def _handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
         path = find_transcript(settings, session_id)
     unread = _unread_bytes(settings, path) if path and not detached else 0
     if unread > DETACH_BYTES:
-        _archive_detached(settings, payload, path, unread)
-        return
+        return _archive_detached(settings, payload, path, unread)
     try:
         if path and os.path.getsize(path) > 0:
             # an unchanged transcript (e.g. Stop after nothing new) is not parsed again
@@ -673,17 +676,18 @@ def _handle_hook(payload: dict, settings, *, detached: bool = False) -> None:
                                         session_id=session_id, hook=True)
             if result.status == FAILED:
                 logs.log_for(settings, f"hook archive: {path}: {result.reason}")
-            return
+            return False
         if summary and session_id:
             _archive_summary_only(settings, session_id, summary, trigger)
-            return
+            return False
     except ArchiveDamaged as exc:
         logs.log_for(settings, f"hook archive: {exc}")
         if path:
             note_without_archive(path, settings, session_id)
-        return
+        return False
     if path or session_id:
         logs.log_for(settings, f"hook archive: no transcript to archive for session {session_id!r} ({path!r})")
+    return False
 
 
 def note_without_archive(path: str, settings, session_id: str | None = None) -> str | None:

@@ -45,8 +45,8 @@ def main(argv: list[str]) -> int:
             output = user_prompt_output(payload, settings)
         elif event == "archive":
             from obsidian_memory.capture.archiving import handle_hook
-            handle_hook(payload, settings, detached="--detached" in argv[1:])
-            _after_session_end(payload, settings)     # (a detached archive's too: its session is there by now)
+            if not handle_hook(payload, settings, detached="--detached" in argv[1:]):
+                _after_session_end(payload, settings)   # (else the detached archive does it, once its row is there)
         else:
             _log(settings, f"hook: unknown event {event!r} (expected one of {', '.join(EVENTS)})")
     except BaseException as exc:  # the session must never be hurt, not even by Ctrl-C or SystemExit
