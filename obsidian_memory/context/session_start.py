@@ -456,7 +456,7 @@ def _listed(settings: Settings, archive: Archive, rows: list[tuple[RecentSession
         listed.append(ListedSession(
             row.session_id, row.title, row.started_at, row.git_branch, row.prompt_count,
             note_path=row.note_path if note_there else None, no_note=bool(row.note_path) and not note_there,
-            elsewhere=machine.elsewhere(row.origin, row.machine, None),
+            elsewhere=machine.elsewhere(row.origin, row.machine),
             summary=None if withheld else row.last_compact_summary, withheld=withheld))
     if listed and not listed[0].withheld:
         stopped = archive.sessions.where_it_stopped(listed[0].session_id, answer_chars=STOPPED_CHARS * 2)

@@ -126,7 +126,7 @@ def name_of(machine: str | None) -> str:
     return machine
 
 
-def elsewhere(origin: str | None, machine: str | None, here: str | None) -> str | None:
+def elsewhere(origin: str | None, machine: str | None) -> str | None:
     """The machine to name for an archived session of `origin` ('transcript': this machine's own;
     'vault': learned from a note) and `machine`: None for this machine's own session, the
     machine its note names for one learned from the vault ("another machine" when it does not

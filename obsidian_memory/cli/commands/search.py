@@ -74,8 +74,7 @@ def run_sessions(args) -> int:
     matches = session_search.grep_sessions(settings.archive, pattern, project=args.project, since=args.since,
                                            deadline=args.timeout, machines=machines,
                                            show_all=session_text.show_all(settings))
-    here = machine.current(settings)
-    results = [{**match.shown(), "this_machine": machine.elsewhere(match.origin, match.machine, here) is None}
+    results = [{**match.shown(), "this_machine": machine.elsewhere(match.origin, match.machine) is None}
                for match in matches[: args.limit]]
     print(output.sessions_json(pattern, results, total=len(matches)) if args.json
           else output.sessions_text(pattern, results, total=len(matches)))

@@ -35,11 +35,10 @@ def run(args) -> int:
             rows = archive.sessions.recent(project=args.project, limit=args.limit, machines=machines)
     except FileNotFoundError:
         rows = []
-    here = machine.current(settings)
     rows = [{key: strip_control(value) if isinstance(value, str) else value for key, value in row.as_dict().items()}
             for row in rows]   # the archive holds cleaned text; an archive written by other means may not
     for row in rows:
-        row["this_machine"] = machine.elsewhere(row["origin"], row["machine"], here) is None
+        row["this_machine"] = machine.elsewhere(row["origin"], row["machine"]) is None
         if row["note_path"] and not fsutil.note_present(settings.vault, row["note_path"]):
             row["note_path"] = None     # a note is named only while it is in the vault
     if args.json:

@@ -211,12 +211,12 @@ def is_chatter(prompt: str) -> str:
 
 
 def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | None, shown: Iterable[str] = (),
-           repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None,
+           repo_id: str | None = None, hidden: Hidden | None = None,
            similar: Similar | None = None) -> Decision:
     """The decision for `prompt` typed in `cwd` (of repository `repo_root`, whose identity on every
     machine is `repo_id`), against `archive` (an open archive.Archive); `shown`: ids of sessions
-    this session has already seen; `here`: this machine's id (another machine's session is marked
-    with its machine); `hidden(note_path)`: whether a session is left out as if it were not
+    this session has already seen (another machine's session is marked with its machine);
+    `hidden(note_path)`: whether a session is left out as if it were not
     archived (its note is private); `similar(session_ids)`: session id -> cosine with the prompt
     (the semantic extra; similarity.Similarity), or None."""
     decision = Decision(prompt)
@@ -235,7 +235,7 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     if not any(w.known for w in informative):
         decision.reason = "no informative word of the prompt is in the archive"
         return decision
-    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id, here=here,
+    candidates = score(archive, informative, size, repo_root=repo_root, cwd=cwd, repo_id=repo_id,
                        hidden=hidden, pool=FUSE_POOL if similar is not None else SHOWN)
     decision.candidates = candidates[:SHOWN]
     if not candidates:
@@ -380,7 +380,7 @@ def idf(sessions: int, size: int) -> float:
 
 
 def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | None, cwd: str | None,
-          repo_id: str | None = None, here: str | None = None, hidden: Hidden | None = None,
+          repo_id: str | None = None, hidden: Hidden | None = None,
           pool: int = SHOWN) -> list[Candidate]:
     """The sessions that may decide, each with its coverage of the prompt's words.
 
@@ -408,7 +408,7 @@ def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | No
         field_of: dict[str, str] = {}
         for name in sorted(FIELD_WEIGHTS, key=_field_weight):   # the strongest field last: it wins
             field_of.update(dict.fromkeys(fields[name], name))
-        elsewhere = machine_module.elsewhere(doc.origin, doc.machine, here)
+        elsewhere = machine_module.elsewhere(doc.origin, doc.machine)
         same = _same_place(doc, repo_root, repo_id, cwd, bool(elsewhere))
         candidate = Candidate(doc.session_id, doc.title or "", doc.project or "", doc.started_at, doc.note_path,
                               same, elsewhere)

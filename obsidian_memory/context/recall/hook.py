@@ -80,7 +80,7 @@ def decide_here(settings: Settings, prompt: str, cwd: str, *, shown: Iterable[st
                 ) -> tuple[Decision | None, dict[str, list[tuple[str, str]]]]:
     """(decision, evidence lines of the chosen sessions) for `prompt` typed in `cwd`; (None, {})
     when the archive cannot answer in time (logged)."""
-    from obsidian_memory.core import fsutil, gitinfo, machine, session_text
+    from obsidian_memory.core import fsutil, gitinfo, session_text
     from obsidian_memory.vault.privacy import note_is_private
     from obsidian_memory.context.recall.decide import PROMPT_CHARS, decide
     from obsidian_memory.context.recall.similarity import Similarity
@@ -96,7 +96,7 @@ def decide_here(settings: Settings, prompt: str, cwd: str, *, shown: Iterable[st
             similar = Similarity.start(archive, prompt[:PROMPT_CHARS], stop_at)   # (the semantic extra)
             repo_id = gitinfo.repo_identity(cwd, known=archive.machines.known_repo_id) if repo_root else None
             decision = decide(archive, prompt, repo_root=repo_root, cwd=os.path.abspath(cwd), shown=shown,
-                              repo_id=repo_id, here=machine.current(settings),
+                              repo_id=repo_id,
                               hidden=lambda note_path: note_is_private(settings, note_path), similar=similar)
             for candidate in decision.chosen:   # a note is named only while it is in the vault
                 if candidate.note_path and not fsutil.note_present(settings.vault, candidate.note_path):
