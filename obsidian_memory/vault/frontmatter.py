@@ -36,6 +36,12 @@ def body_start(text: str) -> int:
     return found[2] if found else 0
 
 
+def block_mentions(text: str, word: str) -> bool:
+    """Whether `word` is anywhere in the text's frontmatter block: a quick test before the block
+    is parsed (most notes have no such property)."""
+    return word in text[:body_start(text)]
+
+
 def split(text: str) -> tuple[str, str]:
     """(the frontmatter block with its `---` lines, or '', the rest of the text)."""
     start = body_start(text)

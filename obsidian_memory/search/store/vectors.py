@@ -392,12 +392,15 @@ def note_chunks(path: str, text: str) -> list[Chunk]:
     """The chunks (`markdown.chunks_of`) a note's file text is embedded by: a canvas by its cards'
     text, a session note by what tells it from other sessions (session_reader.told_apart_text),
     any other note by its text. Its excerpts are cut from the same chunks."""
+    from obsidian_memory.vault import frontmatter
     from obsidian_memory.vault.markdown import chunks_of
-    from obsidian_memory.vault.notes.session_reader import told_apart_text
 
-    session = told_apart_text(text) if path.endswith(".md") else None
-    if session is not None:
-        return chunks_of(session[1], session[0] or note_title(path))
+    if path.endswith(".md") and frontmatter.block_mentions(text, "session_id"):
+        from obsidian_memory.vault.notes.session_reader import told_apart_text   # (only then: its imports are heavy)
+
+        session = told_apart_text(text)
+        if session is not None:
+            return chunks_of(session[1], session[0] or note_title(path))
     return chunks_of(searched_text(path, text), note_title(path))
 
 

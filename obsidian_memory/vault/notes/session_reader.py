@@ -303,7 +303,7 @@ def told_apart_text(text: str) -> tuple[str, str] | None:
     which every session note has and which fill the head a note is first judged by."""
     from obsidian_memory.vault.notes import note_layout
 
-    if "session_id" not in text[:frontmatter.body_start(text)]:      # (most notes: no properties to parse)
+    if not frontmatter.block_mentions(text, "session_id"):
         return None
     session = read_session(text)
     if session is None:
