@@ -17,7 +17,6 @@ from obsidian_memory.core import sqlitedb
 from obsidian_memory.search.store import build, freshness, schema, walk
 from obsidian_memory.core.locks import FileLock, LockBusy
 from obsidian_memory.search.store.build import UpdateStats, update_lock
-from obsidian_memory.vault.markdown import SEARCHED_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -693,6 +692,8 @@ def _check_vault(settings: Settings) -> None:
 
 def status(settings: Settings) -> dict[str, Any]:
     """For `status` and `doctor`: where the index is, how big and how fresh (never builds it)."""
+    from obsidian_memory.vault.markdown import SEARCHED_BYTES
+
     path = index_path(settings)
     info: dict[str, Any] = {
         "engine": "index", "vault": settings.vault, "index_path": path, "exists": os.path.exists(path),
