@@ -47,8 +47,7 @@ class Semantic:
         from obsidian_memory.search import semantic
 
         try:
-            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH),
-                                      lambda: semantic.query_vector(query.text))
+            hits, covered = _semantic(request, query, max(query.limit, FUSION_DEPTH))
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             raise UserError(f"semantic search is off: {exc}") from exc
         return Result(_with_excerpts(request.settings, hits[:query.limit], query.text), len(hits), "semantic",
@@ -66,8 +65,7 @@ class Hybrid:
         words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False)
         lexical, total = words.hits, words.total
         try:
-            (heads, sections), covered = _semantic(request, query, depth, lambda: semantic.query_vector(query.text),
-                                                   hybrid=True)
+            (heads, sections), covered = _semantic(request, query, depth, hybrid=True)
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             alone = fulltext.Fulltext().search(query, request)
             return Result(alone.hits, alone.total, alone.mode,
@@ -146,13 +144,12 @@ def status(settings) -> dict:
 
 # -- the semantic lists -----------------------------------------------------------------------------
 
-def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
+def _semantic(request, query: Query, depth: int, hybrid: bool = False):
     """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
     For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
-    `vector()`: the query's vector (`semantic.query_vector`), asked only when notes in scope are
-    embedded."""
+    The query is embedded only when notes in scope are."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
@@ -160,7 +157,7 @@ def _semantic(request, query: Query, depth: int, vector, hybrid: bool = False):
     allowed = set(request.index().paths_in_scope(Scope.of(query)))
     embedded = sum(1 for p in (matrix.paths if matrix else ()) if p in allowed)
     covered = (embedded, len(allowed))
-    query_vector = vector() if embedded else None
+    query_vector = semantic.query_vector(query.text) if embedded else None
     if query_vector is None:
         return ([], []) if hybrid else [], covered
     scores = score_notes(matrix, query_vector)
