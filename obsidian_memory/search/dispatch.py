@@ -281,8 +281,7 @@ def _news(settings, said: str) -> bool:
         return False
     try:
         if said:
-            os.makedirs(settings.cache_dir, exist_ok=True)
-            fsutil.atomic_write_text(path, said)
+            fsutil.atomic_write_bytes(path, said.encode("utf-8"), durable=False)
         else:
             os.unlink(path)
     except OSError:
