@@ -393,8 +393,8 @@ def _notes_a_hook_knows(settings, archive, session) -> list[str] | None:
     found = archive.vault_notes.paths(root, session.session_id) if root else []
     if not all(notes.note_exists(settings, path) for path in found):
         return None
-    names = (notes.note_relative_path(session, settings, length) for length in (8, 13, len(session.session_id)))
-    return found + [path for path in dict.fromkeys(names) if path not in found and notes.note_exists(settings, path)]
+    return found + [path for path in notes.note_names(session, settings)
+                    if path not in found and notes.note_exists(settings, path)]
 
 
 def _indexed_note_paths(settings, session_id: str) -> list[str]:

@@ -658,14 +658,20 @@ def _head(path: str) -> str:
     return _head_bytes(path).decode("utf-8", "replace")
 
 
+def note_names(session, settings) -> list[str]:
+    """The paths a note of ours for the session is given, in the order they are tried: the dated
+    default named with 8, then 13 characters of the session id, then all of it."""
+    return list(dict.fromkeys(note_relative_path(session, settings, length)
+                              for length in (8, 13, len(session.session_id))))
+
+
 def _free_note_path(session, settings, recorded: str | None) -> str:
     """The path for a new note: the recorded one (a note the user deleted comes back where it
     was) or the dated default, named with more of the session id while a note of another
     session or a file of the user's holds the name."""
     if recorded and not note_exists(settings, recorded):
         return recorded
-    for length in (8, 13, len(session.session_id)):
-        candidate = note_relative_path(session, settings, length)
+    for candidate in note_names(session, settings):
         if not note_exists(settings, candidate):
             return candidate
     return f"{candidate[:-len('.md')]}-{os.getpid()}.md"   # (its own file: never someone else's)
