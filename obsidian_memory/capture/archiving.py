@@ -666,6 +666,8 @@ def _handle_hook(payload: dict, settings, *, detached: bool = False) -> bool:
             path = None
     if not path and session_id:
         path = find_transcript(settings, session_id)
+    if _memory_off(settings, session_id or (_uuid_stem(path) if path else None)):
+        return False          # (no row, no summary, no note: whichever way the session would be kept)
     unread = _unread_bytes(settings, path) if path and not detached else 0
     if unread > DETACH_BYTES:
         return _archive_detached(settings, payload, path, unread)

@@ -4,6 +4,7 @@ resumed without the variable)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from archive_fixtures import hook_payload, session_id, write_transcript
 
@@ -42,6 +43,15 @@ def test_a_session_started_with_memory_off_gets_nothing_and_is_never_archived(en
     assert env.run("import").returncode == 0
     resumed = env.hook(["archive"], hook_payload("SessionEnd", transcript, session_id=off))
     assert resumed.returncode == 0
+    transcript.unlink()      # a compaction of the resumed session whose transcript cannot be read: its summary alone
+    compacted = env.hook(["archive"], hook_payload("PostCompact", transcript, session_id=off,
+                                                   compact_summary="We warmed the zebrafish cache."))
+    assert compacted.returncode == 0
     listed = json.loads(env.run("sessions", "--json").stdout)
     assert [s["session_id"] for s in listed] == [earlier]
     assert notes(env) == before
+    archive = sqlite3.connect(env.archive_db)
+    try:
+        assert archive.execute("SELECT count(*) FROM compact_summaries WHERE session_id = ?", (off,)).fetchone() == (0,)
+    finally:
+        archive.close()
