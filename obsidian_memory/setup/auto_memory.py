@@ -45,6 +45,8 @@ def ensure(settings, cwd: str) -> str | None:
     if toplevel is None or not os.path.isdir(settings.vault):
         return None
     path = os.path.join(toplevel, *LOCAL)
+    if _larger_than(path, MAX_SETTINGS_BYTES):
+        return None   # not a settings file we read whole in a hook (the user's to look at)
     before = fsutil.read_text(path)
     current = _object(before) if before is not None else {}
     if current is None or KEY in current:
@@ -52,7 +54,7 @@ def ensure(settings, cwd: str) -> str | None:
     identity = gitinfo.repo_identity(cwd) or f"name:{os.path.basename(toplevel)}"
     target = folder_for(settings, identity)
     os.makedirs(target, exist_ok=True)
-    _bring_over(settings.config_dir, toplevel, target)
+    _bring_over(settings.projects_dir, toplevel, target)
     made_folder = not os.path.isdir(os.path.dirname(path))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fsutil.atomic_write_text(path, json.dumps({**current, KEY: target}, indent=2, ensure_ascii=False) + "\n")
@@ -60,6 +62,13 @@ def ensure(settings, cwd: str) -> str | None:
     _record(settings.home, path, {"value": target, "created": before is None, "excluded_in": excluded,
                                   "made_folder": made_folder})
     return target
+
+
+def _larger_than(path: str, size: int) -> bool:
+    try:
+        return os.stat(path).st_size > size
+    except OSError:
+        return False
 
 
 def _object(text: str):
@@ -70,14 +79,14 @@ def _object(text: str):
     return value if isinstance(value, dict) else None
 
 
-def _bring_over(config_dir: str, toplevel: str, target: str) -> None:
+def _bring_over(projects_dir: str, toplevel: str, target: str) -> None:
     """The memory Claude Code kept for this folder so far (~/.claude/projects/<folder>/memory),
     copied into an empty vault folder; never over a file there."""
     import shutil
 
     if os.listdir(target):
         return
-    kept = os.path.join(config_dir, "projects", re.sub(r"[^A-Za-z0-9]", "-", toplevel), "memory")
+    kept = os.path.join(projects_dir, re.sub(r"[^A-Za-z0-9]", "-", toplevel), "memory")
     if not os.path.isdir(kept):
         return
     for name in os.listdir(kept):

@@ -62,6 +62,15 @@ def test_the_users_own_settings_stay_and_their_own_memory_folder_is_never_replac
     assert json.loads((other / ".claude" / "settings.local.json").read_text()) == {"autoMemoryDirectory": "~/mine"}
 
 
+def test_a_settings_file_larger_than_a_hook_reads_whole_is_left_as_it_is(configured, repo):
+    (repo / ".claude").mkdir()
+    big = '{"permissions": {"allow": [' + ", ".join(['"Bash(ls)"'] * 120_000) + "]}}"
+    assert len(big) > auto_memory.MAX_SETTINGS_BYTES
+    (repo / ".claude" / "settings.local.json").write_text(big, encoding="utf-8")
+    assert auto_memory.ensure(configured, str(repo)) is None
+    assert (repo / ".claude" / "settings.local.json").read_text(encoding="utf-8") == big
+
+
 def test_uninstall_gives_each_repository_its_settings_back_and_leaves_the_memory(configured, repo, env, tmp_path):
     made = tmp_path / "made"
     (made / ".git" / "info").mkdir(parents=True)
