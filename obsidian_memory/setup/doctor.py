@@ -700,7 +700,7 @@ def _enabled_plugin(settings_obj: dict) -> str | None:
     enabled = settings_obj.get("enabledPlugins")
     if isinstance(enabled, dict):
         for name, on in enabled.items():
-            if on and str(name).split("@")[0] == "obsidian-memory":
+            if on and str(name).split("@")[0] == settings_module.PLUGIN:
                 return str(name)
     return None
 

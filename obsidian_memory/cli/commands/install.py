@@ -60,7 +60,7 @@ def _options(args) -> install.Options:
     return install.Options(settings.claude_config_dir(), source=args.source, vault=args.vault,
                            semantic=args.semantic, mcp=args.mcp, purge=args.purge,
                            python=args.python, hook_form=args.hook_form, mcp_http=args.mcp_http,
-                           auto_memory=getattr(args, "auto_memory", False))
+                           auto_memory=args.auto_memory)
 
 
 def _interactive(args) -> bool:
