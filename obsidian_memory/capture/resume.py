@@ -36,11 +36,8 @@ def load(home: str, transcript_path: str):
     """(the reader as it was, the offset to read on from), or None: no usable state."""
     try:
         with open(state_path(home, transcript_path), "rb") as handle:
-            header = json.loads(handle.readline())
-            if (header.get("version") != STATE_VERSION or header.get("path") != os.path.abspath(transcript_path)
-                    or header.get("checks") != _checks(transcript_path, int(header["offset"]))):
-                return None
-            return pickle.load(handle), int(header["offset"])
+            offset = _valid_offset(handle, transcript_path)
+            return None if offset is None else (pickle.load(handle), offset)
     except Exception:   # missing, half-written by an older run, from another version: read whole
         return None
 
@@ -50,14 +47,20 @@ def resumable_offset(home: str, transcript_path: str) -> int:
     header alone (the reader is not loaded)."""
     try:
         with open(state_path(home, transcript_path), "rb") as handle:
-            header = json.loads(handle.readline())
-        offset = int(header["offset"])
-        if (header.get("version") == STATE_VERSION and header.get("path") == os.path.abspath(transcript_path)
-                and header.get("checks") == _checks(transcript_path, offset)):
-            return offset
+            return _valid_offset(handle, transcript_path) or 0
     except Exception:   # as load(): no usable state
-        pass
-    return 0
+        return 0
+
+
+def _valid_offset(handle, transcript_path: str) -> int | None:
+    """The offset of the state's header (the first line of `handle`) when the state is of this
+    version, of this transcript and the transcript still is what it was up to there; else None."""
+    header = json.loads(handle.readline())
+    offset = int(header["offset"])
+    if (header.get("version") == STATE_VERSION and header.get("path") == os.path.abspath(transcript_path)
+            and header.get("checks") == _checks(transcript_path, offset)):
+        return offset
+    return None
 
 
 def save(home: str, transcript_path: str, reader, offset: int) -> None:
