@@ -377,8 +377,9 @@ def _still_findable(settings, recorded: str, session_id: str) -> bool:
     there by iCloud), or where the local index saw it last."""
     from obsidian_memory.vault.notes import sessions as notes
 
-    return (notes.is_note_of(settings, recorded, session_id, unmarked=True) or notes.evicted(settings, recorded)
-            or any(notes.is_note_of(settings, path, session_id) for path in _indexed_note_paths(settings, session_id)))
+    return notes.evicted(settings, recorded) or notes.locate_note(
+        settings, session_id, recorded, indexed=lambda sid: _indexed_note_paths(settings, sid),
+        known=lambda sid: []) is not None      # (nothing known beyond: no walk)
 
 
 def _notes_a_hook_knows(settings, archive, session) -> list[str] | None:
