@@ -102,31 +102,30 @@ def session_started(settings: Settings, session_id: str, source: str | None, lis
 
 def sessions_recorded(settings: Settings) -> list[tuple[float, str]]:
     """(when its file last changed, session id) of each session with a file, newest first."""
-    folder = os.path.join(settings.cache_dir, FOLDER)
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        try:
-            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
-                found.append((entry.stat().st_mtime, entry.name[:-len(".json")]))
-        except OSError:
-            continue
-    return sorted(found, reverse=True)
+    return sorted(((mtime, name[:-len(".json")]) for mtime, name, _ in _files(settings)), reverse=True)
 
 
 def _remove_old_files(settings: Settings) -> None:
-    folder = os.path.join(settings.cache_dir, FOLDER)
     cutoff = time.time() - KEEP_DAYS * 86400
+    for mtime, _, path in _files(settings):
+        if mtime < cutoff:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def _files(settings: Settings) -> list[tuple[float, str, str]]:
+    """(when it last changed, its name, its path) of each session's file."""
     try:
-        entries = list(os.scandir(folder))
+        entries = list(os.scandir(os.path.join(settings.cache_dir, FOLDER)))
     except OSError:
-        return
+        return []
+    found: list[tuple[float, str, str]] = []
     for entry in entries:
         try:
-            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
+            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
+                found.append((entry.stat().st_mtime, entry.name, entry.path))
         except OSError:
             continue
+    return found
