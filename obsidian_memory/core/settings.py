@@ -668,7 +668,10 @@ def _yaml_error_place(exc: Exception, text: str) -> tuple[str, str]:
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
     found, began = line_of(getattr(exc, "problem_mark", None)), line_of(getattr(exc, "context_mark", None))
     if isinstance(getattr(exc, "position", None), int):  # a character the reader refuses
-        found = text[:exc.position].count("\n")
+        # (its first place in the text: libyaml's reader counts its position in bytes, not characters)
+        character = getattr(exc, "character", None)
+        at = text.find(chr(character)) if isinstance(character, int) else -1
+        found = min(text[:at if at >= 0 else exc.position].count("\n"), max(len(lines) - 1, 0))
     if found is None and began is None:
         return f"cannot be parsed ({problem})", "cannot be parsed"
     if began is not None and (found is None or began < found):

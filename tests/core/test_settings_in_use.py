@@ -111,6 +111,7 @@ def test_doctor_fails_with_the_line_and_what_to_do(env):
     ("- just\n- a list\n", "does not hold `key: value` lines"),
     ("vault: \"C:\\Users\\me\"\n", "line 1 is not valid YAML"),         # an escape YAML refuses
     ("vault: {vault}\nredact: a\x01b\n", "line 2 is not valid YAML"),   # a control character
+    ("vault: {vault}\ntitle: éé\nredact: \x1b\n", "line 3 is not valid YAML"),   # ... after letters of 2 bytes
 ])
 def test_every_kind_of_unparseable_file_stops_the_writers(env, text, says):
     configure(env, text)
