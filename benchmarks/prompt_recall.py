@@ -29,7 +29,8 @@ notes; with the extra, the grown sessions the prompts are compared with by meani
 
 Latency, on that machine: interleaved so that machine noise hits all alike, the bare starts and
 the hook's whole process (`obsidian_memory.py hook user-prompt` fed a real UserPromptSubmit
-payload), as installed (install.py's launcher and venv), without the extra and with it (the venv
+payload), as installed (install.py's launcher and venv; and the plugin's, hooks/run_hook.py with the
+venv its bootstrap makes), without the extra and with it (the venv
 also reaching the extra's package, as `install.py --semantic` makes it), for a later prompt (the
 words' prompt again in a session that had its first prompt: what most prompts are), and for a
 first prompt (a fresh session each run) the words decide, one the meaning decides and an
@@ -319,70 +320,102 @@ TIMED = {"words": ("trailmap-android", "the kotlin daemon error is back"),
 LATER = "later"
 
 
+def plain_python3(root: Path) -> str:
+    """A `python3` whose site imports nothing, as most users' is (this machine's own may import
+    much more at every start): an empty venv of this Python, in `root`."""
+    python = root / "python3" / "bin" / "python"
+    if not python.exists():
+        subprocess.run([os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(python.parents[1])],
+                       check=True)
+    return str(python)
+
+
+def plugin_command(data: Path, python3: str, source: Path = REPO) -> tuple[list[str], dict]:
+    """The hook as Claude Code runs the plugin's (hooks/hooks.json: `python3 run_hook.py
+    user-prompt`, which execs the venv's Python once its bootstrap is done), of the checkout
+    `source`, with its plugin data folder `data` (a venv stamped ready, as run_hook.py's bootstrap
+    leaves it); (the command, the environment it adds)."""
+    import shutil
+
+    shutil.rmtree(data, ignore_errors=True)
+    subprocess.run([os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(data / "venv")], check=True)
+    (site,) = (data / "venv").glob("lib/python*/site-packages")
+    (site / "obsidian_memory.pth").write_text(str(source) + "\n", encoding="utf-8")
+    version = json.loads((source / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+    (data / "venv" / ".obsidian-memory-plugin").write_text(f"{source}\n{version}\n", encoding="utf-8")
+    return [python3, str(source / "hooks" / "run_hook.py"), "user-prompt"], \
+        {"CLAUDE_PLUGIN_DATA": str(data)}
+
+
 def latency(world, runs: int, extra: bool, baseline: Path | None = None) -> None:
     payload = json.loads(PAYLOAD.read_text(encoding="utf-8"))
     env = dict(world.env, PYTHONPYCACHEPREFIX=str(world.root / "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("PYTHONPATH", None)   # (an install has none)
     clean = world.home / ".claude" / "obsidian-memory" / "venv" / "bin" / "python"
-    installs = {"": installed_command(world.home)}
+    base = os.path.realpath(sys.executable)
+    python3 = plain_python3(world.root)
+    installs = {"": (installed_command(world.home), {}), "plugin ": plugin_command(world.root / "plugin-data", python3)}
     if baseline is not None:
-        installs["baseline "] = installed_command(world.root / "home-baseline", source=baseline)
-    commands = {"bare python": ([sys.executable, "-c", "pass"], None),
-                BARE_I: ([str(clean), "-I", "-c", "pass"], None),
-                BARE_S: ([os.path.realpath(sys.executable), "-S", "-c", "pass"], None)}
-    for label, command in installs.items():
+        installs["baseline "] = (installed_command(world.root / "home-baseline", source=baseline), {})
+        installs["baseline plugin "] = plugin_command(world.root / "plugin-data-baseline", python3, baseline)
+    commands = {"bare python": ([sys.executable, "-c", "pass"], None, {}),
+                BARE_I: ([str(clean), "-I", "-c", "pass"], None, {}),
+                BARE_S: ([base, "-S", "-c", "pass"], None, {}),
+                BARE_SITE: ([python3, "-c", "pass"], None, {})}
+    for label, (command, added) in sorted(installs.items(), key=lambda item: "plugin" in item[0]):
         for kind in (LATER, "words", "nothing") if not extra else (LATER, "words", "meaning", "nothing"):
-            commands[f"{label}as installed, no extra: {kind}"] = (command, kind)
+            commands[f"{label}as installed, no extra: {kind}"] = (command, kind, added)
     if extra:
         with_extra = installed_command(world.root / "home-with-extra", extra=True)
         for kind in ("words", "meaning", "nothing"):
-            commands[f"as installed, with the extra: {kind}"] = (with_extra, kind)
+            commands[f"as installed, with the extra: {kind}"] = (with_extra, kind, {})
         commands["from the checkout, with the extra: meaning"] = ([sys.executable, str(world_module.CLI), "hook",
-                                                                  "user-prompt"], "meaning")
+                                                                  "user-prompt"], "meaning", {"PYTHONPATH": str(REPO)})
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     injected: dict[str, set[bool]] = {name: set() for name in commands}
     started = int(time.time())   # fresh session ids: a first prompt where one is meant, even on a kept machine
     for run in range(runs + 1):   # the first round warms bytecode and the page cache (and starts LATER's sessions)
-        for number, (name, (command, kind)) in enumerate(commands.items()):
+        for number, (name, (command, kind, added)) in enumerate(commands.items()):
             stdin, cwd = None, str(world.root)
             if kind:
                 repo, prompt = TIMED["words" if kind == LATER else kind]
                 cwd = world.cwd(repo)
                 session = f"bench-{started}-{number}" if kind == LATER else f"bench-{started}-{run}-{number}"
                 stdin = json.dumps(dict(payload, cwd=cwd, prompt=prompt, session_id=session)).encode()
-            elapsed, used, out = timed(command, dict(env, PYTHONPATH=str(REPO)) if "checkout" in name else env,
-                                       stdin, cwd)
+            elapsed, used, out = timed(command, dict(env, **added), stdin, cwd)
             if run:
                 times[name].append(elapsed)
                 cpu[name].append(used)
                 injected[name].add(bool(out.strip()))
     p50 = {name: statistics.median(values) for name, values in times.items()}
+    used = {name: statistics.median(values) for name, values in cpu.items()}
     print(f"\nhook latency, whole process, {runs} interleaved runs ({sys.executable}, Python "
           f"{sys.version.split()[0]}; CPU: user + system time of the process and its threads; `{LATER}`: the "
-          f"words' prompt as a session's second):")
+          f"words' prompt as a session's second; `plugin`: the plugin's launcher, hooks/run_hook.py):")
     for name, values in times.items():
         values.sort()
         p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-        used = statistics.median(cpu[name])
         more = ""
         if commands[name][1]:
-            more = (f"   / -I {p50[name] / p50[BARE_I]:.2f}x   / -S {p50[name] / p50[BARE_S]:.2f}x"
-                    f"   / bare {p50[name] / p50['bare python']:.2f}x   CPU / bare "
-                    f"{used / statistics.median(cpu['bare python']):.2f}x"
+            more = (f"   / -I {p50[name] / p50[BARE_I]:.2f}x (CPU {used[name] / used[BARE_I]:.2f}x)"
+                    f"   / -S {p50[name] / p50[BARE_S]:.2f}x   / bare {p50[name] / p50['bare python']:.2f}x"
                     f"   injected: {'/'.join('yes' if i else 'no' for i in sorted(injected[name], reverse=True))}")
-            if name.startswith("as installed, no extra") and f"baseline {name}" in p50:
-                more += f"   / baseline {p50[name] / p50[f'baseline {name}']:.2f}x"
-        print(f"  {name:<44} p50 {p50[name] * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms   CPU {used * 1000:6.1f} ms{more}")
+            if not name.startswith("baseline") and f"baseline {name}" in p50:
+                more += (f"   / baseline {p50[name] / p50[f'baseline {name}']:.2f}x"
+                         f" (CPU {used[name] / used[f'baseline {name}']:.2f}x)")
+        print(f"  {name:<50} p50 {p50[name] * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms   CPU {used[name] * 1000:6.1f} ms"
+              f"{more}")
     print(f"(-I: `{BARE_I}`, the interpreter the hook runs as installed; -S: `{BARE_S}`; bare: this Python's "
-          f"`python -c pass`)")
+          f"`python -c pass`; the plugin's launcher starts as `{BARE_SITE}`, then hands over to the venv's)")
     print("targets: as installed without the extra <= 1.5x a bare start as installed (-I); with the extra <= 150 ms "
           "p50 (the model's load included). (`no extra` with the archive holding vectors: the package is absent)")
 
 
 BARE_I = "bare: installed venv's python -I -c pass"
 BARE_S = "bare: python -S -c pass"
+BARE_SITE = "bare: python3 -c pass (a site that imports nothing)"
 
 
 def in_process(world, runs: int = 30) -> None:
