@@ -114,8 +114,9 @@ def state_file(machine, session: str):
 
 
 def imports_of(machine, payload: dict) -> tuple[str | None, set[str]]:
-    """(what the hook injected, the modules it imported), run without site (-S) as in
-    test_the_hook_imports_nothing_heavy."""
+    """(what the hook injected, the modules it imported). Run without site (-S), so that nothing is
+    imported before the hook starts; the package is reachable through PYTHONPATH, as in
+    test_session_start_hook."""
     from testkit import CLI
     path = os.pathsep.join([str(CLI.parents[1]), sysconfig.get_paths()["purelib"]])
     result = subprocess.run([sys.executable, "-S", "-X", "importtime", str(CLI), "hook", "user-prompt"],
@@ -254,16 +255,8 @@ def test_a_huge_prompt_is_read_in_part_and_answered_in_bounded_time(machine):
 
 
 def test_the_hook_imports_nothing_heavy(machine):
-    """Run without site (-S), so that nothing is imported before the hook starts; the package is
-    reachable through PYTHONPATH, as in test_session_start_hook."""
-    from testkit import CLI
-    path = os.pathsep.join([str(CLI.parents[1]), sysconfig.get_paths()["purelib"]])
-    data = json.dumps(prompt_payload(machine, "trailmap-android", REVISIT, new_session())).encode()
-    result = subprocess.run([sys.executable, "-S", "-X", "importtime", str(CLI), "hook", "user-prompt"], input=data,
-                            capture_output=True, env={**machine.env, "PYTHONPATH": path}, timeout=60)
-    assert result.returncode == 0
-    assert KOTLIN and machine.session_id(KOTLIN[0]) in result.stdout.decode()   # the whole path ran
-    imported = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", result.stderr.decode(), re.M))
+    context, imported = imports_of(machine, prompt_payload(machine, "trailmap-android", REVISIT, new_session()))
+    assert KOTLIN and context and machine.session_id(KOTLIN[0]) in context   # the whole path ran
     assert {"obsidian_memory.context.recall.decide", "sqlite3"} <= imported
     assert not any(name.split(".")[0] in HEAVY or name in HEAVY for name in imported), imported & HEAVY
 
