@@ -4,7 +4,7 @@ it, and nothing for the others? And how long does the hook take?
 
 usage: python benchmarks/prompt_recall.py [--split dev|test|both] [--show] [--sessions 10000]
                                           [--notes 20000] [--runs 30] [--no-latency] [--keep DIR]
-                                          [--words-only]
+                                          [--words-only] [--latency-only] [--baseline DIR]
 
 Quality. A machine is built in a temporary folder (benchmarks/recall_set/recall_world.py): the judged
 set's 53 sessions and 150 everyday ones, written as Claude Code transcripts and archived by the
@@ -27,17 +27,22 @@ templates, parsed from transcripts and upserted through the archive API: the sam
 notes; with the extra, the grown sessions the prompts are compared with by meaning are embedded:
 `embed_compared`) and the vault by `--notes` notes, and the same prompts are decided again.
 
-Latency, on that machine: interleaved so that machine noise hits all alike, a bare
-`python -c pass` and the hook's whole process
-(`scripts/obsidian_memory.py hook user-prompt` fed a real UserPromptSubmit payload, with a fresh
-session each run so that it is always the first prompt), from the checkout and as installed
-(install.py's launcher and venv), without the extra and with it (the venv also reaching the
-extra's package, as `install.py --semantic` makes it), for a prompt the words decide, one the
-meaning decides and an unrelated one. Prints p50 and p95 and the ratio to the bare start
-(targets: as installed without the extra <= 1.5x the bare start; with the extra <= 150 ms p50,
-the model's load included). The bare start is this Python's (a development venv's site imports
-its editable install's finder); the clean one, the install's venv's Python, whose site imports
-nothing, is printed beside it with the hooks' ratio to it.
+Latency, on that machine: interleaved so that machine noise hits all alike, the bare starts and
+the hook's whole process (`obsidian_memory.py hook user-prompt` fed a real UserPromptSubmit
+payload), as installed (install.py's launcher and venv; and the plugin's, hooks/run_hook.py with the
+venv its bootstrap makes), without the extra and with it (the venv
+also reaching the extra's package, as `install.py --semantic` makes it), for a later prompt (the
+words' prompt again in a session that had its first prompt: what most prompts are), and for a
+first prompt (a fresh session each run) the words decide, one the meaning decides and an
+unrelated one. Prints p50 and p95 and the ratios to the bare starts: the installed venv's
+`python -I -c pass` (the interpreter as installed, whose site imports nothing: the target's
+bare start) and `python -S -c pass`; and, for history, this Python's `python -c pass` (a
+development venv's site imports its editable install's finder). Targets: as installed without
+the extra <= 1.5x the bare start as installed; with the extra <= 150 ms p50, the model's load
+included. `--baseline DIR` installs an older checkout beside this one (its launcher and package,
+the same archive and vault) and times it in the same runs, with the ratio new / old;
+`--latency-only` skips the quality figures and the curve (on a `--keep` machine: only the growth
+it still lacks).
 """
 from __future__ import annotations
 
@@ -285,17 +290,21 @@ def timed(command: list[str], env: dict, stdin: bytes | None, cwd: str) -> tuple
     return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done.stdout
 
 
-def installed_command(home: Path, extra: bool = False) -> list[str]:
+def installed_command(home: Path, extra: bool = False, source: Path = REPO) -> list[str]:
     """The hook as settings.json runs it after install.py (base Python -S, the bin/ launcher, the
-    venv: session_start.installed_hook makes them), in `home`; `extra`: the venv reaches the
-    semantic extra's package too (this Python's, as `install.py --semantic` installs it there)."""
+    venv: session_start.installed_hook makes them), in `home`, of the checkout `source`; `extra`:
+    the venv reaches the semantic extra's package too (this Python's, as `install.py --semantic`
+    installs it there)."""
+    import shutil
     import sysconfig
 
     from session_start import installed_hook
 
     launcher = home / ".claude" / "obsidian-memory" / "bin" / "obsidian_memory.py"
+    if source != REPO:
+        shutil.rmtree(home, ignore_errors=True)   # (a kept machine's may be of another checkout)
     command = ([os.path.realpath(sys.executable), "-S", str(launcher), "hook", "session-start"] if launcher.exists()
-               else installed_hook(home))
+               else installed_hook(home, source))
     if extra:
         (site,) = (home / ".claude" / "obsidian-memory" / "venv").glob("lib/python*/site-packages")
         (site / "semantic_extra.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
@@ -307,57 +316,106 @@ def installed_command(home: Path, extra: bool = False) -> list[str]:
 TIMED = {"words": ("trailmap-android", "the kotlin daemon error is back"),
          "meaning": ("infra", "terraform state locked again, probably a cancelled pipeline. safe to force-unlock?"),
          "nothing": ("trailmap-android", "Add a dark theme toggle to the settings screen")}
+# a later prompt: the words' prompt again in a session whose first prompt was in the warm-up round
+LATER = "later"
 
 
-def latency(world, runs: int, extra: bool) -> None:
+def plain_python3(root: Path) -> str:
+    """A `python3` whose site imports nothing, as most users' is (this machine's own may import
+    much more at every start): an empty venv of this Python, in `root`."""
+    python = root / "python3" / "bin" / "python"
+    if not python.exists():
+        subprocess.run([os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(python.parents[1])],
+                       check=True)
+    return str(python)
+
+
+def plugin_command(data: Path, python3: str, source: Path = REPO) -> tuple[list[str], dict]:
+    """The hook as Claude Code runs the plugin's (hooks/hooks.json: `python3 run_hook.py
+    user-prompt`, which execs the venv's Python once its bootstrap is done), of the checkout
+    `source`, with its plugin data folder `data` (a venv stamped ready, as run_hook.py's bootstrap
+    leaves it); (the command, the environment it adds)."""
+    import shutil
+
+    shutil.rmtree(data, ignore_errors=True)
+    subprocess.run([os.path.realpath(sys.executable), "-m", "venv", "--without-pip", str(data / "venv")], check=True)
+    (site,) = (data / "venv").glob("lib/python*/site-packages")
+    (site / "obsidian_memory.pth").write_text(str(source) + "\n", encoding="utf-8")
+    version = json.loads((source / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))["version"]
+    (data / "venv" / ".obsidian-memory-plugin").write_text(f"{source}\n{version}\n", encoding="utf-8")
+    return [python3, str(source / "hooks" / "run_hook.py"), "user-prompt"], \
+        {"CLAUDE_PLUGIN_DATA": str(data)}
+
+
+def latency(world, runs: int, extra: bool, baseline: Path | None = None) -> None:
     payload = json.loads(PAYLOAD.read_text(encoding="utf-8"))
-    env = dict(world.env, PYTHONPYCACHEPREFIX=str(world.root / "pycache"), PYTHONPATH=str(REPO))
+    env = dict(world.env, PYTHONPYCACHEPREFIX=str(world.root / "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    plain = installed_command(world.home)
+    env.pop("PYTHONPATH", None)   # (an install has none)
     clean = world.home / ".claude" / "obsidian-memory" / "venv" / "bin" / "python"
-    commands = {"bare python": ([sys.executable, "-c", "pass"], None),
-                "bare python, clean venv": ([str(clean), "-c", "pass"], None)}
-    for kind in ("words", "nothing") if not extra else ("words", "meaning", "nothing"):
-        commands[f"as installed, no extra: {kind}"] = (plain, kind)
+    base = os.path.realpath(sys.executable)
+    python3 = plain_python3(world.root)
+    installs = {"": (installed_command(world.home), {}), "plugin ": plugin_command(world.root / "plugin-data", python3)}
+    if baseline is not None:
+        installs["baseline "] = (installed_command(world.root / "home-baseline", source=baseline), {})
+        installs["baseline plugin "] = plugin_command(world.root / "plugin-data-baseline", python3, baseline)
+    commands = {"bare python": ([sys.executable, "-c", "pass"], None, {}),
+                BARE_I: ([str(clean), "-I", "-c", "pass"], None, {}),
+                BARE_S: ([base, "-S", "-c", "pass"], None, {}),
+                BARE_SITE: ([python3, "-c", "pass"], None, {})}
+    for label, (command, added) in sorted(installs.items(), key=lambda item: "plugin" in item[0]):
+        for kind in (LATER, "words", "nothing") if not extra else (LATER, "words", "meaning", "nothing"):
+            commands[f"{label}as installed, no extra: {kind}"] = (command, kind, added)
     if extra:
         with_extra = installed_command(world.root / "home-with-extra", extra=True)
         for kind in ("words", "meaning", "nothing"):
-            commands[f"as installed, with the extra: {kind}"] = (with_extra, kind)
+            commands[f"as installed, with the extra: {kind}"] = (with_extra, kind, {})
         commands["from the checkout, with the extra: meaning"] = ([sys.executable, str(world_module.CLI), "hook",
-                                                                  "user-prompt"], "meaning")
+                                                                  "user-prompt"], "meaning", {"PYTHONPATH": str(REPO)})
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
-    injected = {}
-    started = int(time.time())   # fresh session ids: always a first prompt, even on a kept machine
-    for run in range(runs + 1):   # the first round warms bytecode and the page cache
-        for name, (command, kind) in commands.items():
+    injected: dict[str, set[bool]] = {name: set() for name in commands}
+    started = int(time.time())   # fresh session ids: a first prompt where one is meant, even on a kept machine
+    for run in range(runs + 1):   # the first round warms bytecode and the page cache (and starts LATER's sessions)
+        for number, (name, (command, kind, added)) in enumerate(commands.items()):
             stdin, cwd = None, str(world.root)
             if kind:
-                repo, prompt = TIMED[kind]
+                repo, prompt = TIMED["words" if kind == LATER else kind]
                 cwd = world.cwd(repo)
-                stdin = json.dumps(dict(payload, cwd=cwd, prompt=prompt,
-                                        session_id=f"bench-{started}-{run}-{list(commands).index(name)}")).encode()
-            elapsed, used, out = timed(command, env, stdin, cwd)
+                session = f"bench-{started}-{number}" if kind == LATER else f"bench-{started}-{run}-{number}"
+                stdin = json.dumps(dict(payload, cwd=cwd, prompt=prompt, session_id=session)).encode()
+            elapsed, used, out = timed(command, dict(env, **added), stdin, cwd)
             if run:
                 times[name].append(elapsed)
                 cpu[name].append(used)
-            if kind:
-                injected[name] = bool(out.strip())
-    bare, bare_cpu = statistics.median(times["bare python"]), statistics.median(cpu["bare python"])
-    clean_bare = statistics.median(times["bare python, clean venv"])
+                injected[name].add(bool(out.strip()))
+    p50 = {name: statistics.median(values) for name, values in times.items()}
+    used = {name: statistics.median(values) for name, values in cpu.items()}
     print(f"\nhook latency, whole process, {runs} interleaved runs ({sys.executable}, Python "
-          f"{sys.version.split()[0]}; CPU: user + system time of the process and its threads):")
+          f"{sys.version.split()[0]}; CPU: user + system time of the process and its threads; `{LATER}`: the "
+          f"words' prompt as a session's second; `plugin`: the plugin's launcher, hooks/run_hook.py):")
     for name, values in times.items():
         values.sort()
         p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-        used, p50 = statistics.median(cpu[name]), statistics.median(values)
-        more = "" if name.startswith("bare python") else (f"   p50 / bare {p50 / bare:.2f}x"
-                                                          f"   CPU / bare {used / bare_cpu:.2f}x"
-                                                          f"   p50 / clean bare {p50 / clean_bare:.2f}x"
-                                                          f"   injected: {'yes' if injected[name] else 'no'}")
-        print(f"  {name:<44} p50 {p50 * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms   CPU {used * 1000:6.1f} ms{more}")
-    print("targets: as installed without the extra <= 1.5x the bare start; with the extra <= 150 ms p50 (the "
-          "model's load included). (`no extra` with the archive holding vectors: the package is absent)")
+        more = ""
+        if commands[name][1]:
+            more = (f"   / -I {p50[name] / p50[BARE_I]:.2f}x (CPU {used[name] / used[BARE_I]:.2f}x)"
+                    f"   / -S {p50[name] / p50[BARE_S]:.2f}x   / bare {p50[name] / p50['bare python']:.2f}x"
+                    f"   injected: {'/'.join('yes' if i else 'no' for i in sorted(injected[name], reverse=True))}")
+            if not name.startswith("baseline") and f"baseline {name}" in p50:
+                more += (f"   / baseline {p50[name] / p50[f'baseline {name}']:.2f}x"
+                         f" (CPU {used[name] / used[f'baseline {name}']:.2f}x)")
+        print(f"  {name:<50} p50 {p50[name] * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms   CPU {used[name] * 1000:6.1f} ms"
+              f"{more}")
+    print(f"(-I: `{BARE_I}`, the interpreter the hook runs as installed; -S: `{BARE_S}`; bare: this Python's "
+          f"`python -c pass`; the plugin's launcher starts as `{BARE_SITE}`, then hands over to the venv's)")
+    print("targets: as installed without the extra <= 1.5x a bare start as installed (-I); with the extra <= 150 ms "
+          "p50 (the model's load included). (`no extra` with the archive holding vectors: the package is absent)")
+
+
+BARE_I = "bare: installed venv's python -I -c pass"
+BARE_S = "bare: python -S -c pass"
+BARE_SITE = "bare: python3 -c pass (a site that imports nothing)"
 
 
 def in_process(world, runs: int = 30) -> None:
@@ -388,6 +446,10 @@ def main() -> int:
     parser.add_argument("--no-curve", action="store_true", help="no growth curve (and no latency)")
     parser.add_argument("--no-latency", action="store_true", help="quality only")
     parser.add_argument("--words-only", action="store_true", help="the words alone, even with the extra installed")
+    parser.add_argument("--latency-only", action="store_true", help="no quality figures and no curve: the latency")
+    parser.add_argument("--baseline", metavar="DIR", type=Path,
+                        help="an older checkout (e.g. `git worktree add /tmp/main-ref main`) installed beside this one "
+                             "and timed in the same runs")
     args = parser.parse_args()
     splits = ["dev", "test"] if args.split == "both" else [args.split]
     ready, why = (False, "--words-only") if args.words_only else semantic.available()
@@ -404,6 +466,10 @@ def main() -> int:
                                        world_module.corpus.SESSIONS + world_module.filler.filler_specs(args.fillers))
         else:
             world = world_module.build(root, fillers=args.fillers)
+        if args.latency_only:
+            if MEANING in rules:
+                embed_world(world)
+            return time_the_hook(world, args, rules)
         keys = {spec.session_id: spec.key for spec in world.specs}
         results = decided(world, prompts, rules)
         print(f"machine with {len(world.specs)} archived sessions ready in {time.perf_counter() - started:.1f} s")
@@ -440,15 +506,20 @@ def main() -> int:
         print_curve(rows, splits, rules)
         if args.no_latency:
             return 0
-        size = grow(world, args.sessions)
-        if MEANING in rules:
-            embed_compared(world, timed_prompts)
-        if not any((world.vault / "area-00").glob("*.md")):
-            make_vault(world.vault, args.notes)
-        archive_mb = (world.config_dir / "session-archive.db").stat().st_size / 2**20
-        print(f"\narchive of {size:,} sessions ({archive_mb:.0f} MB), vault of {args.notes:,} more notes")
-        in_process(world)
-        latency(world, args.runs, extra=MEANING in rules)
+        return time_the_hook(world, args, rules)
+
+
+def time_the_hook(world, args: argparse.Namespace, rules: list[str]) -> int:
+    """The latency, on the machine grown to `--sessions` sessions and `--notes` more notes."""
+    size = grow(world, args.sessions)
+    if MEANING in rules:
+        embed_compared(world, [{"repo": repo, "prompt": prompt} for repo, prompt in TIMED.values()])
+    if not any((world.vault / "area-00").glob("*.md")):
+        make_vault(world.vault, args.notes)
+    archive_mb = (world.config_dir / "session-archive.db").stat().st_size / 2**20
+    print(f"\narchive of {size:,} sessions ({archive_mb:.0f} MB), vault of {args.notes:,} more notes")
+    in_process(world)
+    latency(world, args.runs, extra=MEANING in rules, baseline=args.baseline.resolve() if args.baseline else None)
     return 0
 
 

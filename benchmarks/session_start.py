@@ -131,16 +131,17 @@ def baseline_hook(baseline: str) -> list[str]:
     return [sys.executable, "-c", code, "hook", "session-start"]
 
 
-def installed_hook(home: Path) -> list[str]:
-    """The hook as settings.json runs it after install.py: base Python + bin/ launcher + the venv."""
+def installed_hook(home: Path, source: Path = REPO) -> list[str]:
+    """The hook as settings.json runs it after install.py: base Python + bin/ launcher + the venv
+    (of the checkout `source`)."""
     ours = home / ".claude" / "obsidian-memory"
     (ours / "bin").mkdir(parents=True)
     for name in ("obsidian_memory.py", "_launcher.py"):
-        shutil.copy2(REPO / "scripts" / name, ours / "bin" / name)
+        shutil.copy2(source / "scripts" / name, ours / "bin" / name)
     base = os.path.realpath(sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(ours / "venv")], check=True)
     (site,) = (ours / "venv").glob("lib/python*/site-packages")
-    (site / "obsidian_memory.pth").write_text(str(REPO) + "\n", encoding="utf-8")
+    (site / "obsidian_memory.pth").write_text(str(source) + "\n", encoding="utf-8")
     return [base, "-S", str(ours / "bin" / "obsidian_memory.py"), "hook", "session-start"]
 
 

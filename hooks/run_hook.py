@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The plugin's hook launcher: `run_hook.py session-start`, `run_hook.py user-prompt` or `run_hook.py archive`.
 
-Claude Code runs it (from hooks/hooks.json) with whatever `python3` is on PATH, so it is pure
-standard library and fails open: whatever happens it prints nothing of its own and exits 0.
+Claude Code runs it (from hooks/hooks.json) with whatever `python3` is on PATH, so it needs nothing
+but the standard library and the plugin's own copy of the package (core.json_light, core.spawn),
+and fails open: whatever happens it prints nothing of its own and exits 0.
 
 The dependencies live in a virtual environment in ${CLAUDE_PLUGIN_DATA}/venv. While that is
 missing or stale (a plugin update), the first hook starts a detached bootstrap (venv + pip
@@ -22,12 +23,8 @@ CLAUDE_PLUGIN_OPTION_VAULT. It becomes OBSIDIAN_VAULT for the hooks, and for the
 commands (the vault-search skill) through the CLAUDE_ENV_FILE that SessionStart hooks may append to.
 Unset: OBSIDIAN_VAULT, config.yaml, ~/Vault as everywhere else.
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,6 +53,7 @@ def main(argv):
         if _event_name(payload) == "SessionEnd":
             detach(command, data, stdin_bytes=payload)
         else:
+            import subprocess
             subprocess.run(command, input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            timeout=25)
     return 0
@@ -91,8 +89,8 @@ def plugin_identity():
     """This copy of the plugin: its folder (new on every update) and its version."""
     try:
         with open(os.path.join(ROOT, ".claude-plugin", "plugin.json"), encoding="utf-8") as handle:
-            version = json.load(handle).get("version", "")
-    except (OSError, ValueError):
+            version = json_loads(handle.read()).get("version", "")
+    except (OSError, ValueError, ImportError):
         version = ""
     return f"{ROOT}\n{version}\n"
 
@@ -127,9 +125,20 @@ def use_vault_option(event):
 
 def _event_name(payload):
     try:
-        return json.loads(payload.decode("utf-8", "replace")).get("hook_event_name")
-    except (ValueError, AttributeError):
+        return json_loads(payload.decode("utf-8", "replace")).get("hook_event_name")
+    except (ValueError, AttributeError, ImportError):
         return None
+
+
+def json_loads(text):
+    """json.loads, from this plugin's own copy of the package (obsidian_memory.core.json_light): on
+    every hook's path, without the json package's imports. (The modules only the archive hook and
+    the bootstrap use are imported where they are used, for the same reason.)"""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from obsidian_memory.core import json_light
+
+    return json_light.loads(text)
 
 
 # -- detached work -------------------------------------------------------------------------------
@@ -173,6 +182,9 @@ def bootstrap():
     except OSError:
         return 0  # another bootstrap holds the lock
     try:
+        import subprocess
+        import tempfile
+
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
         if sys.version_info < (3, 10):
@@ -202,6 +214,8 @@ BUILD_INPUTS = ("pyproject.toml", "README.md", "obsidian_memory", "templates")
 
 
 def build_copy(parent):
+    import shutil
+
     source = os.path.join(parent, "obsidian-memory")
     os.makedirs(source)
     for name in BUILD_INPUTS:

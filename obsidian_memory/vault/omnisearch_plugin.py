@@ -6,14 +6,14 @@ Omnisearch keeps its settings in `<vault>/.obsidian/plugins/omnisearch/data.json
 that are turned on in `<vault>/.obsidian/community-plugins.json`. A configured port (flag,
 OMNISEARCH_PORT, config.yaml) still wins; settings.load asks `discovered_port` only when none is.
 
-Import-light (settings.load runs on the SessionStart path): one small JSON file read, nothing else.
+Import-light (settings.load runs on every hook's path): one small JSON file read, nothing else
+(without the json package: core.json_light).
 """
 from __future__ import annotations
 
-import json
 import os
 
-from obsidian_memory.core import fsutil
+from obsidian_memory.core import fsutil, json_light
 
 PLUGIN_ID = "omnisearch"
 ENABLE_HTTP = "Obsidian → Settings → Omnisearch → turn on the HTTP server"
@@ -84,6 +84,6 @@ def _port(value) -> int | None:
 def _read_json(path: str):
     try:
         with fsutil.open_regular(path) as handle:     # (a FIFO is never waited on)
-            return json.loads(handle.read(MAX_SETTINGS_BYTES).decode("utf-8", "replace"))
+            return json_light.loads(handle.read(MAX_SETTINGS_BYTES).decode("utf-8", "replace"))
     except (OSError, ValueError):
         return None

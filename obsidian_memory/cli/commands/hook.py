@@ -14,7 +14,6 @@ archived in the detached process a hook starts for a long transcript not read ye
 from __future__ import annotations
 
 import io
-import json
 import sys
 
 EVENTS = ("session-start", "user-prompt", "archive")
@@ -153,8 +152,9 @@ def _read_payload() -> dict:
         return {}
     if not raw.strip():
         return {}
+    from obsidian_memory.core import json_light
     try:
-        payload = json.loads(raw.decode("utf-8", errors="replace"))
+        payload = json_light.loads(raw.decode("utf-8", errors="replace"))
     except ValueError:
         return {}
     return payload if isinstance(payload, dict) else {}

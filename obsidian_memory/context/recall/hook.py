@@ -11,7 +11,6 @@ context never lists it.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -129,6 +128,7 @@ def _outcome(archive: Archive, session_id: str) -> list[tuple[str, str]]:
 
 def hook_json(text: str) -> str:
     """The documented UserPromptSubmit output: exactly this shape, nothing else on stdout."""
+    import json
     return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}},
                       ensure_ascii=False)
 

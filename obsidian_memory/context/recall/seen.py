@@ -13,7 +13,6 @@ Files older than KEEP_DAYS are removed when a session starts. Import-light (the 
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -49,6 +48,7 @@ class SessionState:
         return self.prompts == 0 and (self.source is None or self.source in FRESH_SOURCES)
 
     def to_json(self) -> str:
+        import json
         return json.dumps({"source": self.source, "prompts": self.prompts, "shown": self.shown,
                            "injected": self.injected}, ensure_ascii=False)
 
@@ -64,9 +64,10 @@ def load(settings: Settings, session_id: str) -> SessionState | None:
     path = state_path(settings, session_id)
     if path is None:
         return None
+    from obsidian_memory.core import json_light
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = json_light.loads(handle.read())
         shown = [s for s in data.get("shown") or [] if isinstance(s, str)]
         source = data.get("source") if isinstance(data.get("source"), str) else None
         injected = data.get("injected") if isinstance(data.get("injected"), list) else []

@@ -109,6 +109,57 @@ def test_only_the_first_prompt_of_a_session_is_looked_at_by_default(machine):
     assert ask(machine, "trailmap-android", REVISIT) is not None        # the first prompt of another
 
 
+def state_file(machine, session: str):
+    return machine.config_dir / "obsidian-memory" / "cache" / "prompt-recall" / f"{session}.json"
+
+
+def imports_of(machine, payload: dict) -> tuple[str | None, set[str]]:
+    """(what the hook injected, the modules it imported). Run without site (-S), so that nothing is
+    imported before the hook starts; the package is reachable through PYTHONPATH, as in
+    test_session_start_hook."""
+    from testkit import CLI
+    path = os.pathsep.join([str(CLI.parents[1]), sysconfig.get_paths()["purelib"]])
+    result = subprocess.run([sys.executable, "-S", "-X", "importtime", str(CLI), "hook", "user-prompt"],
+                            input=json.dumps(payload).encode(), capture_output=True,
+                            env={**machine.env, "PYTHONPATH": path}, timeout=60)
+    assert result.returncode == 0
+    modules = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", result.stderr.decode(), re.M))
+    return (json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"] if result.stdout else None), modules
+
+
+def test_a_later_prompt_reads_the_sessions_state_alone_and_leaves_it_as_it_was(machine):
+    """The first prompt recalls; a later one that would be recalled gets nothing, writes nothing,
+    and gets there without the archive, the decision, sqlite3, json or re."""
+    session = new_session()
+    first, looked = imports_of(machine, prompt_payload(machine, "trailmap-android", REVISIT, session))
+    assert first and all(archived(machine, key)["id"] in first for key in KOTLIN)
+    assert {"obsidian_memory.context.recall.decide", "sqlite3"} <= looked
+    state = json.loads(state_file(machine, session).read_text(encoding="utf-8"))
+    assert state["prompts"] == 1 and set(state["shown"]) == {archived(machine, key)["id"] for key in KOTLIN}
+    before, written = state_file(machine, session).read_bytes(), state_file(machine, session).stat().st_mtime_ns
+    time.sleep(0.01)
+    later, imported = imports_of(machine, prompt_payload(machine, "trailmap-android", REVISIT, session))
+    assert later is None
+    assert state_file(machine, session).read_bytes() == before
+    assert state_file(machine, session).stat().st_mtime_ns == written
+    assert not imported & {"sqlite3", "json", "re", "obsidian_memory.archive", "obsidian_memory.context.recall.decide"}
+    assert "obsidian_memory.context.recall.seen" in imported   # (the state was read: the path ran)
+
+
+def test_a_resumed_sessions_first_prompt_is_counted_without_a_look(machine):
+    """Not looked at (it had its first prompt long ago), but counted, as the SessionStart record
+    stays: the state is what the hook always left."""
+    session = new_session()
+    assert hook(machine, "session-start", start_payload(machine, "trailmap-android", session, "resume")).returncode == 0
+    started = json.loads(state_file(machine, session).read_text(encoding="utf-8"))
+    assert ask(machine, "trailmap-android", REVISIT, session) is None
+    state = json.loads(state_file(machine, session).read_text(encoding="utf-8"))
+    assert state == dict(started, prompts=1)
+    before = state_file(machine, session).read_bytes()
+    assert ask(machine, "trailmap-android", REVISIT, session) is None
+    assert state_file(machine, session).read_bytes() == before
+
+
 def test_every_prompt_is_looked_at_with_every_but_a_session_is_shown_once(machine, mode):
     mode("every")
     session = new_session()
@@ -204,16 +255,8 @@ def test_a_huge_prompt_is_read_in_part_and_answered_in_bounded_time(machine):
 
 
 def test_the_hook_imports_nothing_heavy(machine):
-    """Run without site (-S), so that nothing is imported before the hook starts; the package is
-    reachable through PYTHONPATH, as in test_session_start_hook."""
-    from testkit import CLI
-    path = os.pathsep.join([str(CLI.parents[1]), sysconfig.get_paths()["purelib"]])
-    data = json.dumps(prompt_payload(machine, "trailmap-android", REVISIT, new_session())).encode()
-    result = subprocess.run([sys.executable, "-S", "-X", "importtime", str(CLI), "hook", "user-prompt"], input=data,
-                            capture_output=True, env={**machine.env, "PYTHONPATH": path}, timeout=60)
-    assert result.returncode == 0
-    assert KOTLIN and machine.session_id(KOTLIN[0]) in result.stdout.decode()   # the whole path ran
-    imported = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", result.stderr.decode(), re.M))
+    context, imported = imports_of(machine, prompt_payload(machine, "trailmap-android", REVISIT, new_session()))
+    assert KOTLIN and context and machine.session_id(KOTLIN[0]) in context   # the whole path ran
     assert {"obsidian_memory.context.recall.decide", "sqlite3"} <= imported
     assert not any(name.split(".")[0] in HEAVY or name in HEAVY for name in imported), imported & HEAVY
 
