@@ -241,16 +241,20 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         reason = "no prompt and nothing else to keep"
         logs.log_for(settings, f"archive: skipped {path}: {reason}")
         return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
+    from obsidian_memory.capture import redact
+
+    rules = redact.rules(settings.redact)
     if settings.redact:
         from obsidian_memory.archive.sessions import prompt_texts
-        from obsidian_memory.capture.redact import redact_session
-        session = redact_session(session, archived=prompt_texts(archive.sessions, session.session_id))
+        if archive.redaction.rules_of(session.session_id) != rules:   # stored under other rules: all of it again
+            archive.sessions.redact_again(session.session_id, redact.redact_session, rules)
+        session = redact.redact_session(session, archived=prompt_texts(archive.sessions, session.session_id))
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)
     from obsidian_memory.capture.session_merge import KEEP_ARCHIVED
 
-    decision, kept = archive.sessions.upsert(session)
+    decision, kept = archive.sessions.upsert(session, redacted_under=rules)
     if kept:
         logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
     if compact_summary:
@@ -304,7 +308,10 @@ COMPACT_SUMMARY_LIMIT = 100_000   # characters of a PostCompact summary kept (re
 
 
 def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
-    archive.sessions.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
+    from obsidian_memory.capture.redact import rules
+
+    archive.sessions.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger,
+                                         redacted_under=rules(settings.redact))
 
 
 def capped_summary(text: str, *, redact: bool = True) -> str:

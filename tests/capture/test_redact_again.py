@@ -1,0 +1,95 @@
+"""Text the archive stored under other redaction rules (`redact: false`, or before a pattern was
+added) is redacted again whole when its session is archived again (the grown session's fast
+path keeps only prompts stored under the present rules). The real CLI and hooks as subprocesses, a real SQLite archive, the vault note."""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+import pytest
+from archive_fixtures import hook_payload, session_id, write_transcript
+from testkit import REPO
+
+
+SECRET = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+NEW_KIND = "acme_" + "Q1w2E3r4T5y6U7i8O9p0A1s2"     # a format no pattern of main knows
+SUMMARY_SECRET = "xoxb-" + "1234567890-abcdefghijkl"
+
+
+@pytest.fixture
+def user(env):
+    env.projects = env.config_dir / "projects"
+    env.config = env.config_dir / "obsidian-memory" / "config.yaml"
+    env.config.parent.mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def stored_text(env) -> str:
+    """Every text the archive holds that a note, recall or the context can show."""
+    db = sqlite3.connect(env.archive_db)
+    try:
+        queries = ["SELECT title || ' ' || COALESCE(last_assistant_message, '') || details FROM sessions",
+                   "SELECT text || ' ' || COALESCE(answer, '') FROM prompts", "SELECT text FROM compact_summaries",
+                   "SELECT text || COALESCE(detail, '') FROM outcomes",
+                   "SELECT title || asked || outcome || said FROM recall_docs"]
+        return "\n".join(str(row[0]) for query in queries for row in db.execute(query))
+    finally:
+        db.close()
+
+
+def note_text(env) -> str:
+    notes = list((env.vault / "Meta" / "claude-sessions").rglob("*.md"))
+    assert len(notes) == 1, notes
+    return notes[0].read_text(encoding="utf-8")
+
+
+def archive_hook(env, path, sid, event="SessionEnd", script=None, **changes):
+    payload = hook_payload(event, path, session_id=sid, **changes)
+    result = env.hook(["archive"], payload, **({"script": script} if script else {}))
+    assert result.returncode == 0, result.stderr.decode()
+    env.follow_ups_done()
+
+
+def test_redaction_turned_on_redacts_a_grown_sessions_old_prompts_and_summaries(user):
+    sid = session_id(71)
+    path = user.projects / "-work-demo" / f"{sid}.jsonl"
+    first = [f"deploy with {SECRET}", "then run the tests"]
+    user.config.write_text("redact: false\n", encoding="utf-8")
+    write_transcript(path, sid, first)
+    archive_hook(user, path, sid)
+    archive_hook(user, path, sid, "PostCompact", compact_summary=f"<summary>bot token {SUMMARY_SECRET}</summary>")
+    assert SECRET in stored_text(user) and SECRET in note_text(user)     # stored as it was, as asked
+
+    user.config.write_text("redact: true\n", encoding="utf-8")
+    write_transcript(path, sid, first + ["and now the docs"])
+    archive_hook(user, path, sid, "PreCompact")
+
+    stored, note = stored_text(user), note_text(user)
+    raw = b"".join(p.read_bytes() for p in user.config_dir.glob("session-archive.db*"))
+    for secret in (SECRET, SUMMARY_SECRET):
+        assert secret not in stored and secret not in note and secret.encode() not in raw
+    assert "deploy with [REDACTED:github_token]" in stored and "[REDACTED:github_token]" in note
+    assert "[REDACTED:slack_token]" in stored and "and now the docs" in note
+
+
+def test_an_upgrade_with_a_new_pattern_redacts_what_the_old_rules_let_through(user, tmp_path):
+    """The same session archived by this version, then by an upgrade whose rules know one more
+    format: the prompt archived before the upgrade loses its secret too."""
+    upgraded = tmp_path / "upgraded"
+    for part in ("obsidian_memory", "scripts", "templates"):
+        shutil.copytree(REPO / part, upgraded / part, ignore=shutil.ignore_patterns("__pycache__"))
+    rules = upgraded / "obsidian_memory" / "capture" / "redact.py"
+    text = rules.read_text(encoding="utf-8")
+    rules.write_text(text.replace('_TOKENS = [\n', '_TOKENS = [\n    ("acme_key", "acme_", r"acme_[A-Za-z0-9]{20,}"),\n', 1),
+                     encoding="utf-8")
+    sid = session_id(74)
+    path = user.projects / "-work-demo" / f"{sid}.jsonl"
+    first = [f"the vendor key is {NEW_KIND}", "wire it in"]
+    write_transcript(path, sid, first)
+    archive_hook(user, path, sid)
+    assert NEW_KIND in stored_text(user)      # (main's rules do not know the format)
+
+    write_transcript(path, sid, first + ["one more step"])
+    archive_hook(user, path, sid, "PreCompact", script=upgraded / "scripts" / "obsidian_memory.py")
+    assert NEW_KIND not in stored_text(user) and NEW_KIND not in note_text(user)
+    assert "the vendor key is [REDACTED:acme_key]" in stored_text(user)
