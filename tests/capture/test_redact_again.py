@@ -1,6 +1,7 @@
 """Text the archive stored under other redaction rules (`redact: false`, or before a pattern was
-added) is redacted again whole when its session is archived again (the grown session's fast
-path keeps only prompts stored under the present rules). The real CLI and hooks as subprocesses, a real SQLite archive, the vault note."""
+added) is redacted again whole: when its session is archived again (the grown session's fast
+path keeps only prompts stored under the present rules), and by the sweep for the sessions never
+archived again. The real CLI and hooks as subprocesses, a real SQLite archive, the vault note."""
 from __future__ import annotations
 
 import shutil
@@ -10,6 +11,8 @@ import pytest
 from archive_fixtures import hook_payload, session_id, write_transcript
 from testkit import REPO
 
+from obsidian_memory.capture import archiving as capture
+from obsidian_memory.core import settings as settings_module
 
 SECRET = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 NEW_KIND = "acme_" + "Q1w2E3r4T5y6U7i8O9p0A1s2"     # a format no pattern of main knows
@@ -33,6 +36,14 @@ def stored_text(env) -> str:
                    "SELECT text || COALESCE(detail, '') FROM outcomes",
                    "SELECT title || asked || outcome || said FROM recall_docs"]
         return "\n".join(str(row[0]) for query in queries for row in db.execute(query))
+    finally:
+        db.close()
+
+
+def revisions(env) -> dict[str, int]:
+    db = sqlite3.connect(env.archive_db)
+    try:
+        return dict(db.execute("SELECT session_id, revision FROM sessions"))
     finally:
         db.close()
 
@@ -72,6 +83,30 @@ def test_redaction_turned_on_redacts_a_grown_sessions_old_prompts_and_summaries(
     assert "[REDACTED:slack_token]" in stored and "and now the docs" in note
 
 
+def test_the_sweep_redacts_again_the_sessions_never_archived_again(user):
+    """Redaction turned on, nothing archived since: the sweep (what SessionStart starts) redacts
+    the archive again; a session whose text did not change is not changed (nor its note)."""
+    leaky, plain = session_id(72), session_id(73)
+    user.config.write_text("redact: false\n", encoding="utf-8")
+    for sid, prompts in ((leaky, [f"the key is {SECRET}"]), (plain, ["nothing secret here"])):
+        path = write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, prompts)
+        archive_hook(user, path, sid)
+    before = revisions(user)
+    user.config.write_text("redact: true\n", encoding="utf-8")
+
+    swept = user.run("sweep")
+    assert swept.returncode == 0, swept.stderr.decode()
+    assert "redacted 1 archived session(s) again" in swept.stdout.decode()
+    assert SECRET not in stored_text(user) and "the key is [REDACTED:github_token]" in stored_text(user)
+    notes = [p.read_text(encoding="utf-8") for p in (user.vault / "Meta" / "claude-sessions").rglob("*.md")]
+    assert len(notes) == 2 and not any(SECRET in text for text in notes)
+    assert any("the key is [REDACTED:github_token]" in text for text in notes)
+    after = revisions(user)
+    assert after[plain] == before[plain] and after[leaky] > before[leaky]
+    again = user.run("sweep")
+    assert "redacted" not in again.stdout.decode()                           # done once
+
+
 def test_an_upgrade_with_a_new_pattern_redacts_what_the_old_rules_let_through(user, tmp_path):
     """The same session archived by this version, then by an upgrade whose rules know one more
     format: the prompt archived before the upgrade loses its secret too."""
@@ -93,3 +128,19 @@ def test_an_upgrade_with_a_new_pattern_redacts_what_the_old_rules_let_through(us
     archive_hook(user, path, sid, "PreCompact", script=upgraded / "scripts" / "obsidian_memory.py")
     assert NEW_KIND not in stored_text(user) and NEW_KIND not in note_text(user)
     assert "the vendor key is [REDACTED:acme_key]" in stored_text(user)
+
+
+def test_the_sweep_redacts_a_bounded_number_of_sessions_a_run(user, monkeypatch):
+    user.apply(monkeypatch)
+    user.config.write_text("redact: false\n", encoding="utf-8")
+    sids = [session_id(80 + n) for n in range(5)]
+    for sid in sids:
+        write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, [f"key {SECRET} number {sid}"])
+    capture.import_transcripts(settings_module.load(), progress=False)
+    monkeypatch.setattr(capture, "REDACT_AGAIN_BATCH", 1)
+    monkeypatch.setattr(capture, "REDACT_AGAIN_PER_RUN", 2)
+    user.config.write_text("redact: true\n", encoding="utf-8")
+    runs = [capture.sweep(settings_module.load(), quiet_seconds=0) for _ in range(3)]
+    assert [(run.redacted_again, run.redaction_left) for run in runs] == [(2, True), (2, True), (1, False)]
+    assert "more archived sessions to redact again at the next sweep" in runs[0].line()
+    assert SECRET not in stored_text(user)
