@@ -93,6 +93,7 @@ def test_the_sweep_redacts_again_the_sessions_never_archived_again(user):
         archive_hook(user, path, sid)
     before = revisions(user)
     user.config.write_text("redact: true\n", encoding="utf-8")
+    assert "2 of them were stored under other redaction rules" in user.run("doctor").stdout.decode()
 
     swept = user.run("sweep")
     assert swept.returncode == 0, swept.stderr.decode()
@@ -105,6 +106,7 @@ def test_the_sweep_redacts_again_the_sessions_never_archived_again(user):
     assert after[plain] == before[plain] and after[leaky] > before[leaky]
     again = user.run("sweep")
     assert "redacted" not in again.stdout.decode()                           # done once
+    assert "other redaction rules" not in user.run("doctor").stdout.decode()
 
 
 def test_an_upgrade_with_a_new_pattern_redacts_what_the_old_rules_let_through(user, tmp_path):
@@ -144,3 +146,22 @@ def test_the_sweep_redacts_a_bounded_number_of_sessions_a_run(user, monkeypatch)
     assert [(run.redacted_again, run.redaction_left) for run in runs] == [(2, True), (2, True), (1, False)]
     assert "more archived sessions to redact again at the next sweep" in runs[0].line()
     assert SECRET not in stored_text(user)
+
+
+def test_a_summary_added_while_redaction_was_off_is_redacted_once_it_is_on_again(user):
+    """PostCompact's summary stored under `redact: false` for a session archived with redaction on
+    (its transcript gone: the summary alone is kept): the session's rules are unknown from then on,
+    and the sweep redacts it again once redaction is back on."""
+    sid = session_id(76)
+    path = write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, ["tidy the build"])
+    archive_hook(user, path, sid)
+    path.unlink()
+    user.config.write_text("redact: false\n", encoding="utf-8")
+    archive_hook(user, None, sid, "PostCompact", compact_summary=f"<summary>bot token {SUMMARY_SECRET}</summary>",
+                 transcript_path="")
+    assert SUMMARY_SECRET in stored_text(user)
+
+    user.config.write_text("redact: true\n", encoding="utf-8")
+    assert "redacted 1 archived session(s) again" in user.run("sweep").stdout.decode()
+    assert SUMMARY_SECRET not in stored_text(user) and SUMMARY_SECRET not in note_text(user)
+    assert "[REDACTED:slack_token]" in stored_text(user)
