@@ -93,7 +93,7 @@ def test_the_sweep_redacts_again_the_sessions_never_archived_again(user):
         archive_hook(user, path, sid)
     before = revisions(user)
     user.config.write_text("redact: true\n", encoding="utf-8")
-    assert "2 of them were stored under other redaction rules" in user.run("doctor").stdout.decode()
+    assert "2 of its sessions were stored under other redaction rules" in user.run("doctor").stdout.decode()
 
     swept = user.run("sweep")
     assert swept.returncode == 0, swept.stderr.decode()
