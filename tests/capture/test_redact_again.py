@@ -65,13 +65,15 @@ def test_redaction_turned_on_redacts_a_grown_sessions_old_prompts_and_summaries(
     sid = session_id(71)
     path = user.projects / "-work-demo" / f"{sid}.jsonl"
     first = [f"deploy with {SECRET}", "then run the tests"]
-    user.config.write_text("redact: false\n", encoding="utf-8")
+    # (prompt_recall off: no background `embed` holds the archive open, with its old pages in the
+    # WAL, while the file's bytes are read below)
+    user.config.write_text("redact: false\nprompt_recall: off\n", encoding="utf-8")
     write_transcript(path, sid, first)
     archive_hook(user, path, sid)
     archive_hook(user, path, sid, "PostCompact", compact_summary=f"<summary>bot token {SUMMARY_SECRET}</summary>")
     assert SECRET in stored_text(user) and SECRET in note_text(user)     # stored as it was, as asked
 
-    user.config.write_text("redact: true\n", encoding="utf-8")
+    user.config.write_text("redact: true\nprompt_recall: off\n", encoding="utf-8")
     write_transcript(path, sid, first + ["and now the docs"])
     archive_hook(user, path, sid, "PreCompact")
 
