@@ -5,6 +5,7 @@ connection shared by one store per concern —
 
 - `sessions` (sessions.py): the sessions, their prompts, answers, summaries and outcome;
 - `transcripts` (transcripts.py): the transcript files looked at, so unchanged ones are skipped;
+- `redaction` (redaction.py): the redaction rules each session's stored text was redacted under;
 - `recall` (recall_index.py): prompt recall's term index;
 - `recall_vectors` (recall_vectors.py): prompt recall's session vectors (the semantic extra);
 - `vault_notes` (vault_notes.py): the vault's Markdown files as last read;
@@ -28,6 +29,7 @@ from obsidian_memory.archive.history_state import MONTHS_TO_WRITE, HistoryState
 from obsidian_memory.archive.machines import Machines
 from obsidian_memory.archive.recall_index import RecallIndex
 from obsidian_memory.archive.recall_vectors import RecallVectors
+from obsidian_memory.archive.redaction import Redaction
 from obsidian_memory.archive.rows import FROM_VAULT, OWN, text
 from obsidian_memory.archive.scopes import MachineScope, project_matches
 from obsidian_memory.archive.sessions import SNIPPET_CHARS, Sessions
@@ -126,10 +128,11 @@ class Archive:
         self.recall = RecallIndex(db, readonly=readonly)
         self.recall_vectors = RecallVectors(db, readonly=readonly)
         self.transcripts = Transcripts(db, readonly=readonly)
+        self.redaction = Redaction(db, readonly=readonly)
         self.machines = Machines(db, readonly=readonly, meta=self.meta)
         self.vault_notes = VaultNotesRecord(db, readonly=readonly, meta=self.meta, history=self.history)
         self.sessions = Sessions(db, readonly=readonly, recall=self.recall, history=self.history,
-                                 transcripts=self.transcripts, vault_notes=self.vault_notes)
+                                 transcripts=self.transcripts, vault_notes=self.vault_notes, redaction=self.redaction)
 
     def __enter__(self) -> Archive:
         return self

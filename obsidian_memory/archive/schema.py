@@ -348,3 +348,16 @@ def _recall_vectors(db: sqlite3.Connection) -> None:
             vector BLOB NOT NULL
         );
     """)
+
+
+@migration("redaction-rules")
+def _redaction_rules(db: sqlite3.Connection) -> None:
+    # the redaction rules each session's stored text was redacted under (archive/redaction.py): a
+    # session stored under other rules (redaction turned on, a new pattern) is redacted again whole.
+    # Sessions archived before have no row: under rules unknown, redacted again once.
+    run_script(db, """
+        CREATE TABLE redaction (
+            session_id TEXT PRIMARY KEY,
+            rules TEXT NOT NULL
+        ) WITHOUT ROWID;
+    """)

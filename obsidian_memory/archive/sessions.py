@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from obsidian_memory.archive.history_state import HistoryState
 from obsidian_memory.archive.recall_index import RecallIndex
+from obsidian_memory.archive.redaction import Redaction
 from obsidian_memory.archive.rows import (DETAIL_FIELDS, FROM_VAULT, OWN, SESSION_COLUMNS, RecentSession,
                                           SessionMatch, WhereItStopped, details_json, in_time_order, is_older_parse, loads,
                                           outcome_rows, read_outcomes, same_summary, session_values, utc_now)
@@ -27,17 +28,43 @@ RECENT_COLUMNS = RecentSession.__slots__[:-1]       # (the last: the summary, fr
 SNIPPET_CHARS = 160
 
 
+# Sessions.grep's query: the fields of each session that om_matches, in this order within one
+# session: title, prompts, answers, summaries, then the outcome (todos, the plan, commits, pull
+# requests, commands, errors), each in order. `{scope}`: the caller's conditions on `s`.
+_GREP = """
+    SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, s.machine, s.origin, m.field, m.text
+    FROM sessions s JOIN (
+        SELECT session_id, 0 AS rank, 0 AS position, 'title' AS field, title AS text
+          FROM sessions WHERE om_matches(title)
+        UNION ALL
+        SELECT session_id, 1, position, 'prompt', text FROM prompts WHERE om_matches(text)
+        UNION ALL
+        SELECT session_id, 2, position, 'answer', answer FROM prompts WHERE om_matches(answer)
+        UNION ALL
+        SELECT session_id, 3, position, 'summary', text FROM compact_summaries WHERE om_matches(text)
+        UNION ALL
+        SELECT session_id, CASE kind WHEN 'todo' THEN 4 WHEN 'plan' THEN 5 WHEN 'commit' THEN 6
+               WHEN 'pull_request' THEN 7 WHEN 'command' THEN 8 ELSE 9 END, position, kind, text
+          FROM outcomes WHERE om_matches(text)
+    ) m ON m.session_id = s.session_id
+    WHERE 1 = 1 {scope}
+    ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
+"""
+
+
 class Sessions(Store):
     def __init__(self, db: sqlite3.Connection, *, readonly: bool, recall: RecallIndex, history: HistoryState,
-                 transcripts: Transcripts, vault_notes: VaultNotesRecord):
+                 transcripts: Transcripts, vault_notes: VaultNotesRecord, redaction: Redaction):
         super().__init__(db, readonly=readonly)
         self.recall, self.history, self.transcripts, self.vault_notes = recall, history, transcripts, vault_notes
+        self.redaction = redaction
 
     # -- writing ------------------------------------------------------------------------
-    def upsert(self, session: Session, *, note_path: str | None = None) -> tuple[str, str]:
+    def upsert(self, session: Session, *, note_path: str | None = None, redacted_under: str | None = None) -> tuple[str, str]:
         """Insert or update one session (idempotent); returns (session_merge's decision: the
         transcript taken, the archived record kept as it was, or both merged; why the record was
-        kept or merged, "" when the transcript was simply taken).
+        kept or merged, "" when the transcript was simply taken). `redacted_under`: the redaction
+        rules all of the session's text is redacted under now (None: unknown; redaction.py).
 
         A transcript that holds less than the archived record never shrinks it (session_merge):
         the record is kept, or both are merged. Summaries stored from PostCompact payloads that
@@ -74,34 +101,48 @@ class Sessions(Store):
                     self.transcripts.record_in_transaction(parsed_path, session.session_id, parsed_size,
                                                            parsed_mtime, "merged", now)
                 self.transcripts.mark_merged_in_transaction(existing[0], session.transcript_path)
-            values = session_values(session)
-            if existing:
-                assignments = ", ".join(f"{c} = ?" for c in SESSION_COLUMNS[1:])
-                self.db.execute(
-                    f"UPDATE sessions SET {assignments}, details = ?, archived_at = ?, "
-                    "note_path = COALESCE(?, note_path) WHERE session_id = ?",
-                    (*values[1:], details_json(session), now, note_path, session.session_id))
-            else:
-                columns = ", ".join(SESSION_COLUMNS)
-                marks = ", ".join("?" for _ in SESSION_COLUMNS)
-                self.db.execute(
-                    f"INSERT INTO sessions ({columns}, details, note_path, first_archived_at, archived_at) "
-                    f"VALUES ({marks}, ?, ?, ?, ?)",
-                    (*values, details_json(session), note_path, now, now))
-            self._replace_prompts(session, stored)
-            self._replace_summaries(session)
-            self._replace_outcomes(session)
-            self.recall.refresh_in_transaction(session.session_id)
-            self.db.execute(
-                "UPDATE sessions SET revision = revision + 1, note_revision = CASE WHEN ? IS NULL "
-                "THEN note_revision ELSE revision + 1 END WHERE session_id = ?", (note_path, session.session_id))
-            if note_path or (existing and existing[2]):
-                self.history.changed_in_transaction()   # a row of the table (only sessions with a note have one)
+            if not existing:
+                self.db.execute("INSERT INTO sessions (session_id, first_archived_at, archived_at) VALUES (?, ?, ?)",
+                                (session.session_id, now, now))
+            self._rewrite(session, stored, now, note_path, bool(existing and existing[2]))
+            self.redaction.record_in_transaction(session.session_id, redacted_under)
             if session.transcript_path and session.transcript_size is not None:
                 self.transcripts.record_in_transaction(session.transcript_path, session.session_id,
                                                        session.transcript_size, session.transcript_mtime or 0.0,
                                                        "archived", now)
         return decision, why
+
+    def redact_again(self, session_id: str, redact: Callable[[Session], Session], rules: str) -> bool:
+        """Store the session again as `redact` gives it (a copy with all of its text redacted), as
+        redacted under `rules`; its note is due if its text changed (then True). One transaction."""
+        self.db.execute("PRAGMA secure_delete = ON")   # the text replaced is overwritten in the file too
+        with self._write():
+            stored = self.get(session_id)
+            if stored is None:
+                return False
+            redacted = redact(stored)
+            changed = redacted.to_dict() != stored.to_dict()
+            if changed:   # (its PostCompact summaries are in `redacted` too)
+                self.db.execute("DELETE FROM compact_summaries WHERE session_id = ?", (session_id,))
+                self._rewrite(redacted, stored, utc_now(), None, self.note_path(session_id) is not None)
+            self.redaction.record_in_transaction(session_id, rules)
+        return changed
+
+    def _rewrite(self, session: Session, stored: Session | None, now: str, note_path: str | None, had_note: bool) -> None:
+        """The session's row, prompts, summaries and outcome as `session` has them (`stored`: as
+        they were), its recall terms, and its note due (inside the caller's write transaction)."""
+        assignments = ", ".join(f"{c} = ?" for c in SESSION_COLUMNS[1:])
+        self.db.execute(f"UPDATE sessions SET {assignments}, details = ?, archived_at = ?, "
+                        "note_path = COALESCE(?, note_path) WHERE session_id = ?",
+                        (*session_values(session)[1:], details_json(session), now, note_path, session.session_id))
+        self._replace_prompts(session, stored)
+        self._replace_summaries(session)
+        self._replace_outcomes(session)
+        self.recall.refresh_in_transaction(session.session_id)
+        self.db.execute("UPDATE sessions SET revision = revision + 1, note_revision = CASE WHEN ? IS NULL THEN "
+                        "note_revision ELSE revision + 1 END WHERE session_id = ?", (note_path, session.session_id))
+        if note_path or had_note:
+            self.history.changed_in_transaction()   # a row of the table (only sessions with a note have one)
 
     def _replace_prompts(self, session: Session, stored: Session | None) -> None:
         """The session's prompt rows. Those the `stored` record (None: none) holds as they are
@@ -141,8 +182,9 @@ class Sessions(Store):
             [(session.session_id, kind, position, text, detail) for kind, position, text, detail in outcome_rows(session)])
 
     def add_compact_summary(self, session_id: str, text: str, *, trigger: str | None = None,
-                            timestamp: str | None = None) -> None:
-        """Store a PostCompact `compact_summary` (unless the session already has that summary)."""
+                            timestamp: str | None = None, redacted_under: str | None = None) -> None:
+        """Store a PostCompact `compact_summary` (unless the session already has that summary),
+        redacted under the rules `redacted_under` (None: unknown)."""
         if not text or not text.strip():
             return
         now = utc_now()
@@ -156,6 +198,7 @@ class Sessions(Store):
             if any(same_summary(row[0], text) for row in rows):
                 return
             self._write_summaries(session_id, in_time_order(rows + [(text, timestamp or now, trigger, "post_compact")]))
+            self.redaction.added_in_transaction(session_id, redacted_under)
             self.db.execute("UPDATE sessions SET archived_at = ?, revision = revision + 1 WHERE session_id = ?",
                             (now, session_id))
             self.recall.refresh_in_transaction(session_id)
@@ -185,16 +228,18 @@ class Sessions(Store):
         row = self.db.execute("SELECT note_written FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return bytes(row[0]) if row and row[0] is not None else None
 
-    def record_learned(self, learned: list[tuple[Any, ...]], paths: list[str]) -> int:
+    def record_learned(self, learned: list[tuple[Any, ...]], paths: list[str], redacted_under: str | None = None) -> int:
         """In one transaction: record other machines' sessions, each `(session, note_path)` as its
         note holds it (the note is that session's truth here: it replaces what was learned
-        before; this machine's own sessions are never replaced), and mark the notes at `paths`
-        learned. Returns how many sessions were recorded."""
+        before; this machine's own sessions are never replaced), redacted under `redacted_under`,
+        and mark the notes at `paths` learned. Returns how many sessions were recorded."""
         now = utc_now()
         recorded = 0
         with self._write():
             for session, note_path in learned:
-                recorded += self._upsert_from_vault(session, note_path, now)
+                if self._upsert_from_vault(session, note_path, now):
+                    self.redaction.record_in_transaction(session.session_id, redacted_under)
+                    recorded += 1
             self.vault_notes.mark_learned_in_transaction(paths)
         return recorded
 
@@ -392,27 +437,7 @@ class Sessions(Store):
             where.append("s.started_at >= ?")
             params.append(since_utc)
         scope = (" AND " + " AND ".join(where)) if where else ""
-        # Field order within one session: title, prompts, answers, summaries, then the outcome
-        # (todos, the plan, commits, pull requests, commands, errors), each in order.
-        query = f"""
-            SELECT s.session_id, s.title, s.project, s.started_at, s.note_path, s.machine, s.origin, m.field, m.text
-            FROM sessions s JOIN (
-                SELECT session_id, 0 AS rank, 0 AS position, 'title' AS field, title AS text
-                  FROM sessions WHERE om_matches(title)
-                UNION ALL
-                SELECT session_id, 1, position, 'prompt', text FROM prompts WHERE om_matches(text)
-                UNION ALL
-                SELECT session_id, 2, position, 'answer', answer FROM prompts WHERE om_matches(answer)
-                UNION ALL
-                SELECT session_id, 3, position, 'summary', text FROM compact_summaries WHERE om_matches(text)
-                UNION ALL
-                SELECT session_id, CASE kind WHEN 'todo' THEN 4 WHEN 'plan' THEN 5 WHEN 'commit' THEN 6
-                       WHEN 'pull_request' THEN 7 WHEN 'command' THEN 8 ELSE 9 END, position, kind, text
-                  FROM outcomes WHERE om_matches(text)
-            ) m ON m.session_id = s.session_id
-            WHERE 1 = 1 {scope}
-            ORDER BY s.started_at DESC, s.session_id, m.rank, m.position
-        """
+        query = _GREP.replace("{scope}", scope)
         results: list[SessionMatch] = []
         seen: set[str] = set()
         for session_id, title, proj, started_at, note_path, machine, origin, field, text in self.db.execute(query, params):

@@ -28,6 +28,8 @@ VAULT_LOCK_SECONDS = 10.0
 BUSY_TIMEOUT = 5.0            # seconds a writer waits for another one before giving up
 SWEEP_DEADLINE_SECONDS = 300.0   # a sweep starts no new transcript after this long
 RECALL_BATCH = 200                # sessions indexed for prompt recall per transaction
+REDACT_AGAIN_BATCH = 50           # sessions under other redaction rules looked up at a time
+REDACT_AGAIN_PER_RUN = 2000       # sessions an import or a sweep redacts again at most (the next run goes on)
 NOTE_LOOKUP_SECONDS = 0.5       # the notes changed since the last run are read this long at most to place a new note
 RUN_WALK_SECONDS = 30.0           # a walk of the vault this recent is this run's own (placing its note): not walked again
 DETACH_BYTES = 16 * 2**20         # a hook archives a transcript with more than this not read yet in a detached process
@@ -62,6 +64,8 @@ class ImportSummary:
     stopped: int = 0                    # transcripts left for later at the deadline (sweep)
     halted: str = ""                    # why the run stopped early: the archive cannot be written
     learned: int = 0                    # other machines' sessions learned from their notes (sweep)
+    redacted_again: int = 0             # sessions whose stored text changed, redacted again under new rules
+    redaction_left: bool = False        # sessions left to redact again at the next run
     notes_left: int = 0                 # session notes left for later at the deadline (sweep)
     active_seconds: float = 0           # what `active` means: changed within this many seconds
     busy: bool = False                  # another sweep was running: this one did nothing (sweep)
@@ -99,6 +103,10 @@ class ImportSummary:
             text += f"; stopped: {self.halted}"
         if self.learned:
             text += f"; learned {self.learned} session(s) of other machines from their notes"
+        if self.redacted_again:
+            text += f"; redacted {self.redacted_again} archived session(s) again under the present redaction rules"
+        if self.redaction_left:
+            text += "; more archived sessions to redact again at the next sweep"
         if self.notes_left:
             text += "; more session notes to read at the next sweep"
         return text
@@ -241,16 +249,20 @@ def _archive_one(path, settings, archive, *, compact_summary=None, trigger=None,
         reason = "no prompt and nothing else to keep"
         logs.log_for(settings, f"archive: skipped {path}: {reason}")
         return ArchiveResult(SKIPPED, path, session.session_id, reason=reason)
+    from obsidian_memory.capture import redact
+
+    rules = redact.rules(settings.redact)
     if settings.redact:
         from obsidian_memory.archive.sessions import prompt_texts
-        from obsidian_memory.capture.redact import redact_session
-        session = redact_session(session, archived=prompt_texts(archive.sessions, session.session_id))
+        if archive.redaction.rules_of(session.session_id) != rules:   # stored under other rules: all of it again
+            archive.sessions.redact_again(session.session_id, redact.redact_session, rules)
+        session = redact.redact_session(session, archived=prompt_texts(archive.sessions, session.session_id))
         session.transcript_path = path  # the fingerprint key; a secret in a path is its own problem
     session.machine = this_machine(settings)
     session.repo_id = repo_identity(session.cwd, archive)
     from obsidian_memory.capture.session_merge import KEEP_ARCHIVED
 
-    decision, kept = archive.sessions.upsert(session)
+    decision, kept = archive.sessions.upsert(session, redacted_under=rules)
     if kept:
         logs.log_for(settings, f"archive: session {session.session_id}: {kept}")
     if compact_summary:
@@ -304,7 +316,10 @@ COMPACT_SUMMARY_LIMIT = 100_000   # characters of a PostCompact summary kept (re
 
 
 def _store_compact_summary(archive, settings, session_id, text, trigger) -> None:
-    archive.sessions.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger)
+    from obsidian_memory.capture.redact import rules
+
+    archive.sessions.add_compact_summary(session_id, capped_summary(text, redact=settings.redact), trigger=trigger,
+                                         redacted_under=rules(settings.redact))
 
 
 def capped_summary(text: str, *, redact: bool = True) -> str:
@@ -919,6 +934,7 @@ def _archive_many(settings, paths, *, project=None, dry_run=False, progress=Fals
                 logs.log_for(settings, f"archive: {path}: {result.reason}", None if _is_busy(exc) else exc)
             summary.add(result)
         _backfill_repo_ids(settings, archive)
+        _redact_again(settings, archive, summary, deadline)
         _write_pending_notes(settings, archive, summary)
         notes_changed = False
         if learn and not summary.stopped and os.path.isdir(settings.vault):
@@ -950,6 +966,41 @@ def cannot_write(exc: BaseException) -> str:
         return (f"cannot write the archive: {exc} (a full disk, a file size limit such as `ulimit -f`, or a "
                 "read-only folder)")
     return ""
+
+
+def _redact_again(settings, archive, summary: ImportSummary, deadline: float | None) -> None:
+    """The sessions stored under other redaction rules than the present ones (redaction turned on,
+    a pattern added by an upgrade, or archived before the rules were recorded) and not archived
+    again since: redacted again whole, one a transaction (a hook waits for one session at most), at
+    most REDACT_AGAIN_PER_RUN a run and until `deadline`. The notes of those whose text changed
+    are written again after (_write_pending_notes). Nothing to do while redaction is off."""
+    if not settings.redact:
+        return
+    from obsidian_memory.archive import is_damage
+    from obsidian_memory.capture.redact import redact_session, rules
+
+    present = rules(True)
+    done: set[str] = set()
+    try:
+        while len(done) < REDACT_AGAIN_PER_RUN and (deadline is None or time.monotonic() < deadline):
+            batch = archive.redaction.stored_under_other_rules(present, REDACT_AGAIN_BATCH)
+            if not batch:
+                return
+            if done.intersection(batch):   # a record that does not take its rows (damaged) would loop
+                logs.log_for(settings, "archive: sessions redacted again a moment ago still count as stored "
+                                       "under other rules (is the archive damaged? `obsidian_memory.py doctor`)")
+                return
+            for session_id in batch[:REDACT_AGAIN_PER_RUN - len(done)]:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                summary.redacted_again += archive.sessions.redact_again(session_id, redact_session, present)
+                done.add(session_id)
+        summary.redaction_left = bool(archive.redaction.stored_under_other_rules(present, 1))
+    except Exception as exc:
+        if is_damage(exc):
+            raise   # the whole archive: writable_archive says what to do
+        logs.log_for(settings, f"archive: archived sessions not redacted again: {_describe(exc)}",
+                     None if _is_busy(exc) else exc)
 
 
 def _index_for_recall(settings, archive, deadline: float | None) -> None:

@@ -10,6 +10,9 @@ SHAs and base64 data have no secret prefix and are left alone.
 Pure functions; only `re` at top level; every pattern is compiled once. Speed matters (every
 archived session goes through here), so each pattern starts with a literal that Python's regex
 engine can search for quickly, and case-insensitive key names are found in a lower-cased copy.
+
+`rules` names the rules text is redacted under, so that the archive redacts again what it stored
+under other rules (docs/security.md).
 """
 from __future__ import annotations
 
@@ -81,6 +84,20 @@ MIN_SECRET_LENGTH = 6
 MAX_KEY_LENGTH = 100
 LONG_VALUE = 512   # longer than any code expression or placeholder: a blob after a secret key
 MIN_PROSE_SECRET_LENGTH = 8
+_FINGERPRINT: list[str] = []   # rules(): this module's, once read
+
+
+def rules(redacting: bool) -> str:
+    """The rules text stored now is redacted under: "off" (`redact: false`), or a fingerprint of
+    this module, its patterns and the code that applies them (an edit of either is new rules)."""
+    if not redacting:
+        return "off"
+    if not _FINGERPRINT:
+        import hashlib
+
+        with open(__file__, "rb") as source:
+            _FINGERPRINT.append("sha256:" + hashlib.sha256(source.read().replace(b"\r\n", b"\n")).hexdigest()[:16])
+    return _FINGERPRINT[0]
 
 
 def redact_text(text: str) -> str:

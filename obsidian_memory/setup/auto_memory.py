@@ -11,8 +11,9 @@ every machine share one memory. The SessionStart hook writes it at a repository'
 (the client has read its settings by then: the memory moves from the next session on), copies the
 memory files Claude Code kept so far into the vault folder when that is empty, never replaces an
 `autoMemoryDirectory` it did not write, and records each edit in `<home>/auto-memory.json` so that
-uninstall gives every file back as it was. We never inject these files: the client loads MEMORY.md
-itself.
+uninstall gives every file back as it was. Two first sessions at once (of two repositories) edit
+that record one after the other, under one lock: neither loses the other's entry. We never inject
+these files: the client loads MEMORY.md itself.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ KEY = "autoMemoryDirectory"
 LOCAL = (".claude", "settings.local.json")
 IGNORED = "/.claude/settings.local.json"
 MAX_SETTINGS_BYTES = 1_000_000
+LOCK_SECONDS = 2.0      # a SessionStart waits this long for another one's edit (the next session tries again)
 
 
 def folder_for(settings, identity: str) -> str:
@@ -38,8 +40,10 @@ def folder_for(settings, identity: str) -> str:
 
 def ensure(settings, cwd: str) -> str | None:
     """Point the auto memory of the repository of `cwd` into the vault, once; returns the folder
-    when this call did it (None: outside a repository, already done, or the user's own setting)."""
+    when this call did it (None: outside a repository, already done, or the user's own setting).
+    Raises LockBusy when another SessionStart holds the record longer than LOCK_SECONDS."""
     from obsidian_memory.core import fsutil, gitinfo
+    from obsidian_memory.core.locks import FileLock
 
     toplevel, repo_root = gitinfo.find_repo(cwd)
     if toplevel is None or not os.path.isdir(settings.vault):
@@ -47,20 +51,21 @@ def ensure(settings, cwd: str) -> str | None:
     path = os.path.join(toplevel, *LOCAL)
     if _larger_than(path, MAX_SETTINGS_BYTES):
         return None   # not a settings file we read whole in a hook (the user's to look at)
-    before = fsutil.read_text(path)
-    current = _object(before) if before is not None else {}
-    if current is None or KEY in current:
-        return None   # not a JSON object (the user's to fix), or a memory folder already set
-    identity = gitinfo.repo_identity(cwd) or f"name:{os.path.basename(toplevel)}"
-    target = folder_for(settings, identity)
-    os.makedirs(target, exist_ok=True)
-    _bring_over(settings.projects_dir, toplevel, target)
-    made_folder = not os.path.isdir(os.path.dirname(path))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fsutil.atomic_write_text(path, json.dumps({**current, KEY: target}, indent=2, ensure_ascii=False) + "\n")
-    excluded = _exclude_from_git(repo_root) if before is None else None
-    _record(settings.home, path, {"value": target, "created": before is None, "excluded_in": excluded,
-                                  "made_folder": made_folder})
+    with FileLock(os.path.join(settings.home, "locks", "auto-memory.lock"), timeout=LOCK_SECONDS):
+        before = fsutil.read_text(path)
+        current = _object(before) if before is not None else {}
+        if current is None or KEY in current:
+            return None   # not a JSON object (the user's to fix), or a memory folder already set
+        identity = gitinfo.repo_identity(cwd) or f"name:{os.path.basename(toplevel)}"
+        target = folder_for(settings, identity)
+        os.makedirs(target, exist_ok=True)
+        _bring_over(settings.projects_dir, toplevel, target)
+        made_folder = not os.path.isdir(os.path.dirname(path))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fsutil.atomic_write_text(path, json.dumps({**current, KEY: target}, indent=2, ensure_ascii=False) + "\n")
+        excluded = _exclude_from_git(repo_root) if before is None else None
+        _record(settings.home, path, {"value": target, "created": before is None, "excluded_in": excluded,
+                                      "made_folder": made_folder})
     return target
 
 
@@ -124,6 +129,7 @@ def records(home: str) -> dict:
 
 
 def _record(home: str, path: str, entry: dict) -> None:
+    """Add `entry` to the record (the caller holds the lock: read, changed and written whole)."""
     from obsidian_memory.core import fsutil
 
     found = records(home)

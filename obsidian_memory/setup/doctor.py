@@ -247,14 +247,28 @@ def check_archive(settings) -> Check:
         with archive.open_archive(path, readonly=True) as db:
             count = db.sessions.count()
             unknown = _notes_unknown_to(db, settings)
+            unredacted = _stored_under_other_rules(db, settings, count)
     except Exception as exc:
         return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
+    problems = []
     if unknown:
-        return Check("archive", WARN, f"{path} (integrity ok, {count} session(s)), but {unknown} session note(s) in "
-                                      f"{settings.sessions_folder}/ are not in it (written on another machine and not "
-                                      "learned yet, or the archive was emptied or replaced): the next sweep learns "
-                                      "them, `obsidian_memory.py import --from-vault` does it now")
+        problems.append(f"{unknown} session note(s) in {settings.sessions_folder}/ are not in it (written on another "
+                        "machine and not learned yet, or the archive was emptied or replaced): the next sweep learns "
+                        "them, `obsidian_memory.py import --from-vault` does it now")
+    if unredacted:
+        problems.append(f"{unredacted} of its sessions were stored under other redaction rules (redaction was off, a "
+                        "pattern was added since, or they were archived before the rules were recorded): the next "
+                        "sweep redacts them again, `obsidian_memory.py sweep` does it now")
+    if problems:
+        return Check("archive", WARN, f"{path} (integrity ok, {count} session(s)), but " + "; and ".join(problems))
     return Check("archive", OK, f"{path} (integrity ok, {count} session(s))")
+
+
+def _stored_under_other_rules(db, settings, count: int) -> int:
+    """How many sessions the sweep is to redact again (none while redaction is off)."""
+    from obsidian_memory.capture.redact import rules
+
+    return len(db.redaction.stored_under_other_rules(rules(True), count)) if settings.redact else 0
 
 
 def _notes_unknown_to(db, settings) -> int:

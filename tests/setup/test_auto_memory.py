@@ -3,8 +3,13 @@ SessionStart hook writes into a repository's .claude/settings.local.json, and wh
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 
 import pytest
+from testkit import REPO
 
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.setup import auto_memory, install
@@ -101,3 +106,42 @@ def test_install_with_auto_memory_says_so_in_its_plan_and_config(env):
     (env.config_dir / "obsidian-memory").mkdir(parents=True, exist_ok=True)
     (env.config_dir / "obsidian-memory" / "config.yaml").write_bytes(mine)
     assert config_text(layout, "/v", None, mine, auto_memory=True) == mine + b"auto_memory: true\n"   # comments kept
+
+
+ADDER = '''
+import os, sys, time
+from obsidian_memory.core import settings
+from obsidian_memory.setup import auto_memory
+start, repos = sys.argv[1], sys.argv[2:]
+configured = settings.load()
+while not os.path.exists(start):
+    time.sleep(0.001)
+for repo in repos:
+    assert auto_memory.ensure(configured, repo), repo
+'''
+
+
+def test_first_sessions_at_once_lose_no_entry_uninstall_needs(env, tmp_path):
+    """Several processes point repositories' auto memory into the vault at the same moment (the
+    first sessions of several repositories): the record holds every edit, and uninstall gives
+    every repository its settings back."""
+    processes, per_process = 6, 5
+    repos = []
+    for n in range(processes * per_process):
+        path = tmp_path / "work" / f"repo{n}"
+        (path / ".git" / "info").mkdir(parents=True)
+        (path / ".git" / "config").write_text(f'[remote "origin"]\n\turl = git@example.org:acme/repo{n}.git\n',
+                                              encoding="utf-8")
+        repos.append(str(path))
+    start = tmp_path / "start"
+    environ = {**env.environ(), "PYTHONPATH": str(REPO)}
+    adders = [subprocess.Popen([sys.executable, "-c", ADDER, str(start), *repos[i::processes]], env=environ,
+                               stderr=subprocess.PIPE) for i in range(processes)]
+    time.sleep(1.0)   # every process loaded and waiting
+    start.touch()
+    for adder in adders:
+        assert adder.wait(timeout=120) == 0, adder.stderr.read().decode()
+    recorded = auto_memory.records(str(env.config_dir / "obsidian-memory"))
+    assert sorted(recorded) == sorted(os.path.join(repo, ".claude", "settings.local.json") for repo in repos)
+    install.apply(install._undo_auto_memory(install.Layout(str(env.config_dir))))
+    assert not any(os.path.exists(os.path.join(repo, ".claude")) for repo in repos)

@@ -483,6 +483,9 @@ def learn(settings, archive, folder: Folder, *, deadline: float | None = None, m
     notes hold them. This machine's own sessions are left as the archive has them. Returns
     (sessions learned, notes left for later at the deadline). `progress(iterable)` may wrap the
     notes to read."""
+    from obsidian_memory.capture.redact import rules
+
+    redacted_under = rules(settings.redact)   # (as _read_note_session redacts)
     rows = folder.rows if missing else archive.vault_notes.notes(folder.root, unlearned_sessions=True)
     counted = canonical(rows)[0]
     held = archive.sessions.held_ids([row["session_id"] for row in counted]) if missing else set()
@@ -491,16 +494,16 @@ def learn(settings, archive, folder: Folder, *, deadline: float | None = None, m
     recorded, batch, done = 0, [], []
     for index, row in enumerate(progress(waiting) if progress else waiting):
         if deadline is not None and time.monotonic() >= deadline:
-            return recorded + archive.sessions.record_learned(batch, done), len(waiting) - index
+            return recorded + archive.sessions.record_learned(batch, done, redacted_under), len(waiting) - index
         if row["session_id"] not in own and where_we_write(settings, row):
             session = _read_note_session(settings, row)
             if session is not None:
                 batch.append((session, row["path"]))
         done.append(row["path"])
         if len(done) >= LEARN_BATCH:   # one transaction per batch; progress survives a kill
-            recorded += archive.sessions.record_learned(batch, done)
+            recorded += archive.sessions.record_learned(batch, done, redacted_under)
             batch, done = [], []
-    return recorded + archive.sessions.record_learned(batch, done), 0
+    return recorded + archive.sessions.record_learned(batch, done, redacted_under), 0
 
 
 def where_we_write(settings, row: dict) -> bool:
