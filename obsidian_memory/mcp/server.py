@@ -401,6 +401,10 @@ def warm_up(vault: str | None, err, load_model: bool = False) -> threading.Threa
     and the vectors loaded and run once (the HTTP server, which lives all day: a stdio server
     lives as long as its client's session, which may never search, so it loads them at its first
     hybrid search). A failure here is left for the first search to report."""
+    from obsidian_memory.search import semantic
+
+    semantic.set_thread_variables()   # here, before the thread: never while another runs
+
     def warm() -> None:
         try:
             from obsidian_memory.core import settings as settings_module

@@ -100,6 +100,7 @@ def start_loading() -> bool:
             return False
         if _loading or "model" in _state:        # loaded, or on its way
             return True
+        set_thread_variables()
         _Engine.library()
         _loading.append(True)
     start_thread(available)
@@ -228,11 +229,20 @@ def _model():
         return _state["model"]
 
 
+def set_thread_variables() -> None:
+    """THREAD_VARIABLES, unless set: numpy's BLAS then starts no idle pool (~20 ms of a search's
+    start). Called by the thread that starts the others (the load's, a server's warm-up) before
+    it starts them: a change of the environment while another thread reads it in C (getenv,
+    which runs without the GIL in SQLite or the engine) can crash the process; once they are
+    set, setting them again changes nothing."""
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+
+
 def _load():
     import importlib
 
-    for name in THREAD_VARIABLES:    # numpy's BLAS starts no idle pool (~20 ms of a search's start)
-        os.environ.setdefault(name, "1")
+    set_thread_variables()
     engine = _Engine.bind()
     if engine is not None:
         return engine

@@ -296,3 +296,42 @@ def test_session_notes_are_found_by_their_problem_and_those_of_the_repository_he
         hits = search(ask, settings, source="index", mode="semantic", limit=3, repo=repo).hits
         assert hits[0].path.endswith(first)
         assert "email twice" in hits[0].excerpt or "both replicas" in hits[0].excerpt    # the session's own words
+
+
+ENVIRONMENT_AT_THREAD_START = r"""
+import json, os, sys, threading
+for name in sys.argv[1:]:
+    os.environ.pop(name, None)
+from obsidian_memory.search import semantic
+from obsidian_memory.mcp import server
+seen = []
+def record(where):
+    seen.append([where, [name for name in semantic.THREAD_VARIABLES if name in os.environ]])
+started = semantic.start_thread
+semantic.start_thread = lambda function, *args: (record("load"), started(function, *args))
+start = threading.Thread.start
+threading.Thread.start = lambda self: (record("warm-up"), start(self))
+pinned = semantic.start_loading()
+for name in semantic.THREAD_VARIABLES:
+    os.environ.pop(name, None)
+server.warm_up(None, sys.stderr)
+print(json.dumps({"pinned": pinned, "seen": seen}))
+"""
+
+
+def test_the_environment_is_set_before_a_thread_that_loads_the_model_starts(tmp_path):
+    """Setting a variable while another thread reads the environment in C (getenv, without the
+    GIL: SQLite, the engine) can crash the process: the variables the load sets are set by the
+    thread that starts the others, before it starts them."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OBSIDIAN_VAULT": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", ENVIRONMENT_AT_THREAD_START, *semantic.THREAD_VARIABLES],
+                          capture_output=True, text=True, env=env, timeout=120, check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = [["warm-up", list(semantic.THREAD_VARIABLES)]]
+    if found["pinned"]:
+        expected.insert(0, ["load", list(semantic.THREAD_VARIABLES)])
+    assert found["seen"] == expected
