@@ -305,7 +305,7 @@ def installed_command(home: Path, extra: bool = False) -> list[str]:
 # the prompts timed: (repository, prompt): one the words decide, one the meaning decides (at
 # 10,000 sessions), one that gets nothing
 TIMED = {"words": ("trailmap-android", "the kotlin daemon error is back"),
-         "meaning": ("payments-api", "bad gateway when finance downloads the large invoices as pdf again"),
+         "meaning": ("infra", "terraform state locked again, probably a cancelled pipeline. safe to force-unlock?"),
          "nothing": ("trailmap-android", "Add a dark theme toggle to the settings screen")}
 
 

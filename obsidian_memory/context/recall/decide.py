@@ -31,9 +31,9 @@ SCORE_WEIGHT x its score, and the sessions whose fused value reaches FUSED_MIN a
 when the best of them all is one of them, covers FUSE_MIN_COVERAGE of the prompt's words and
 holds MIN_MATCHED of them: the meaning says which session, the words that it is this one.
 
-The thresholds were set on the dev half of the first judged set (benchmarks/recall_set/prompts.json),
-MIN_COVERAGE since on the dev halves of all three; benchmarks/prompt_recall.py reports them on the
-test halves, on archives of 10 to 10,000 sessions (docs/recall.md). Read-only and light to import: the prompt hook runs
+The thresholds were set on the dev half of the first judged set (benchmarks/recall_set/prompts.json);
+benchmarks/prompt_recall.py reports them on the test halves of it and of the written set, on
+archives of 10 to 10,000 sessions (docs/recall.md). Read-only and light to import: the prompt hook runs
 it before the model sees the prompt (no dataclasses: they import `inspect`).
 """
 from __future__ import annotations
@@ -61,7 +61,7 @@ PROMPT_CHARS = 4000          # of a long prompt (a pasted log), the start is rea
 MAX_WORDS = 60               # and its first distinct words: the work stays bounded
 MIN_TERMS = 2
 MIN_MATCHED = 2
-MIN_COVERAGE = 0.45
+MIN_COVERAGE = 0.6
 MIN_COVERAGE_NEW_WORK = 0.8  # a prompt that asks for new work ("add ...") and says nothing of "again"
 COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative,
 COMMON_MIN = 3               # if they are more than this many (in a tiny archive every word is rare)
@@ -80,9 +80,8 @@ SCORE_WEIGHT = 0.1
 FUSE_MIN_COVERAGE = 0.2
 FUSE_POOL = 20               # sessions compared by meaning at least (those the words found first)
 # A prompt that starts by asking for something new is about new work; one that speaks of the past
-# ("again", "is back") is about old work. Words a prompt may open with before its verb; a task named
-# by what it makes opens with `new` (`new flyway migration: ...`, `new airflow dag for ...`).
-NEW_WORK_VERBS = frozenset("""new add create write implement build make generate scaffold introduce design draft set
+# ("again", "is back") is about old work. Words a prompt may open with before its verb.
+NEW_WORK_VERBS = frozenset("""add create write implement build make generate scaffold introduce design draft set
 setup convert port translate rename refactor document upgrade bump configure support integrate extend remove
 delete replace update""".split())
 OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me".split())

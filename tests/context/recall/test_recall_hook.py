@@ -323,22 +323,3 @@ def test_a_prompt_in_the_users_words_finds_its_session_by_its_words(machine, rep
     spellings meet (sessionize, sessionization), a host is its role and number (data-02)."""
     context = ask(machine, repo, prompt)
     assert context and archived(machine, key)["id"] in context
-
-
-@pytest.mark.parametrize("repo, prompt, key", [   # dev halves: about half the prompt is the session's words
-    ("payments-api", "deploy hung on migrate again, some AlterField on invoices locking the whole table",
-     "pay-migration-lock"),
-    ("infra", "pagerduty just woke up Tomasz at 4am for a sev2. he left the rotation months ago! how is he still "
-              "getting escalations", "inf-pagerduty-escalation"),
-    ("dotfiles", "new terminal tabs are slow to open again", "dot-zsh-slow"),
-])
-def test_a_revisit_told_half_in_other_words_finds_its_session(machine, repo, prompt, key):
-    """A name, a time or an error the session never wrote costs the prompt its weight, not the
-    session its recall; `new ...` that speaks of the past is no request of new work."""
-    context = ask(machine, repo, prompt)
-    assert context and archived(machine, key)["id"] in context
-
-
-def test_a_task_named_by_what_it_makes_is_new_work_and_gets_nothing(machine):
-    """Half its words are a past session's (a Flyway migration on `orders`): not enough for new work."""
-    assert ask(machine, "orders-service", "new flyway migration: add delivery_window column to orders") is None

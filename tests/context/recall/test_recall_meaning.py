@@ -31,10 +31,11 @@ JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker
 # Prompts of the written set (benchmarks/recall_set/written_prompts.json, dev half) whose words
 # alone fall short of the sessions they revisit
 IN_OTHER_WORDS = [
-    ("infra", "Broker three of the Kafka cluster stopped itself overnight, the data volume is at 100%. I have a "
-              "feeling we saw this before with some topic that never deleted anything, orders-related maybe. Can you "
-              "check whether retention is set or something?", "inf-kafka-broker-3-disk"),
-    ("payments-api", "bad gateway when finance downloads the large invoices as pdf again", "pay-gunicorn-timeout"),
+    ("infra", "es node 4 heap maxed out and search requests getting rejected. last time i think it was a sort on "
+              "some keyword field eating memory?", "inf-es-data-04-breaker"),
+    ("infra", "terraform state locked again, probably a cancelled pipeline. safe to force-unlock?", "inf-tf-state-lock"),
+    ("data-pipeline", "sessionisation job executors OOM again, one task runs forever with a huge shuffle read",
+     "dp-spark-skew"),
 ]
 NEAR_MISSES = [
     ("infra", "es-data-04 is being decommissioned on friday, need to drain all shards off it before we shut it down"),
