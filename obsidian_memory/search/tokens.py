@@ -66,11 +66,6 @@ def _joined_pieces(chunk: str) -> list[str]:
     return out
 
 
-def around_identifiers(text: str) -> str:
-    """`text` without its identifier-like chunks and markup runs: the words around them."""
-    return _SYMBOLS.sub(" ", _CHUNK.sub(" ", text))
-
-
 def query_identifiers(text: str) -> list[str]:
     """The glued forms of each identifier-like chunk of a query, whole and by piece (camelCase
     needs none: the tokenizer keeps it whole already), without repeats."""

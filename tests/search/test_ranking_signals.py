@@ -157,29 +157,3 @@ def test_the_ranking_says_whether_the_query_is_literal_and_whether_words_settle_
     assert named.decisive and named.hits[0].path == "Pancakes.md"          # the query is its title
     loose = rank(settings, "eggs for breakfast in bed")
     assert not loose.literal and not loose.decisive                        # its first holds "eggs" only
-
-
-def test_a_question_about_an_identifier_is_not_a_lookup_of_it(vault, settings):
-    write(vault, "Deploy runbook.md", FILLER + "Before deploying, export MY_SECRET_PATH=/srv/keys and restart.")
-    write(vault, "Mounts.md", FILLER + "Each line of /etc/fstab mounts one drive at boot.")
-    for n in range(4):
-        write(vault, f"filler{n}.md", FILLER + "a secret, a path, a drive, a mount, a deploy")
-    for lookup in ("MY_SECRET_PATH", "/etc/fstab", "export MY_SECRET_PATH in the deploy job"):
-        assert rank(settings, lookup).literal, lookup
-    for question in ("how do I mount a drive with /etc/fstab", "where is MY_SECRET_PATH set for the deploy",
-                     "Wo setze ich MY_SECRET_PATH beim Deploy?"):
-        asked = rank(settings, question)
-        assert not asked.literal, question
-        assert asked.decisive, question                 # its first note holds the identifier: that stays
-    assert rank(settings, "what is /etc/fstab").literal                  # two words beside it: a lookup still
-
-
-def test_a_first_note_holding_every_keyword_settles_the_first_place(vault, settings):
-    write(vault, "Pancakes.md", FILLER + "Mix flour, eggs and milk; fry in butter.")
-    write(vault, "Omelette.md", FILLER + "Beat the eggs with milk.")
-    for n in range(4):
-        write(vault, f"filler{n}.md", FILLER + "some eggs, some bread")
-    held = rank(settings, "flour eggs butter")
-    assert held.decisive and held.hits[0].path == "Pancakes.md"
-    assert not rank(settings, "flour eggs butter jam").decisive          # no note holds "jam": drawn
-    assert not rank(settings, "eggs with butter and jam").decisive       # stopwords: not a query of keywords

@@ -98,33 +98,6 @@ def test_a_query_holding_an_identifier_keeps_the_order_of_the_words_in_hybrid(se
     assert top(settings, "secret path", "hybrid")[0] == "Security/Secret paths.md"      # the words still find words
 
 
-def test_a_question_about_an_identifier_lets_meaning_order_what_follows_its_first_note(settings):
-    notes = {"System/Mount points.md": "Each line of /etc/fstab mounts one filesystem at boot: the device, the mount "
-                                       "point, the type and options such as noatime.\n",
-             "System/Backups.md": "The nightly job copies /etc/fstab, /etc/hosts and the crontab to the NAS, and keeps "
-                                  "a week of copies of each drive.\n",
-             "System/External disks.md": "To have an external disk attached to a folder by itself every time the "
-                                         "computer starts, add it to the table of filesystems the system reads at "
-                                         "startup.\n",
-             "System/Drive health.md": "Check a drive with smartctl before you trust it with a mount; replace it when "
-                                       "reallocated sectors grow.\n"}
-    for relative, text in notes.items():
-        os.makedirs(os.path.dirname(os.path.join(settings.vault, relative)), exist_ok=True)
-        with open(os.path.join(settings.vault, relative), "w", encoding="utf-8") as handle:
-            handle.write(text)
-    vectors.embed_vault(settings, progress=False)
-    question = "how do I mount a drive automatically at startup with /etc/fstab"
-    words = top(settings, question, "fulltext")
-    assert words[0] == "System/Mount points.md"
-    assert words.index("System/Drive health.md") < words.index("System/External disks.md")
-    asked = top(settings, question, "hybrid")
-    assert asked[0] == "System/Mount points.md"                   # the first note holding it stays first
-    assert asked.index("System/External disks.md") < asked.index("System/Drive health.md")     # meaning, after it
-    lookup = "drive /etc/fstab"
-    words = top(settings, lookup, "fulltext")
-    assert top(settings, lookup, "hybrid")[:len(words)] == words
-
-
 def test_default_mode_is_hybrid_with_embeddings_and_fulltext_without(settings):
     assert hybrid.default_mode(settings)[0] == "fulltext"
     assert local(settings, "pancakes").mode == "fulltext"

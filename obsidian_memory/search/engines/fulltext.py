@@ -18,7 +18,7 @@ import unicodedata
 
 from obsidian_memory.search.base import Hit, Query, Result
 from obsidian_memory.search.store import Scope, VaultIndex
-from obsidian_memory.search.tokens import around_identifiers, query_identifiers
+from obsidian_memory.search.tokens import query_identifiers
 from obsidian_memory.core import cjk
 from obsidian_memory.core.textclean import strip_control
 
@@ -41,11 +41,6 @@ BONUS_TITLE_EXACT = 0.4
 WEIGHT_INLINKS = 0.3       # times the BM25 of the words other notes link to the note with, normalised
 BONUS_HERE = 0.15          # a session note of the repository the search runs in (Query.repo)
 REPO_PROPERTY = "repo"     # where a session note names its repository (templates/session.md.j2)
-# A question about an identifier, not a lookup of it: a question word first or a question mark
-# last, and at least QUESTION_MIN_WORDS words beside the identifiers ("how do I mount a drive
-# with /etc/fstab", not "what is /etc/fstab")
-QUESTION_WORDS = frozenset("how what why when where which who can could should does do did is are".split())
-QUESTION_MIN_WORDS = 4
 
 STOPWORDS = frozenset("""
 a an and are as at be but by can do does did for from had has have how i if in into is it its
@@ -235,11 +230,9 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
 
 class Ranking:
     """What `rank` found: `hits`, `total` (the notes in scope that match), `literal` whether the
-    query looks up identifiers, paths or markup (`tokens`): it holds some and is not a question
-    about them (`_question`), and `decisive` whether the words alone settle the first place: the
-    first note holds the query's identifiers, paths or markup, or its words in a row (three or
-    more: an error message, a quoted phrase), or every word of a query of keywords (no
-    stopword), or is named by the query."""
+    query holds identifiers, paths or markup (`tokens`), and `decisive` whether the words alone
+    settle the first place: the first note holds the query's identifiers, paths or markup, or its
+    words in a row (three or more: an error message, a quoted phrase), or is named by the query."""
     __slots__ = ("hits", "total", "literal", "decisive")
 
     def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False):
@@ -300,9 +293,8 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     literal = _literal(terms, query.text or "")
-    keywords = not drawn and not any(w in STOPWORDS for w in parse(query.text or "")[0])
-    decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0], keywords)
-    return Ranking(hits, max(total, len(pool)), bool(literal) and not _question(query.text or ""), decisive)
+    decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
+    return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
 
 class Signals:
@@ -391,17 +383,9 @@ def _literal(terms: list[Term], text: str) -> list[Term]:
     return [t for t in terms if t.whole or t.raw in glued]
 
 
-def _question(text: str) -> bool:
-    """Whether the query asks about its identifiers rather than looks them up (QUESTION_WORDS)."""
-    around = parse(around_identifiers(text))[0]
-    return len(around) >= QUESTION_MIN_WORDS and (around[0] in QUESTION_WORDS or text.rstrip().endswith("?"))
-
-
-def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int,
-              keywords: bool) -> bool:
-    """Whether the words settle the first place (`Ranking`); `keywords`: the query has no
-    stopword and the first note holds every word of it."""
-    if keywords or parsed.phrases or first.title_exact or (first.phrase and len(parsed.sequence) >= 3):
+def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int) -> bool:
+    """Whether the words settle the first place (`Ranking`)."""
+    if parsed.phrases or first.title_exact or (first.phrase and len(parsed.sequence) >= 3):
         return True
     return bool(literal) and all(run.members(t.exact_expr(), [top_id]) for t in literal)
 
