@@ -47,14 +47,14 @@ def loads(text: str) -> Any:
     return json.loads(text)
 
 
-MISSING, NOT_REGULAR, UNREADABLE, TOO_LARGE, NOT_UTF8, NOT_JSON, WRONG_KIND = (
-    "missing", "not a regular file", "unreadable", "too large", "not UTF-8", "not JSON", "wrong kind")
+MISSING, NOT_REGULAR, UNREADABLE, TOO_LARGE, NOT_UTF8, EMPTY, NOT_JSON, WRONG_KIND = (
+    "missing", "not a regular file", "unreadable", "too large", "not UTF-8", "empty", "not JSON", "wrong kind")
 
 
 class Unread:
     """Why a JSON file gave no value of the kind asked for: `reason` (MISSING, NOT_REGULAR,
-    UNREADABLE, TOO_LARGE, NOT_UTF8, NOT_JSON, WRONG_KIND), and `detail`, the rest of the
-    one line a user is shown after the file's path (str() gives it)."""
+    UNREADABLE, TOO_LARGE, NOT_UTF8, EMPTY: nothing but whitespace, NOT_JSON, WRONG_KIND), and
+    `detail`, the rest of the one line a user is shown after the file's path (str() gives it)."""
     __slots__ = ("reason", "detail")
 
     def __init__(self, reason: str, detail: str):
@@ -98,6 +98,8 @@ def parse_json(data: bytes, kind: type = dict) -> Any:
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         return Unread(NOT_UTF8, f"is not UTF-8 text (line {line})")
+    if not text.strip(_WHITESPACE):
+        return Unread(EMPTY, "is empty")
     try:
         value = loads(text)
     except ValueError as exc:

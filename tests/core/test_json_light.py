@@ -83,7 +83,10 @@ def expected(data: bytes):
     """What parse_json must give for `data`: the object json.loads reads from its UTF-8 text (one
     leading BOM allowed), or the reason it gives none."""
     try:
-        value = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        if not text.strip(" \t\r\n"):
+            return json_light.EMPTY
+        value = json.loads(text)
     except UnicodeDecodeError:
         return json_light.NOT_UTF8
     except (ValueError, RecursionError):
@@ -134,7 +137,7 @@ def test_the_reasons_a_file_gives_no_object(tmp_path):
     assert reasons == {
         "list.json": (json_light.WRONG_KIND, "does not hold a JSON object"),
         "latin.json": (json_light.NOT_UTF8, "is not UTF-8 text (line 2)"),
-        "empty.json": (json_light.NOT_JSON, "is not valid JSON (Expecting value: line 1 column 1 (char 0))"),
+        "empty.json": (json_light.EMPTY, "is empty"),
         "cut.json": (json_light.NOT_JSON, "is not valid JSON (Expecting ',' delimiter: line 1 column 8 (char 7))"),
         "two-boms.json": (json_light.NOT_JSON, "is not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig): "
                                                "line 1 column 1 (char 0))"),
