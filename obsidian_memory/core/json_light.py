@@ -67,11 +67,11 @@ class Unread:
         return f"Unread({self.reason!r}, {self.detail!r})"
 
 
-_KIND_NAMES = {dict: "a JSON object", list: "a JSON list"}
+_KIND_NAMES = {dict: "a JSON object", list: "a JSON array"}
 
 
 def read_json(path: str, max_bytes: int, kind: type = dict) -> Any:
-    """The value of the JSON file at `path` when it is a `kind` (dict: an object, list: a list),
+    """The value of the JSON file at `path` when it is a `kind` (dict: an object, list: an array),
     else an Unread. A FIFO or a device is never waited on (fsutil.open_regular); a file larger
     than `max_bytes` is refused whole, never cut into JSON it does not hold."""
     from obsidian_memory.core import fsutil
@@ -103,7 +103,8 @@ def parse_json(data: bytes, kind: type = dict) -> Any:
     try:
         value = loads(text)
     except ValueError as exc:
-        return Unread(NOT_JSON, f"is not valid JSON ({str(exc).splitlines()[0] if str(exc) else 'empty'})")
+        first_line = str(exc).partition("\n")[0]
+        return Unread(NOT_JSON, f"is not valid JSON ({first_line})")
     except RecursionError:
         return Unread(NOT_JSON, "is not valid JSON (nested too deeply to read)")
     if not isinstance(value, kind):

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
@@ -121,6 +122,21 @@ def test_json_bytes_cut_or_spoiled_read_as_json_loads_or_say_why_not(data, draw)
     at = draw.draw(st.integers(0, len(data)))
     spoiled = data[:at] + draw.draw(st.binary(max_size=3)) + data[at:]
     assert repr(parsed(spoiled)) == repr(expected(spoiled))
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(JSON_BYTES | st.binary(max_size=60), st.integers(0, 80))
+def test_a_file_of_any_bytes_reads_as_its_bytes_do_within_the_bound_and_is_refused_past_it(data, bound):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "settings.json")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        found = json_light.read_json(path, bound)
+    if len(data) > bound:
+        assert isinstance(found, json_light.Unread) and found.reason == json_light.TOO_LARGE
+    else:
+        assert repr(found) == repr(json_light.parse_json(data))
+        assert repr(parsed(data)) == repr(expected(data))
 
 
 def test_the_reasons_a_file_gives_no_object(tmp_path):
