@@ -516,18 +516,20 @@ def plugin_vault(config_dir: str) -> tuple[str, str] | None:
         return f"${PLUGIN_OPTION_ENV} (the plugin's vault option)", os.path.expanduser(given)
     if not os.path.isfile(os.path.join(sys.prefix, PLUGIN_VENV_STAMP)):
         return None
+    from obsidian_memory.core import json_light
+
     path = os.path.join(config_dir, "settings.json")
+    data = json_light.read_json(path, CLAUDE_SETTINGS_MAX_BYTES)
+    if isinstance(data, json_light.Unread):
+        return None
     try:
-        import json
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read(CLAUDE_SETTINGS_MAX_BYTES).decode("utf-8-sig"))
         enabled, configs = data.get("enabledPlugins") or {}, data.get("pluginConfigs") or {}
         for name, config in configs.items():
             if str(name).split("@")[0] == PLUGIN and enabled.get(name) and isinstance(config, dict):
                 value = (config.get("options") or {}).get("vault")
                 if isinstance(value, str) and value.strip():
                     return f"the plugin's vault option ({path}, pluginConfigs)", os.path.expanduser(value.strip())
-    except (OSError, ValueError, AttributeError):
+    except AttributeError:     # (a part that is no object)
         return None
     return None
 

@@ -55,6 +55,24 @@ def test_the_command_line_of_a_plugin_install_takes_the_plugins_vault_option(env
     assert settings.load().vault == "/from/env"                          # a disabled plugin's option is none
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_the_command_line_of_a_plugin_install_never_waits_on_a_fifo_for_settings_json(env, tmp_path):
+    """The plugin's venv reads the vault option from settings.json: a FIFO there is no settings
+    file (a plain open() waits for a writer forever), and the command goes on without it."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "plugins" / "data" / "obsidian-memory-obsidian-memory" / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
+    os.mkfifo(env.config_dir / "settings.json")
+    done = subprocess.run([str(venv / "bin" / "python"), str(REPO / "scripts" / "obsidian_memory.py"), "status"],
+                          capture_output=True, text=True, timeout=60, cwd=str(env.root),
+                          env=env.environ(PYTHONPATH=REPO))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split() == ["vault:", str(env.vault)]
+
+
 def test_flat_yaml_round_trips_what_the_installer_writes():
     data = {"vault": "/a b/it's", "omnisearch_port": 51361, "excluded_projects": ["x", "y z"], "redact": False}
     assert settings.parse_flat_yaml(settings.dump_flat_yaml(data)) == data
