@@ -172,7 +172,7 @@ def answered_here(data):
     with spare:
         payload = sys.stdin.buffer.read()
         try:
-            sys.modules["yaml"] = None  # (an import of it raises ImportError)
+            sys.modules["yaml"] = None  # a config.yaml beyond the flat reader: a ConfigError here, the venv's to read
             if own_package():
                 from obsidian_memory.cli.commands import hook
 

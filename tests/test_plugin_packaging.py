@@ -133,10 +133,8 @@ def plugin_command(text: str, root: Path, data: Path) -> str:
     return text.replace("${CLAUDE_PLUGIN_ROOT}", str(root)).replace("${CLAUDE_PLUGIN_DATA}", str(data))
 
 
-def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_the_skill(tmp_path):
-    home = tmp_path / "home"
-    config = home / ".claude"
-    root = config / "plugins" / "cache" / "obsidian-memory" / "obsidian-memory" / __version__
+def plugin_copy(root: Path) -> Path:
+    """The plugin's files in `root`, as Claude Code's plugin cache holds them."""
     for name in PLUGIN_FILES:
         source = REPO / name
         if source.is_dir():
@@ -144,6 +142,13 @@ def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_t
         else:
             root.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, root / name)
+    return root
+
+
+def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_the_skill(tmp_path):
+    home = tmp_path / "home"
+    config = home / ".claude"
+    root = plugin_copy(config / "plugins" / "cache" / "obsidian-memory" / "obsidian-memory" / __version__)
     data = config / "plugins" / "data" / "obsidian-memory-obsidian-memory"
     vault = tmp_path / "my vault 'ü'"
     vault.mkdir()
@@ -195,17 +200,6 @@ def test_the_launcher_needs_the_python_the_package_needs():
     spec.loader.exec_module(run_hook)
     needed = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
     assert needed == ">=" + ".".join(map(str, run_hook.PYTHON_NEEDED))
-
-
-def plugin_copy(root: Path) -> Path:
-    for name in PLUGIN_FILES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            root.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
-    return root
 
 
 class Plugin:
