@@ -98,11 +98,11 @@ def _log_problems(settings) -> None:
 
 
 def leaves_alone(raw: bytes) -> bool:
-    """Whether `hook user-prompt` given `raw` on stdin prints nothing and writes nothing but what
-    this call writes as it would (the log of the settings' problems): a later prompt of a session,
-    by default. The plugin's launcher asks, to answer such a prompt in its own process. False
-    whenever the hook has more to do: memory off (the hook records the session), settings that
-    cannot be used (it logs why), a prompt it looks at or counts."""
+    """Whether `hook user-prompt`, given `raw` on stdin, would print nothing and write nothing but
+    the log of the settings' problems (which this call keeps as the hook does): a later prompt of a
+    session, by default. The plugin's launcher asks, to answer such a prompt in its own process.
+    False whenever the hook has more to do: memory off (the hook records the session), settings
+    that cannot be used (it logs why), a prompt it looks at or counts."""
     from obsidian_memory.context.recall.hook import prompt_at_hand
     from obsidian_memory.core import memory_off, settings as settings_module
 
