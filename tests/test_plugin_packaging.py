@@ -345,3 +345,17 @@ def test_a_broken_copy_of_the_package_in_the_plugin_hands_every_prompt_over(tmp_
     session = new_session()
     assert broken.prompt(REVISIT, session) and broken.execs() == 1
     assert broken.prompt(REVISIT, session) is None and broken.execs() == 2
+
+
+def test_a_later_prompt_answered_by_the_launcher_leaves_the_log_as_the_venvs_hook_does(plugin, mode):
+    """A setting's problem is logged once, by whichever process meets it first: the launcher keeps
+    the same record of what was logged."""
+    mode("first", "colour: blue\n")   # an unknown setting: a warning, in the log once
+    session = new_session()
+    assert plugin.prompt(REVISIT, session)
+    ours = plugin.machine.config_dir / "obsidian-memory"
+    log, logged = (ours / "obsidian-memory.log").read_bytes(), (ours / "logged-once").read_bytes()
+    assert b"unknown setting `colour`" in log and b"colour" in logged
+    runs = plugin.execs()
+    assert plugin.prompt(REVISIT, session) is None and plugin.execs() == runs
+    assert (ours / "obsidian-memory.log").read_bytes() == log and (ours / "logged-once").read_bytes() == logged
