@@ -47,6 +47,10 @@ def test_the_command_line_of_a_plugin_install_takes_the_plugins_vault_option(env
     (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
     assert settings.load().vault == os.path.join(str(env.home), "Notes")
     assert settings.load(vault="/from/flag").vault == "/from/flag"
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "another python"))   # the plugin's launcher (hooks/run_hook.py)
+    assert settings.load().vault == "/from/env"
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(venv.parent))              # as a hook of the plugin: its venv's folder
+    assert settings.load().vault == os.path.join(str(env.home), "Notes")
     monkeypatch.setenv("CLAUDE_PLUGIN_OPTION_VAULT", "/from/the/hook")   # what the client hands its hooks
     assert settings.load().vault == "/from/the/hook"
     monkeypatch.delenv("CLAUDE_PLUGIN_OPTION_VAULT")
