@@ -334,7 +334,8 @@ def plain_python3(root: Path) -> str:
 
 def plugin_command(data: Path, python3: str, source: Path = REPO) -> tuple[list[str], dict]:
     """The hook as Claude Code runs the plugin's (hooks/hooks.json: `python3 run_hook.py
-    user-prompt`, which execs the venv's Python once its bootstrap is done), of the checkout
+    user-prompt`, which execs the venv's Python once its bootstrap is done, but answers a prompt
+    that Python's hook would leave alone itself), of the checkout
     `source`, with its plugin data folder `data` (a venv stamped ready, as run_hook.py's bootstrap
     leaves it); (the command, the environment it adds)."""
     import shutil
@@ -410,7 +411,8 @@ def latency(world, runs: int, extra: bool, baseline: Path | None = None) -> None
         print(f"  {name:<50} p50 {p50[name] * 1000:6.1f} ms   p95 {p95 * 1000:6.1f} ms   CPU {used[name] * 1000:6.1f} ms"
               f"{more}")
     print(f"(-I: `{BARE_I}`, the interpreter the hook runs as installed; -S: `{BARE_S}`; bare: this Python's "
-          f"`python -c pass`; the plugin's launcher starts as `{BARE_SITE}`, then hands over to the venv's)")
+          f"`python -c pass`; the plugin's launcher starts as `{BARE_SITE}`, then hands over to the venv's, "
+          f"but for a later prompt)")
     print("targets: as installed without the extra <= 1.5x a bare start as installed (-I); with the extra <= 150 ms "
           "p50 (the model's load included). (`no extra` with the archive holding vectors: the package is absent)")
 

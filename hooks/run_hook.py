@@ -11,7 +11,8 @@ install of the plugin) and returns at once; the hooks work from the next session
 the vault-search skill, whose commands name `${CLAUDE_PLUGIN_DATA}/venv/bin/python` (Claude Code
 fills the placeholders in). Once ready:
 - session-start, user-prompt: replaced by `<venv>/python -I -m obsidian_memory hook <event>` (exec:
-  their stdout is the context Claude Code reads);
+  their stdout is the context Claude Code reads), but for a prompt that hook would leave alone (a
+  later prompt of the session, by default): answered here, in one interpreter start (`answered_here`);
 - archive: SessionEnd is handed to a detached process (plugin hook timeouts do not raise
   Claude Code's 1.5 s SessionEnd budget); PreCompact/PostCompact run inline.
 When install.py has wired obsidian-memory into settings.json, the plugin stands aside (no
@@ -28,6 +29,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON_NEEDED = (3, 10)  # pyproject.toml's requires-python
 STALE_LOCK_SECONDS = 15 * 60
 RETRY_AFTER_FAILURE_SECONDS = 60 * 60
 
@@ -41,10 +43,13 @@ def main(argv):
         return 0
     use_vault_option(event)
     python = venv_python(data)
-    if not is_ready(data):
+    ready = is_ready(data)
+    if not ready:
         start_bootstrap(data)
         if not is_usable(data):
             return 0  # this session goes without us; the next one has the hooks
+    if event == "user-prompt" and ready and answered_here(data):
+        return 0
     if event in ("session-start", "user-prompt"):
         os.execv(python, [python, "-I", "-m", "obsidian_memory", "hook", event])
     if event == "archive":
@@ -130,15 +135,72 @@ def _event_name(payload):
         return None
 
 
+def own_package():
+    """Put this plugin's own copy of the package on sys.path; whether it is the one imported."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    import obsidian_memory
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(obsidian_memory.__file__))) == ROOT
+
+
 def json_loads(text):
     """json.loads, from this plugin's own copy of the package (obsidian_memory.core.json_light): on
     every hook's path, without the json package's imports. (The modules only the archive hook and
     the bootstrap use are imported where they are used, for the same reason.)"""
-    if ROOT not in sys.path:
-        sys.path.insert(0, ROOT)
+    own_package()
     from obsidian_memory.core import json_light
 
     return json_light.loads(text)
+
+
+# -- a prompt answered here --------------------------------------------------------------------
+
+def answered_here(data):
+    """Whether this process answered the prompt on stdin as the venv's hook would: a prompt that
+    hook leaves alone, printing nothing and writing nothing (cli.commands.hook.leaves_alone: a
+    later prompt of the session, by default), costs one interpreter start, not two. Otherwise
+    stdin is handed on whole, for the exec. Anything uncertain is the venv's: another system
+    than POSIX, a Python older than the package needs, a config.yaml beyond the flat reader (the
+    venv's PyYAML reads it), a package that is not this plugin's own copy, any error."""
+    if os.name != "posix" or sys.version_info < PYTHON_NEEDED:
+        return False
+    try:
+        spare = _unlinked_file(data)
+    except OSError:
+        return False  # stdin stays unread, for the exec
+    with spare:
+        payload = sys.stdin.buffer.read()
+        try:
+            sys.modules["yaml"] = None  # a config.yaml beyond the flat reader: a ConfigError here, the venv's to read
+            if own_package():
+                from obsidian_memory.cli.commands import hook
+
+                if hook.leaves_alone(payload):
+                    return True
+        except Exception:
+            pass
+        try:
+            spare.write(payload)
+            spare.flush()
+            spare.seek(0)
+            os.dup2(spare.fileno(), 0)
+        except OSError as exc:
+            _say(data, f"user-prompt: the prompt could not be handed on: {exc}")
+    return False
+
+
+def _unlinked_file(data):
+    """A file only this process holds, in the plugin's data folder (a pipe could not hold a long
+    prompt with nobody reading it yet)."""
+    path = os.path.join(data, f"prompt-{os.getpid()}")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.unlink(path)
+    except OSError:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "w+b")
 
 
 # -- detached work -------------------------------------------------------------------------------
@@ -146,8 +208,7 @@ def json_loads(text):
 def detach(command, data, stdin_bytes=None):
     """Start `command` in the background (obsidian_memory.core.spawn, standard library only, from this
     plugin's own copy of the package), its errors to plugin.log, and do not wait."""
-    if ROOT not in sys.path:
-        sys.path.insert(0, ROOT)
+    own_package()
     from obsidian_memory.core import spawn
 
     os.makedirs(data, exist_ok=True)
@@ -187,8 +248,9 @@ def bootstrap():
 
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
-        if sys.version_info < (3, 10):
-            raise RuntimeError(f"obsidian-memory needs Python 3.10+, {sys.executable} is {sys.version.split()[0]}")
+        if sys.version_info < PYTHON_NEEDED:
+            raise RuntimeError(f"obsidian-memory needs Python {'.'.join(map(str, PYTHON_NEEDED))}+, "
+                               f"{sys.executable} is {sys.version.split()[0]}")
         python = venv_python(data)
         if not os.path.isfile(python):
             subprocess.run([sys.executable, "-m", "venv", os.path.join(data, "venv")], check=True)

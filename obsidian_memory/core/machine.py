@@ -20,6 +20,7 @@ FILE_NAME = "machine.json"
 NAME_CHARS = 24
 SUFFIX_BYTES = 3              # six hex digits
 MAX_ID_CHARS = 64
+MAX_FILE_BYTES = 64 * 1024
 
 
 class MachineIdError(ValueError):
@@ -33,18 +34,14 @@ def id_path(home: str) -> str:
 def read_id(home: str) -> str | None:
     """The id recorded in `home`, None when there is none yet. Raises MachineIdError for a file
     that holds no valid id."""
+    from obsidian_memory.core import json_light
+
     path = id_path(home)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(64 * 1024)
-    except FileNotFoundError:
+    value = json_light.read_json(path, MAX_FILE_BYTES)
+    if isinstance(value, json_light.Unread) and value.reason == json_light.MISSING:
         return None
-    except OSError as exc:
-        raise MachineIdError(f"{path} cannot be read ({exc.strerror or exc})") from None
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise MachineIdError(f"{path} is not JSON: fix it or delete it (a new machine id is made)") from None
+    if isinstance(value, json_light.Unread) and value.reason != json_light.WRONG_KIND:
+        raise MachineIdError(f"{path} {value}: fix it or delete it (a new machine id is made)")
     machine = value.get("id") if isinstance(value, dict) else None
     if not valid_id(machine):
         raise MachineIdError(f"{path} holds no valid \"id\" (letters, digits, '.', '_', '-'; at most "

@@ -509,27 +509,38 @@ def plugin_vault(config_dir: str) -> tuple[str, str] | None:
     to its hooks as $CLAUDE_PLUGIN_OPTION_VAULT; the command line of a plugin install (the Python
     of the venv the plugin bootstrapped, run by hand) reads it where Claude Code keeps it: the
     enabled plugin's `pluginConfigs` entry in <config>/settings.json. An empty option is none."""
-    import sys
-
     given = os.environ.get(PLUGIN_OPTION_ENV, "").strip()
     if given:
         return f"${PLUGIN_OPTION_ENV} (the plugin's vault option)", os.path.expanduser(given)
-    if not os.path.isfile(os.path.join(sys.prefix, PLUGIN_VENV_STAMP)):
+    if not _plugin_process():
         return None
+    from obsidian_memory.core import json_light
+
     path = os.path.join(config_dir, "settings.json")
+    data = json_light.read_json(path, CLAUDE_SETTINGS_MAX_BYTES)
+    if isinstance(data, json_light.Unread):
+        return None
     try:
-        import json
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read(CLAUDE_SETTINGS_MAX_BYTES).decode("utf-8-sig"))
         enabled, configs = data.get("enabledPlugins") or {}, data.get("pluginConfigs") or {}
         for name, config in configs.items():
             if str(name).split("@")[0] == PLUGIN and enabled.get(name) and isinstance(config, dict):
                 value = (config.get("options") or {}).get("vault")
                 if isinstance(value, str) and value.strip():
                     return f"the plugin's vault option ({path}, pluginConfigs)", os.path.expanduser(value.strip())
-    except (OSError, ValueError, AttributeError):
+    except AttributeError:     # (a part that is no object)
         return None
     return None
+
+
+def _plugin_process() -> bool:
+    """The Python of the venv the plugin bootstrapped (marked by its bootstrap), or the plugin's
+    hook launcher (hooks/run_hook.py, run by another Python: Claude Code names it the plugin's
+    data folder, where that venv is), which answers some prompts itself."""
+    import sys
+
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    homes = [sys.prefix] + ([os.path.join(data, "venv")] if data else [])
+    return any(os.path.isfile(os.path.join(home, PLUGIN_VENV_STAMP)) for home in homes)
 
 
 def _fallback(definition: Setting, resolved: dict):

@@ -20,7 +20,7 @@ import os
 import stat
 import time
 
-from obsidian_memory.core import fsutil
+from obsidian_memory.core import fsutil, json_light
 from obsidian_memory.core.errors import UserError
 
 TOKEN_FILE = "mcp-http.token"
@@ -196,14 +196,10 @@ def remove_state(home: str) -> None:
 
 
 def read_state(home: str) -> dict | None:
-    try:
-        with fsutil.open_regular(state_path(home)) as handle:
-            state = json.loads(handle.read(65536).decode("utf-8"))
-    except (OSError, ValueError):
+    state = json_light.read_json(state_path(home), 65536)
+    if isinstance(state, json_light.Unread):
         return None
-    if not isinstance(state, dict) or not isinstance(state.get("pid"), int) or not isinstance(state.get("port"), int):
-        return None
-    return state
+    return state if isinstance(state.get("pid"), int) and isinstance(state.get("port"), int) else None
 
 
 def server_status(home: str) -> dict:

@@ -27,6 +27,7 @@ KEY = "autoMemoryDirectory"
 LOCAL = (".claude", "settings.local.json")
 IGNORED = "/.claude/settings.local.json"
 MAX_SETTINGS_BYTES = 1_000_000
+RECORD_MAX_BYTES = 64_000_000   # the record of every repository's edit: never cut (an uninstall needs it whole)
 LOCK_SECONDS = 2.0      # a SessionStart waits this long for another one's edit (the next session tries again)
 
 
@@ -42,20 +43,20 @@ def ensure(settings, cwd: str) -> str | None:
     """Point the auto memory of the repository of `cwd` into the vault, once; returns the folder
     when this call did it (None: outside a repository, already done, or the user's own setting).
     Raises LockBusy when another SessionStart holds the record longer than LOCK_SECONDS."""
-    from obsidian_memory.core import fsutil, gitinfo
+    from obsidian_memory.core import fsutil, gitinfo, json_light
     from obsidian_memory.core.locks import FileLock
 
     toplevel, repo_root = gitinfo.find_repo(cwd)
     if toplevel is None or not os.path.isdir(settings.vault):
         return None
     path = os.path.join(toplevel, *LOCAL)
-    if _larger_than(path, MAX_SETTINGS_BYTES):
-        return None   # not a settings file we read whole in a hook (the user's to look at)
     with FileLock(os.path.join(settings.home, "locks", "auto-memory.lock"), timeout=LOCK_SECONDS):
-        before = fsutil.read_text(path)
-        current = _object(before) if before is not None else {}
-        if current is None or KEY in current:
-            return None   # not a JSON object (the user's to fix), or a memory folder already set
+        current = json_light.read_json(path, MAX_SETTINGS_BYTES)
+        missing = isinstance(current, json_light.Unread) and current.reason == json_light.MISSING
+        if isinstance(current, json_light.Unread) and current.reason in (json_light.MISSING, json_light.EMPTY):
+            current = {}
+        if isinstance(current, json_light.Unread) or KEY in current:
+            return None   # no JSON object we read whole (the user's to look at), or a memory folder already set
         identity = gitinfo.repo_identity(cwd) or f"name:{os.path.basename(toplevel)}"
         target = folder_for(settings, identity)
         os.makedirs(target, exist_ok=True)
@@ -63,25 +64,10 @@ def ensure(settings, cwd: str) -> str | None:
         made_folder = not os.path.isdir(os.path.dirname(path))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fsutil.atomic_write_text(path, json.dumps({**current, KEY: target}, indent=2, ensure_ascii=False) + "\n")
-        excluded = _exclude_from_git(repo_root) if before is None else None
-        _record(settings.home, path, {"value": target, "created": before is None, "excluded_in": excluded,
+        excluded = _exclude_from_git(repo_root) if missing else None
+        _record(settings.home, path, {"value": target, "created": missing, "excluded_in": excluded,
                                       "made_folder": made_folder})
     return target
-
-
-def _larger_than(path: str, size: int) -> bool:
-    try:
-        return os.stat(path).st_size > size
-    except OSError:
-        return False
-
-
-def _object(text: str):
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _bring_over(projects_dir: str, toplevel: str, target: str) -> None:
@@ -122,10 +108,10 @@ def _exclude_from_git(repo_root: str | None) -> str | None:
 def records(home: str) -> dict:
     """settings.local.json path -> what we wrote there ({"value", "created", "excluded_in",
     "made_folder": whether we made its .claude folder})."""
-    from obsidian_memory.core import fsutil
+    from obsidian_memory.core import json_light
 
-    value = _object(fsutil.read_text(os.path.join(home, RECORD)) or "")
-    return value or {}
+    found = json_light.read_json(os.path.join(home, RECORD), RECORD_MAX_BYTES)
+    return {} if isinstance(found, json_light.Unread) else found
 
 
 def _record(home: str, path: str, entry: dict) -> None:
@@ -141,10 +127,10 @@ def _record(home: str, path: str, entry: dict) -> None:
 def undone(path: str, entry: dict, current: bytes | None) -> bytes | None | str:
     """What uninstall leaves of a settings.local.json we edited: the bytes to write, None to
     delete it, or "" to leave it as it is (gone, or its memory folder no longer ours)."""
-    if current is None:
-        return ""
-    value = _object(current.decode("utf-8", "replace"))
-    if value is None or value.get(KEY) != entry.get("value"):
+    from obsidian_memory.core import json_light
+
+    value = json_light.parse_json(current) if current is not None else None
+    if not isinstance(value, dict) or value.get(KEY) != entry.get("value"):
         return ""
     del value[KEY]
     if not value and entry.get("created"):

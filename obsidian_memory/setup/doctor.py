@@ -11,7 +11,7 @@ import os
 import sys
 
 from obsidian_memory.setup import install
-from obsidian_memory.core import fsutil, settings as settings_module
+from obsidian_memory.core import fsutil, json_light, settings as settings_module
 
 OK, FAIL, WARN, INFO = "ok", "fail", "warn", "info"
 RUN_INSTALL = "run `python3 install.py` (or ./install.sh; Windows: `py -3 install.py`) in the obsidian-memory checkout"
@@ -539,12 +539,8 @@ def rule_matches(rule: str, tool: str, call: str) -> bool:
 
 
 def _json_file(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read(1_000_000).decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    found = json_light.read_json(path, 1_000_000)
+    return {} if isinstance(found, json_light.Unread) else found
 
 
 def check_claude_md(layout, plugin) -> Check:

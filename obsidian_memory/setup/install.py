@@ -45,7 +45,7 @@ import shutil
 import subprocess
 import sys
 
-from obsidian_memory.core import fsutil, settings as settings_module
+from obsidian_memory.core import fsutil, json_light, settings as settings_module
 from obsidian_memory.mcp import endpoint as mcp_endpoint
 from obsidian_memory.core.errors import UserError
 
@@ -326,13 +326,16 @@ class RemoveTree(Action):
 # -- small file helpers --------------------------------------------------------------------------
 
 def read_bytes(path: str) -> bytes | None:
+    """The file at `path`, None when there is none; a folder, a FIFO or a device stops everything
+    (a FIFO is never waited on: fsutil.open_regular)."""
     try:
-        with open(path, "rb") as handle:
+        with fsutil.open_regular(path) as handle:
             return handle.read()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise UserError(f"{path} is a folder, expected a file")
+    except (fsutil.NotARegularFile, IsADirectoryError):
+        raise UserError(f"{path} is a folder, expected a file" if os.path.isdir(path) else
+                        f"{path} is not a regular file (a FIFO or a device): move it away and run the installer again")
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror}")
 
@@ -361,13 +364,9 @@ def parse_settings(path: str, data: bytes | None) -> dict:
     """The settings object; a file that is not a JSON object stops everything, untouched."""
     if data is None:
         return {}
-    try:
-        obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UserError(f"{path} is not valid JSON ({_short(exc)}); fix it and run the installer again "
-                        "— nothing was changed", code=1)
-    if not isinstance(obj, dict):
-        raise UserError(f"{path} does not hold a JSON object; nothing was changed", code=1)
+    obj = json_light.parse_json(data)
+    if isinstance(obj, json_light.Unread):
+        raise UserError(f"{path} {obj}; fix it and run the installer again — nothing was changed", code=1)
     for key, kind in (("hooks", dict), ("permissions", dict)):
         if key in obj and not isinstance(obj[key], kind):
             raise UserError(f"{path}: `{key}` is not an object; nothing was changed", code=1)
@@ -378,10 +377,6 @@ def parse_settings(path: str, data: bytes | None) -> dict:
         if not isinstance(groups, list):
             raise UserError(f"{path}: `hooks.{event}` is not a list; nothing was changed", code=1)
     return obj
-
-
-def _short(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def is_ours(handler) -> bool:
@@ -637,13 +632,8 @@ def source_file(source: str, *parts: str) -> str:
 
 def load_state(layout: Layout) -> dict:
     data = read_bytes(layout.state_path)
-    if data is None:
-        return {}
-    try:
-        state = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return {}
-    return state if isinstance(state, dict) else {}
+    state = json_light.parse_json(data) if data is not None else {}
+    return {} if isinstance(state, json_light.Unread) else state
 
 
 def _skill_is_ours(data: bytes) -> bool:
@@ -919,12 +909,8 @@ def mcp_entries_left(layout: Layout) -> list[str]:
     candidates = [os.path.join(layout.config_dir, ".claude.json"), os.path.join(home, ".claude.json")]
     commands: list[str] = []
     for path in dict.fromkeys(candidates):
-        try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read(CLIENT_STATE_MAX_BYTES).decode("utf-8-sig"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict):
+        data = json_light.read_json(path, CLIENT_STATE_MAX_BYTES)
+        if isinstance(data, json_light.Unread):
             continue
         scopes = [("user", None, data.get("mcpServers"))]
         projects = data.get("projects") if isinstance(data.get("projects"), dict) else {}

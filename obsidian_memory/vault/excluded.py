@@ -24,7 +24,7 @@ import json
 import os
 import re
 
-from obsidian_memory.core import fsutil
+from obsidian_memory.core import json_light
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_FILTERS = 1000
@@ -105,12 +105,8 @@ _by_pattern: dict = {}
 
 
 def _filters(path: str) -> list:
-    try:
-        with fsutil.open_regular(path) as handle:     # (a FIFO is never waited on)
-            data = json.loads(handle.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES + 1].decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
-        return []
-    filters = data.get("userIgnoreFilters") if isinstance(data, dict) else None
+    data = json_light.read_json(path, MAX_FILE_BYTES)
+    filters = None if isinstance(data, json_light.Unread) else data.get("userIgnoreFilters")
     return filters if isinstance(filters, list) else []
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from obsidian_memory.core import fsutil, json_light
+from obsidian_memory.core import json_light
 
 PLUGIN_ID = "omnisearch"
 ENABLE_HTTP = "Obsidian → Settings → Omnisearch → turn on the HTTP server"
@@ -37,12 +37,13 @@ def read_state(vault: str) -> PluginState:
     folder = plugin_folder(vault)
     if not os.path.isdir(folder):
         return PluginState()
-    data = _read_json(os.path.join(folder, "data.json"))
-    data = data if isinstance(data, dict) else {}
-    enabled_list = _read_json(os.path.join(vault, ".obsidian", "community-plugins.json"))
+    data = json_light.read_json(os.path.join(folder, "data.json"), MAX_SETTINGS_BYTES)
+    data = {} if isinstance(data, json_light.Unread) else data
+    enabled_list = json_light.read_json(os.path.join(vault, ".obsidian", "community-plugins.json"),
+                                        MAX_SETTINGS_BYTES, kind=list)
     http = data.get("httpApiEnabled")
     return PluginState(installed=True,
-                       enabled=PLUGIN_ID in enabled_list if isinstance(enabled_list, list) else None,
+                       enabled=None if isinstance(enabled_list, json_light.Unread) else PLUGIN_ID in enabled_list,
                        http_enabled=http if isinstance(http, bool) else None,
                        port=_port(data.get("httpApiPort")))
 
@@ -79,11 +80,3 @@ def _port(value) -> int | None:
     except (TypeError, ValueError):
         return None
     return port if 0 < port < 65536 else None
-
-
-def _read_json(path: str):
-    try:
-        with fsutil.open_regular(path) as handle:     # (a FIFO is never waited on)
-            return json_light.loads(handle.read(MAX_SETTINGS_BYTES).decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return None

@@ -56,6 +56,19 @@ def test_a_broken_file_is_reported_and_never_replaced(settings, content):
     assert open(path, "rb").read() == content
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_a_fifo_for_the_file_is_reported_and_never_waited_on(env):
+    """A plain open() of a FIFO waits for a writer forever: every command that asks for the id hung."""
+    home = env.config_dir / "obsidian-memory"
+    home.mkdir(parents=True)
+    os.mkfifo(home / machine.FILE_NAME)
+    done = env.run("doctor", "--json", timeout=60)
+    check = {c["name"]: c for c in json.loads(done.stdout)["checks"]}["machine"]
+    assert check["status"] == "fail"
+    assert check["detail"].startswith(f"{home / machine.FILE_NAME} is not a regular file: fix it or delete it")
+    assert env.run("sessions", timeout=60).returncode == 0
+
+
 def test_an_id_the_user_chose_is_kept(settings):
     os.makedirs(settings.home, exist_ok=True)
     open(machine.id_path(settings.home), "w", encoding="utf-8").write('{"id": "work-laptop"}')

@@ -47,12 +47,34 @@ def test_the_command_line_of_a_plugin_install_takes_the_plugins_vault_option(env
     (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
     assert settings.load().vault == os.path.join(str(env.home), "Notes")
     assert settings.load(vault="/from/flag").vault == "/from/flag"
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "another python"))   # the plugin's launcher (hooks/run_hook.py)
+    assert settings.load().vault == "/from/env"
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(venv.parent))              # as a hook of the plugin: its venv's folder
+    assert settings.load().vault == os.path.join(str(env.home), "Notes")
     monkeypatch.setenv("CLAUDE_PLUGIN_OPTION_VAULT", "/from/the/hook")   # what the client hands its hooks
     assert settings.load().vault == "/from/the/hook"
     monkeypatch.delenv("CLAUDE_PLUGIN_OPTION_VAULT")
     (env.config_dir / "settings.json").write_text(json.dumps({"enabledPlugins": {plugin: False}, "pluginConfigs": {
         plugin: {"options": {"vault": "/disabled"}}}}), encoding="utf-8")
     assert settings.load().vault == "/from/env"                          # a disabled plugin's option is none
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_the_command_line_of_a_plugin_install_never_waits_on_a_fifo_for_settings_json(env, tmp_path):
+    """The plugin's venv reads the vault option from settings.json: a FIFO there is no settings
+    file (a plain open() waits for a writer forever), and the command goes on without it."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "plugins" / "data" / "obsidian-memory-obsidian-memory" / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (venv / settings.PLUGIN_VENV_STAMP).write_text("bootstrapped\n", encoding="utf-8")
+    os.mkfifo(env.config_dir / "settings.json")
+    done = subprocess.run([str(venv / "bin" / "python"), str(REPO / "scripts" / "obsidian_memory.py"), "status"],
+                          capture_output=True, text=True, timeout=60, cwd=str(env.root),
+                          env=env.environ(PYTHONPATH=REPO))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split() == ["vault:", str(env.vault)]
 
 
 def test_flat_yaml_round_trips_what_the_installer_writes():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -145,3 +146,39 @@ def test_first_sessions_at_once_lose_no_entry_uninstall_needs(env, tmp_path):
     assert sorted(recorded) == sorted(os.path.join(repo, ".claude", "settings.local.json") for repo in repos)
     install.apply(install._undo_auto_memory(install.Layout(str(env.config_dir))))
     assert not any(os.path.exists(os.path.join(repo, ".claude")) for repo in repos)
+
+
+def session_start_in(env, repo) -> None:
+    """The SessionStart hook as Claude Code runs it, in `repo`, with the auto memory turned on."""
+    config = env.config_dir / "obsidian-memory" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"vault: {env.vault}\nauto_memory: true\n", encoding="utf-8")
+    result = env.hook(["session-start"], {"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup",
+                                          "cwd": str(repo), "transcript_path": str(env.root / "none.jsonl")},
+                      cwd=repo, timeout=60)
+    assert result.returncode == 0, result.stderr
+    env.follow_ups_done()
+
+
+def test_a_settings_file_that_cannot_be_read_whole_as_json_is_never_replaced(env, repo):
+    """Bytes that are not UTF-8 were read as U+FFFD and written back so; a FIFO was taken for no
+    file and replaced by ours. Both are the user's: left as they are."""
+    (repo / ".claude").mkdir()
+    latin = b'{"env": {"GREETING": "caf\xe9"}}\n'
+    (repo / ".claude" / "settings.local.json").write_bytes(latin)
+    session_start_in(env, repo)
+    assert (repo / ".claude" / "settings.local.json").read_bytes() == latin
+    if hasattr(os, "mkfifo"):
+        (repo / ".claude" / "settings.local.json").unlink()
+        os.mkfifo(repo / ".claude" / "settings.local.json")
+        session_start_in(env, repo)
+        assert stat.S_ISFIFO(os.lstat(repo / ".claude" / "settings.local.json").st_mode)
+    assert not (env.config_dir / "obsidian-memory" / auto_memory.RECORD).exists()
+
+
+def test_a_settings_file_a_windows_editor_saved_with_a_bom_gets_the_memory_folder(env, repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_bytes(b'\xef\xbb\xbf{"model": "opus"}\r\n')
+    session_start_in(env, repo)
+    assert local_settings(repo) == {"model": "opus",
+                                    "autoMemoryDirectory": str(env.vault / "Meta" / "claude-memory" / "github.com-acme-webapp")}

@@ -272,3 +272,19 @@ def test_permission_rules_match_as_claude_codes_do():
     assert doctor.rule_matches("Bash(/home/u/.claude/obsidian-memory/venv/bin/python:*)", "Bash", call)
     assert not doctor.rule_matches("Bash(python3 *)", "Bash", call)
     assert not doctor.rule_matches("Read", "Bash", call) and doctor.rule_matches("Skill(vault-search)", "Skill", "vault-search")
+
+
+def test_doctor_reads_a_settings_file_with_a_bom_and_never_waits_on_a_fifo(env, tmp_path):
+    """Windows editors start settings.json with a BOM, which Claude Code reads: its deny rules count.
+    A FIFO where a settings file would be is not read (a plain open() waits for a writer forever)."""
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"permissions": {"deny": ["Bash(*search_vault.py*)"]}}).encode("utf-8"))
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(project / ".claude" / "settings.local.json")
+    result = env.run("doctor", "--json", cwd=project, timeout=60,
+                     env=env.environ(**{doctor.MANAGED_SETTINGS_ENV: str(tmp_path / "managed-settings.json")}))
+    check = by_name([doctor.Check(**c) for c in json.loads(result.stdout)["checks"]])["effective permissions"]
+    assert check.status == doctor.WARN
+    assert f"the project's settings ({project / '.claude' / 'settings.json'}) denies the vault search" in check.detail

@@ -88,8 +88,32 @@ def _settings():
     except settings_module.ConfigError as exc:
         logs.log_once(settings_module.log_path(exc.config_dir or None), [f"hook: {p}" for p in exc.problems])
         return None, exc.problems
-    logs.log_once(settings.log_path, [f"hook: {p}" for p in settings.problems])
+    _log_problems(settings)
     return settings, None
+
+
+def _log_problems(settings) -> None:
+    from obsidian_memory.core import logs
+    logs.log_once(settings.log_path, [f"hook: {p}" for p in settings.problems])
+
+
+def leaves_alone(raw: bytes) -> bool:
+    """Whether `hook user-prompt`, given `raw` on stdin, would print nothing and write nothing but
+    the log of the settings' problems (which this call keeps as the hook does): a later prompt of a
+    session, by default. The plugin's launcher asks, to answer such a prompt in its own process.
+    False whenever the hook has more to do: memory off (the hook records the session), settings
+    that cannot be used (it logs why), a prompt it looks at or counts."""
+    from obsidian_memory.context.recall.hook import prompt_at_hand
+    from obsidian_memory.core import memory_off, settings as settings_module
+
+    if memory_off.requested():
+        return False
+    try:
+        settings = settings_module.load()
+    except settings_module.ConfigError:
+        return False
+    _log_problems(settings)
+    return prompt_at_hand(_payload(raw), settings) is None
 
 
 def _after_session_start(payload, settings, context) -> None:
@@ -150,6 +174,10 @@ def _read_payload() -> dict:
         raw = sys.stdin.buffer.read()
     except Exception:
         return {}
+    return _payload(raw)
+
+
+def _payload(raw: bytes) -> dict:
     if not raw.strip():
         return {}
     from obsidian_memory.core import json_light

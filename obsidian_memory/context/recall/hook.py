@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from obsidian_memory.archive import Archive
     from obsidian_memory.context.recall.decide import Decision
+    from obsidian_memory.context.recall.seen import SessionState
     from obsidian_memory.core.settings import Settings
 
 DEADLINE_SECONDS = 0.8       # of archive work; Claude Code waits for this hook before the model starts
@@ -29,15 +30,11 @@ BUSY_SECONDS = 0.2           # a writer holding the archive longer than this cos
 
 def user_prompt_output(payload: Mapping[str, Any], settings: Settings) -> str | None:
     """The hook's stdout: the documented JSON object, or None."""
-    if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
+    at_hand = prompt_at_hand(payload, settings)
+    if at_hand is None:
         return None
+    prompt, session_id, state = at_hand
     mode = settings.prompt_recall
-    prompt, session_id = _string(payload.get("prompt")), _string(payload.get("session_id"))
-    if mode == "off" or not prompt:
-        return None
-    from obsidian_memory.context.recall import seen
-
-    state = (seen.load(settings, session_id) if session_id else None) or seen.SessionState()
     looking = mode == "every" or state.first_prompt_next
     text = ""
     if looking:
@@ -50,6 +47,8 @@ def user_prompt_output(payload: Mapping[str, Any], settings: Settings) -> str | 
                 state.shown += [c.session_id for c in decision.chosen if c.session_id in text]
         state.record("UserPromptSubmit", _account(prompt, mode, decision, text))
     if session_id and (state.prompts == 0 or text):   # later prompts change nothing worth a write
+        from obsidian_memory.context.recall import seen
+
         state.prompts += 1
         try:
             seen.save(settings, session_id, state)
@@ -57,6 +56,25 @@ def user_prompt_output(payload: Mapping[str, Any], settings: Settings) -> str | 
             from obsidian_memory.core import logs
             logs.log_for(settings, f"user-prompt: session state not saved: {exc}")
     return hook_json(text) if text else None
+
+
+def prompt_at_hand(payload: Mapping[str, Any], settings: Settings) -> tuple[str, str, SessionState] | None:
+    """(the prompt, its session's id, the session's state) when the hook has work for it: a look
+    for past sessions, or the count of the session's first prompt. None when it prints nothing and
+    writes nothing: not a UserPromptSubmit, recall off, no prompt, or (with `first`) a session that
+    had its first prompt already. The plugin's launcher asks too (cli.commands.hook.leaves_alone)."""
+    if not payload or payload.get("hook_event_name") not in (None, "UserPromptSubmit"):
+        return None
+    mode = settings.prompt_recall
+    prompt, session_id = _string(payload.get("prompt")), _string(payload.get("session_id"))
+    if mode == "off" or not prompt:
+        return None
+    from obsidian_memory.context.recall import seen
+
+    state = (seen.load(settings, session_id) if session_id else None) or seen.SessionState()
+    if mode != "every" and not state.first_prompt_next and state.prompts:
+        return None
+    return prompt, session_id, state
 
 
 ACCOUNT_PROMPT_CHARS = 300

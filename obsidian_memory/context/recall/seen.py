@@ -30,6 +30,7 @@ _SAFE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 
 MAX_RECORDS = 12   # what was injected, kept per session: the latest this many hook runs
+MAX_FILE_BYTES = 1_000_000
 
 
 class SessionState:
@@ -65,14 +66,15 @@ def load(settings: Settings, session_id: str) -> SessionState | None:
     if path is None:
         return None
     from obsidian_memory.core import json_light
+    data = json_light.read_json(path, MAX_FILE_BYTES)
+    if isinstance(data, json_light.Unread):
+        return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json_light.loads(handle.read())
         shown = [s for s in data.get("shown") or [] if isinstance(s, str)]
         source = data.get("source") if isinstance(data.get("source"), str) else None
         injected = data.get("injected") if isinstance(data.get("injected"), list) else []
         return SessionState(source, int(data.get("prompts") or 0), shown, injected)
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError):   # (a part of another type)
         return None
 
 

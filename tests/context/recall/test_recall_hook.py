@@ -146,6 +146,15 @@ def test_a_later_prompt_reads_the_sessions_state_alone_and_leaves_it_as_it_was(m
     assert "obsidian_memory.context.recall.seen" in imported   # (the state was read: the path ran)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_a_fifo_for_the_sessions_state_is_no_state_and_never_waited_on(machine):
+    session = new_session()
+    state_file(machine, session).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(state_file(machine, session))      # no writer ever comes: a plain open() waits forever
+    context = ask(machine, "trailmap-android", REVISIT, session)
+    assert context and all(archived(machine, key)["id"] in context for key in KOTLIN)
+
+
 def test_a_resumed_sessions_first_prompt_is_counted_without_a_look(machine):
     """Not looked at (it had its first prompt long ago), but counted, as the SessionStart record
     stays: the state is what the hook always left."""

@@ -73,6 +73,29 @@ def test_symlinked_settings_and_claude_md_are_written_through_and_restored_and_s
     assert sorted(p.name for p in dotfiles.iterdir()) == ["CLAUDE.md", "settings.json"]
 
 
+def test_a_settings_json_saved_with_a_bom_is_installed_into_and_given_back_byte_for_byte(user):
+    """Windows editors start settings.json with a BOM: the installer refused it as not JSON."""
+    original = b"\xef\xbb\xbf" + (json.dumps(USER_SETTINGS, indent=2) + "\r\n").encode("utf-8")
+    user.settings_json.write_bytes(original)
+    user.install_default()
+    settings = user.settings()
+    assert our_handlers(settings, "SessionStart") and settings["model"] == USER_SETTINGS["model"]
+    user.install("--uninstall", "--yes")
+    assert user.settings_json.read_bytes() == original
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="this system has no FIFOs")
+def test_a_fifo_for_settings_json_stops_the_install_with_one_line(tmp_path):
+    person = User(tmp_path)
+    os.mkfifo(person.settings_json)     # no writer ever comes: a plain open() waits forever
+    result = person.install("--vault", person.vault, "--create-vault", "--no-import", "--yes", check=False, timeout=60)
+    assert result.returncode != 0
+    message = result.stderr.decode().strip()
+    assert message.splitlines() == [f"install.py: error: {person.settings_json} is not a regular file (a FIFO or a device): "
+                                    "move it away and run the installer again"], message
+    assert not (person.config_dir / "obsidian-memory").exists() and not person.vault.exists()
+
+
 def test_a_private_settings_json_stays_private(user):
     user.settings_json.write_text(json.dumps({"env": {"TOKEN": SECRET}}) + "\n")
     os.chmod(user.settings_json, 0o600)
