@@ -17,7 +17,10 @@ these hold:
     thanks or a one-word nudge), and the archive knows some of them;
   - the best score reaches MIN_COVERAGE, or MIN_COVERAGE_NEW_WORK for a prompt that asks for new
     work ("add ...", "write ...") without a word of the past ("again", "is back"): a new task that
-    shares words with an old one is a near miss unless it shares nearly all of them;
+    shares words with an old one is a near miss unless it shares nearly all of them; or only
+    MIN_COVERAGE_EVIDENCE for a prompt that gives evidence of a revisit beyond the words: it says
+    its problem is back or failing ("again", "keeps failing", `NoSuchMethodError`) and asks for
+    nothing new, "new ..." included (a plan or a wish sharing as many words is a near miss);
   - the best session holds at least MIN_MATCHED of the prompt's words;
   - it is not one of a crowd: at most MAX_CROWD sessions come within CROWD_RATIO of its score (a
     prompt that fits many sessions as well is generic).
@@ -63,6 +66,7 @@ MIN_TERMS = 2
 MIN_MATCHED = 2
 MIN_COVERAGE = 0.6
 MIN_COVERAGE_NEW_WORK = 0.8  # a prompt that asks for new work ("add ...") and says nothing of "again"
+MIN_COVERAGE_EVIDENCE = 0.45  # a prompt that says a problem is back or failing, and asks for nothing new
 COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative,
 COMMON_MIN = 3               # if they are more than this many (in a tiny archive every word is rare)
 MAX_CROWD = 3
@@ -85,7 +89,8 @@ NEW_WORK_VERBS = frozenset("""add create write implement build make generate sca
 setup convert port translate rename refactor document upgrade bump configure support integrate extend remove
 delete replace update""".split())
 OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me".split())
-PAST_CUES = frozenset("again back still anymore recurring before previous previously last same another".split())
+RECURRENCE_CUES = frozenset("again still anymore recurring".split())
+PAST_CUES = RECURRENCE_CUES | frozenset("back before previous previously last same another".split())
 # The same in the other languages users write in: in German, French and Spanish a verb of making
 # among the first words, wherever the sentence puts it ("Bitte ein Feld hinzufügen"); in Chinese
 # and Japanese one anywhere; the past said as "wieder", "encore", "otra vez", 又, また.
@@ -95,6 +100,14 @@ implementiere implementieren ergänze ergänzen ajouter ajoute ajoutez ajoutons 
 OTHER_PAST_CUES = frozenset("wieder erneut nochmal encore toujours vez todavía sigue".split())
 CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規")
 CJK_PAST_CUES = ("又", "再次", "还是", "依然", "仍然", "また", "再び", "まだ")
+# Evidence of a revisit (MIN_COVERAGE_EVIDENCE): a problem said to be back (RECURRENCE_CUES, OTHER_PAST_CUES,
+# CJK_PAST_CUES) or failing, in words ("keeps failing", "hung", "OOM", 报错) or as an error's name (`NoSuchMethodError`)
+FAILURE = r"""(?ix)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure|ures)?|broken?|breaks|crash(?:es|ed|ing)?
+    |hung|hangs|stuck|fatal|panic|traceback|oom\w*|rejected|refused|timed\ out|doesn't\ work|not\ working
+    |fehler\w*|fehlgeschlagen|kaputt|abgestürzt|stürzt|hängt|erreur|échoue|échec|plante|planté|cassé|bloqué
+    |falla|fallo|falló|roto|colgado)\b"""   # compiled on first use (re's cache)
+CJK_FAILURE = ("报错", "错误", "失败", "挂了", "崩溃", "异常", "超时", "卡住", "出错", "エラー", "失敗", "落ち", "クラッシュ", "例外",
+               "タイムアウト", "届かない", "動かない")
 
 
 class Word:
@@ -243,12 +256,15 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         return decision
     best = candidates[0]
     crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
-    needed = MIN_COVERAGE_NEW_WORK if asks_for_new_work(prompt) else MIN_COVERAGE
+    new_work = asks_for_new_work(prompt)
+    needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
+    if MIN_COVERAGE_EVIDENCE <= best.score < needed and shows_a_revisit(prompt):
+        needed = MIN_COVERAGE_EVIDENCE
     if best.score < needed:
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
         decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
-                           f"{' for a request of new work' if needed != MIN_COVERAGE else ''}")
-        keep = fuse(candidates, similar) if similar is not None and needed == MIN_COVERAGE else []
+                           f"{' for a request of new work' if new_work else ''}")
+        keep = fuse(candidates, similar) if similar is not None and not new_work else []
         if keep:
             decision.by_meaning = True
             decision.reason = (f"covers {keep[0].coverage:.0%} of the prompt's informative words and is the "
@@ -262,7 +278,8 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     if decision.reason:
         return decision
     keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
-    decision.reason = f"covers {best.coverage:.0%} of the prompt's informative words"
+    decision.reason = (f"covers {best.coverage:.0%} of the prompt's informative words"
+                       f"{', and the prompt says its problem is back or failing' if best.score < MIN_COVERAGE else ''}")
     return _answer(decision, keep, shown)
 
 
@@ -294,10 +311,21 @@ def _fused(candidate: Candidate) -> float:
     return candidate.similarity + SCORE_WEIGHT * candidate.score
 
 
-def asks_for_new_work(prompt: str) -> bool:
+def shows_a_revisit(prompt: str) -> bool:
+    """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
+    says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
+    `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
+    if asks_for_new_work(prompt, NEW_WORK_VERBS | {"new"}):
+        return False
+    spoken = {w.lower() for w in re.findall(r"[^\W\d_]+", prompt)}
+    return bool(spoken & (RECURRENCE_CUES | OTHER_PAST_CUES)) or any(cue in prompt for cue in CJK_PAST_CUES) \
+        or bool(re.search(FAILURE, prompt)) or any(cue in prompt for cue in CJK_FAILURE)
+
+
+def asks_for_new_work(prompt: str, verbs: frozenset[str] = NEW_WORK_VERBS) -> bool:
     """Whether the prompt opens with a request for something new ("Add a ...", "can you write
-    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段") and nowhere speaks of the past ("again",
-    "is back", "same as before", "wieder", 又)."""
+    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段": one of `verbs` in English) and nowhere
+    speaks of the past ("again", "is back", "same as before", "wieder", 又)."""
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
     spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]
     if any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES):
@@ -305,7 +333,7 @@ def asks_for_new_work(prompt: str) -> bool:
     if any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) or any(verb in prompt for verb in CJK_NEW_WORK):
         return True
     for word in words[:6]:
-        if word in NEW_WORK_VERBS:
+        if word in verbs:
             return True
         if word not in OPENERS:
             return False

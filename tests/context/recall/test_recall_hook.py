@@ -375,3 +375,23 @@ def test_a_prompt_in_the_users_words_finds_its_session_by_its_words(machine, rep
     spellings meet (sessionize, sessionization), a host is its role and number (data-02)."""
     context = ask(machine, repo, prompt)
     assert context and archived(machine, key)["id"] in context
+
+
+@pytest.mark.parametrize("repo, prompt, key", [   # each covers 45-60 % of its prompt's words here
+    ("payments-api", "deploy hung on migrate again, some AlterField on invoices locking the whole table",
+     "pay-migration-lock"),
+    ("", "disk almost full again, 8GB left. docker stuff probably", "home-disk-full"),
+    ("data-pipeline", "sessionisation job executors OOM again, one task runs forever with a huge shuffle read",
+     "dp-spark-skew"),
+])
+def test_a_prompt_that_says_its_problem_is_back_needs_fewer_of_the_sessions_words(machine, repo, prompt, key):
+    context = ask(machine, repo, prompt)
+    assert context and archived(machine, key)["id"] in context
+
+
+@pytest.mark.parametrize("repo, prompt", [
+    ("payments-api", "plan the AlterField migration on invoices for tonight so the deploy does not lock the whole table"),
+    ("orders-service", "new flyway migration: add delivery_window column to orders"),
+])
+def test_a_near_miss_sharing_as_many_words_without_a_failure_or_a_return_gets_nothing(machine, repo, prompt):
+    assert ask(machine, repo, prompt) is None

@@ -28,14 +28,15 @@ pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable her
 JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker-3-disk", "inf-kafka-broker-1-urp",
           "inf-tf-state-lock", "and-kotlin-daemon", "pay-gunicorn-timeout", "dp-spark-skew", "inf-billing-db-lag",
           "inf-billing-db-3", "ord-cn-fk-migration"]
-# Prompts of the written set (benchmarks/recall_set/written_prompts.json, dev half) whose words
-# alone fall short of the sessions they revisit
+# Prompts of the written and blind sets (benchmarks/recall_set, dev halves) whose words alone fall
+# short of the sessions they revisit
 IN_OTHER_WORDS = [
-    ("infra", "es node 4 heap maxed out and search requests getting rejected. last time i think it was a sort on "
-              "some keyword field eating memory?", "inf-es-data-04-breaker"),
-    ("infra", "terraform state locked again, probably a cancelled pipeline. safe to force-unlock?", "inf-tf-state-lock"),
-    ("data-pipeline", "sessionisation job executors OOM again, one task runs forever with a huge shuffle read",
-     "dp-spark-skew"),
+    ("payments-api", "bad gateway when finance downloads the large invoices as pdf again", "pay-gunicorn-timeout"),
+    ("infra", "Broker three of the Kafka cluster stopped itself overnight, the data volume is at 100%. I have a "
+              "feeling we saw this before with some topic that never deleted anything, orders-related maybe.",
+     "inf-kafka-broker-3-disk"),
+    ("infra", "did a rolling restart of the kafka cluster this morning and broker 1 has been sitting with "
+              "under-replicated partitions for like 50 min now, followers barely moving", "inf-kafka-broker-1-urp"),
 ]
 NEAR_MISSES = [
     ("infra", "es-data-04 is being decommissioned on friday, need to drain all shards off it before we shut it down"),

@@ -1,0 +1,40 @@
+"""What counts as evidence of a revisit beyond the words a prompt shares with a session: a problem
+said to be back or failing, in the languages users write in, and never a request for new work."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, shows_a_revisit
+
+
+@pytest.mark.parametrize("prompt", [
+    "terraform state locked again, probably a cancelled pipeline",
+    "how is he still getting escalations",
+    "assembleRelease keeps failing bc the kotlin compile daemon runs out of memory",
+    "java.lang.NoSuchMethodError at startup after the dependency bump",
+    "deploy hung on migrate",
+    "In der Rechnungs-PDF stehen wieder Fragezeichen statt Umlauten",
+    "le build plante encore sur la CI",
+    "生产上订单表的迁移又挂了，报外键约束错误",
+    "プッシュ通知が届かないという問い合わせがまた来ました",
+    "new terminal tabs are slow to open again",
+])
+def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
+    assert shows_a_revisit(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    "plan the AlterField migration on invoices for tonight",
+    "billing-db-2 needs OS patches next tuesday. plan a failover so billing stays up",
+    "new flyway migration: add delivery_window column to orders",
+    "Write a test that the Stripe webhook view rejects unknown event types",
+    "给订单表加一个新的索引，按用户查询太慢",
+])
+def test_a_plan_or_a_request_for_new_work_is_none(prompt):
+    assert not shows_a_revisit(prompt)
+
+
+@given(st.sampled_from(sorted(NEW_WORK_VERBS | {"new"})), st.text(alphabet="bcdfghjklmnpqrstvwxz ,.", max_size=60))
+def test_a_prompt_that_opens_with_new_work_and_says_nothing_of_the_past_is_never_evidence(verb, rest):
+    assert not shows_a_revisit(f"{verb.capitalize()} {rest} that fails with an error")
