@@ -157,17 +157,3 @@ def test_the_ranking_says_whether_the_query_is_literal_and_whether_words_settle_
     assert named.decisive and named.hits[0].path == "Pancakes.md"          # the query is its title
     loose = rank(settings, "eggs for breakfast in bed")
     assert not loose.literal and not loose.decisive                        # its first holds "eggs" only
-
-
-def test_a_lookup_by_keywords_its_first_note_all_holds_settles_the_leading_places(vault, settings):
-    write(vault, "Pancakes.md", FILLER + "Mix flour, eggs and milk; fry in butter, serve with maple syrup.")
-    write(vault, "Waffles.md", FILLER + "Waffles want a hot iron, eggs and butter.")
-    for n in range(4):
-        write(vault, f"filler{n}.md", FILLER + "bread and jam")
-    assert rank(settings, "eggs butter").decisive == fulltext.KEYWORDS_SETTLE
-    assert rank(settings, "maple syrup").decisive == fulltext.KEYWORDS_SETTLE
-    assert rank(settings, "where are eggs and butter").decisive < fulltext.KEYWORDS_SETTLE    # stopwords: a question
-    assert rank(settings, "eggs butter?").decisive < fulltext.KEYWORDS_SETTLE                # a question mark
-    assert rank(settings, "eggs butter maple flour milk").decisive < fulltext.KEYWORDS_SETTLE  # more than a few words
-    assert rank(settings, "maple syrop").decisive < fulltext.KEYWORDS_SETTLE                # a typo: meaning may help
-    assert rank(settings, "maple iron").decisive < fulltext.KEYWORDS_SETTLE                 # no note holds both

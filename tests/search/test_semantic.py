@@ -98,28 +98,6 @@ def test_a_query_holding_an_identifier_keeps_the_order_of_the_words_in_hybrid(se
     assert top(settings, "secret path", "hybrid")[0] == "Security/Secret paths.md"      # the words still find words
 
 
-def test_a_lookup_by_keywords_keeps_the_words_order_of_its_leading_notes_in_hybrid(tmp_path, monkeypatch):
-    monkeypatch.delenv("OBSIDIAN_MEMORY_CACHE_DIR", raising=False)
-    vault = tmp_path / "vault"
-    notes = {"Ops/Restore drill.md": "Backup restore drill: restore last night's backup to a scratch host and compare row counts.",
-             "Home/Furniture.md": "Restore the old oak chair; keep a backup pair of legs from the flea market.",
-             "Home/Garden.md": "Restore the hedge after winter and plant a backup row of tulips.",
-             "Ops/Disaster recovery.md": "When the primary database is lost we rebuild it from the nightly backup "
-                                         "and replay the WAL.",
-             "Ops/Dumps.md": "A nightly pg_dump of every database goes to object storage; keep 30 days of backup files.",
-             "Home/Photos.md": "Copy the photos to the NAS and to cloud storage so a lost phone loses nothing."}
-    for relative, text in notes.items():
-        (vault / relative).parent.mkdir(parents=True, exist_ok=True)
-        (vault / relative).write_text(text + "\n", encoding="utf-8")
-    settings = settings_module.Settings(str(tmp_path / "claude"), vault=str(vault))
-    vectors.embed_vault(settings, progress=False)
-    words = top(settings, "backup restore", "fulltext")
-    assert top(settings, "backup restore", "semantic")[:3] != words[:3]           # meaning would reorder them
-    assert top(settings, "backup restore", "hybrid")[:3] == words[:3]
-    asked = top(settings, "restore a backup", "hybrid")                              # not a lookup: meaning helps
-    assert asked.index("Ops/Disaster recovery.md") < asked.index("Home/Furniture.md")
-
-
 def test_default_mode_is_hybrid_with_embeddings_and_fulltext_without(settings):
     assert hybrid.default_mode(settings)[0] == "fulltext"
     assert local(settings, "pancakes").mode == "fulltext"

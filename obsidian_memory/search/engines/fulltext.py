@@ -29,8 +29,6 @@ COMMON_SHARE = 0.5         # a word in more than this share of the notes does no
 FUZZY_WEIGHT = 0.5         # a typo or prefix match counts half an exact one
 MAX_TERMS = 32             # the distinct words of a query that rank (the rest is left out)
 MAX_TYPO_WORD = 24         # longer words get no typo variants (their number grows with the square of the length)
-KEYWORDS_MAX = 4           # a query of at most this many words, none a stopword, is a lookup (`_decisive`)
-KEYWORDS_SETTLE = 3        # the leading places the words settle for such a lookup
 EXCERPT_CHARS = 300
 
 # Bonuses added to the BM25 score normalised to [0, 1] over the candidates.
@@ -232,13 +230,12 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
 
 class Ranking:
     """What `rank` found: `hits`, `total` (the notes in scope that match), `literal` whether the
-    query holds identifiers, paths or markup (`tokens`), and `decisive` how many leading places
-    the words alone settle: the first when the first note holds the query's identifiers, paths or
-    markup, or its words in a row (three or more: an error message, a quoted phrase), or is named
-    by the query; KEYWORDS_SETTLE when the query is a few keywords that the first note all holds."""
+    query holds identifiers, paths or markup (`tokens`), and `decisive` whether the words alone
+    settle the first place: the first note holds the query's identifiers, paths or markup, or its
+    words in a row (three or more: an error message, a quoted phrase), or is named by the query."""
     __slots__ = ("hits", "total", "literal", "decisive")
 
-    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: int = 0):
+    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False):
         self.hits, self.total, self.literal, self.decisive = hits, total, literal, decisive
 
 
@@ -296,7 +293,7 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     literal = _literal(terms, query.text or "")
-    decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0], query.text or "")
+    decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
     return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
 
@@ -386,21 +383,11 @@ def _literal(terms: list[Term], text: str) -> list[Term]:
     return [t for t in terms if t.whole or t.raw in glued]
 
 
-def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int,
-              text: str) -> int:
-    """How many leading places the words settle (`Ranking`). A lookup by keywords (no stopword,
-    no question mark, few words) whose every word the first note holds (not a typo of it) names
-    what it wants in the notes' own words: meaning has less to add there than a paraphrase."""
-    def holds(terms: list[Term]) -> bool:
-        return all(run.members(t.exact_expr(), [top_id]) for t in terms)
-
-    asked = words(text)
-    if (not literal and 0 < len(asked) <= KEYWORDS_MAX and not STOPWORDS.intersection(asked)
-            and not text.rstrip().endswith("?") and holds(parsed.terms)):
-        return KEYWORDS_SETTLE
+def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int) -> bool:
+    """Whether the words settle the first place (`Ranking`)."""
     if parsed.phrases or first.title_exact or (first.phrase and len(parsed.sequence) >= 3):
-        return 1
-    return int(bool(literal) and holds(literal))
+        return True
+    return bool(literal) and all(run.members(t.exact_expr(), [top_id]) for t in literal)
 
 
 def _informative(index: VaultIndex, terms: list[Term], notes: int) -> tuple[list[Term], list[float]]:

@@ -8,8 +8,7 @@
   what shares no word with the query (paraphrases, other languages). The fusion knows when the
   words decide (`fulltext.Ranking`): a query holding identifiers, paths or markup keeps the
   words' order for the notes they find; a first place the words settle (the query names the
-  note, or its words stand in a row there) stays first, and so do the first three of a lookup
-  by a few keywords that the first note all holds.
+  note, or its words stand in a row there) stays first.
 
 `default_mode` is hybrid when the model loads and some notes are embedded, else fulltext. A
 search never embeds a note (only the query): it uses what `embed` stored so far and says how
@@ -75,8 +74,8 @@ class Hybrid:
                                        names=list(FUSION_NAMES) if query.explain else None)
         if words.literal:
             fused = _words_first(fused, lexical)
-        elif words.decisive:
-            fused = _words_first(fused, lexical[:words.decisive])
+        elif words.decisive and lexical:
+            fused = _words_first(fused, lexical[:1])
         fused = fused[:query.limit]
         fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
@@ -86,8 +85,8 @@ class Hybrid:
 def _words_first(fused: list[Hit], lexical: list[Hit]) -> list[Hit]:
     """`fused` with the notes of `lexical` first, in its order, the others after in theirs: when
     the query holds identifiers, paths or markup (which the model does not read) the words order
-    the notes that hold them, and meaning only what they leave; else the leading places the
-    words settle (`fulltext.Ranking.decisive`)."""
+    the notes that hold them, and meaning only what they leave; else `lexical[:1]`, a first place
+    the words settle (`fulltext.Ranking.decisive`)."""
     first = {h.path for h in lexical}
     by_path = {h.path: h for h in fused}
     return [by_path[h.path] for h in lexical if h.path in by_path] + [h for h in fused if h.path not in first]
