@@ -256,9 +256,10 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         return decision
     best = candidates[0]
     crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
-    new_work = asks_for_new_work(prompt)
+    intent = Intent(prompt)
+    new_work = intent.asks_for_new_work
     needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
-    if MIN_COVERAGE_EVIDENCE <= best.score < needed and shows_a_revisit(prompt):
+    if MIN_COVERAGE_EVIDENCE <= best.score < needed and intent.shows_a_revisit():
         needed = MIN_COVERAGE_EVIDENCE
     if best.score < needed:
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
@@ -311,33 +312,34 @@ def _fused(candidate: Candidate) -> float:
     return candidate.similarity + SCORE_WEIGHT * candidate.score
 
 
-def shows_a_revisit(prompt: str) -> bool:
-    """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
-    says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
-    `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
-    if asks_for_new_work(prompt, NEW_WORK_VERBS | {"new"}):
-        return False
-    spoken = {w.lower() for w in re.findall(r"[^\W\d_]+", prompt)}
-    return bool(spoken & (RECURRENCE_CUES | OTHER_PAST_CUES)) or any(cue in prompt for cue in CJK_PAST_CUES) \
-        or bool(re.search(FAILURE, prompt)) or any(cue in prompt for cue in CJK_FAILURE)
+class Intent:
+    """What a prompt asks for besides the words it shares with a session, its words read once.
+    `asks_for_new_work`: it opens with a request for something new ("Add a ...", "can you write
+    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段": one of NEW_WORK_VERBS in English) and
+    nowhere speaks of the past ("again", "is back", "same as before", "wieder", 又);
+    `asks_for_anything_new`: the same, or it opens with "new" ("new flyway migration: ...")."""
+    __slots__ = ("prompt", "spoken", "asks_for_new_work", "asks_for_anything_new")
 
+    def __init__(self, prompt: str) -> None:
+        spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]    # its words, in any script
+        english = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
+        opening = next((w for w in english[:6] if w not in OPENERS), "")   # its verb, after "please", "can you", ...
+        past = any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES)
+        requested = opening in NEW_WORK_VERBS or any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) \
+            or any(verb in prompt for verb in CJK_NEW_WORK)
+        self.prompt, self.spoken = prompt, spoken
+        self.asks_for_new_work = not past and requested
+        self.asks_for_anything_new = not past and (requested or opening == "new")
 
-def asks_for_new_work(prompt: str, verbs: frozenset[str] = NEW_WORK_VERBS) -> bool:
-    """Whether the prompt opens with a request for something new ("Add a ...", "can you write
-    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段": one of `verbs` in English) and nowhere
-    speaks of the past ("again", "is back", "same as before", "wieder", 又)."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
-    spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]
-    if any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES):
-        return False
-    if any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) or any(verb in prompt for verb in CJK_NEW_WORK):
-        return True
-    for word in words[:6]:
-        if word in verbs:
-            return True
-        if word not in OPENERS:
+    def shows_a_revisit(self) -> bool:
+        """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
+        says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
+        `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
+        if self.asks_for_anything_new:
             return False
-    return False
+        return any(w in RECURRENCE_CUES or w in OTHER_PAST_CUES for w in self.spoken) \
+            or any(cue in self.prompt for cue in CJK_PAST_CUES) or bool(re.search(FAILURE, self.prompt)) \
+            or any(cue in self.prompt for cue in CJK_FAILURE)
 
 
 def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
