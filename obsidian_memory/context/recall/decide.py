@@ -115,17 +115,18 @@ class Word:
     how many archived sessions hold each, and the word's weight (its rarest term's). Its terms
     are those of the word in lower case, whatever case it was typed in; a word typed in camel
     case (`TrailmapApplication`) also counts by its camel parts where the session lacks the
-    whole word (`camel`, PARTS_ONLY), as a joined identifier counts by its parts."""
+    whole word (`camel_held`, PARTS_ONLY), as a joined identifier counts by its parts."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
-                 informative: bool, camel: dict[str, int] | None = None, size: int = 0) -> None:
+                 informative: bool, camel_held: dict[str, int] | None = None,
+                 camel_weights: dict[str, float] | None = None) -> None:
         self.text = text
         self.terms = terms              # term -> sessions holding it
         self.weights = weights
         self.compounds = compounds      # the identifier's compound terms (`billingdb2`)
         self.informative = informative
-        self.camel_held = camel or {}   # camel-case parts -> sessions holding it (none for a word in lower case)
-        self.camel = {t: idf(max(n, 1), size) for t, n in self.camel_held.items()}   # ... -> its weight
+        self.camel_held = camel_held or {}         # camel-case parts -> sessions holding it (none for a word in lower case)
+        self.camel_weights = camel_weights or {}   # ... -> its weight
 
     @property
     def weight(self) -> float:
@@ -143,8 +144,8 @@ class Word:
         share = sum(self.weights[t] * FIELD_WEIGHTS[field_of[t]] for t in parts if t in field_of) / total if total else 0.0
         if self.compounds:
             share *= PARTS_ONLY   # `billing-db-3` is not `billing-db-2`, nor `fct_orders` `fct_payments`
-        camel_total = sum(self.camel.values())
-        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel.items() if t in field_of) \
+        camel_total = sum(self.camel_weights.values())
+        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel_weights.items() if t in field_of) \
             / camel_total if camel_total else 0.0
         return max(compound, share, camel)
 
@@ -158,9 +159,9 @@ class Word:
                 bound[doc] = bound.get(doc, 0.0) + self.weights[term] / total
         if self.compounds:
             bound = {doc: share * PARTS_ONLY for doc, share in bound.items()}
-        camel_total = sum(self.camel.values())
+        camel_total = sum(self.camel_weights.values())
         camel: dict[int, float] = {}
-        for term, weight in self.camel.items():
+        for term, weight in self.camel_weights.items():
             for doc in postings.get(term, ()):
                 camel[doc] = camel.get(doc, 0.0) + PARTS_ONLY * weight / camel_total
         for doc, share in camel.items():
@@ -379,13 +380,18 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
-        weights = {t: idf(max(n, 1), size) for t, n in held.items()}
+        weights = weights_of(held, size)
         if text in characters:   # as much as its commoner pair says
             weights = dict.fromkeys(weights, min(weights.values()))
-        words.append(Word(text, held, weights, tuple(compounds),
-                          informative=min(held.values()) <= common_above(size),
-                          camel={t: counts.get(t, 0) for t in camel.get(text, ())}, size=size))
+        camel_held = {t: counts.get(t, 0) for t in camel.get(text, ())}
+        words.append(Word(text, held, weights, tuple(compounds), informative=min(held.values()) <= common_above(size),
+                          camel_held=camel_held, camel_weights=weights_of(camel_held, size)))
     return words
+
+
+def weights_of(held: dict[str, int], size: int) -> dict[str, float]:
+    """Each term's weight, from how many of the archive's `size` sessions hold it (none: as one)."""
+    return {t: idf(max(n, 1), size) for t, n in held.items()}
 
 
 def cjk_characters(run: str) -> list[tuple[str, list[str]]]:
@@ -446,7 +452,7 @@ def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | No
         for word in words:
             credit = word.credit(field_of)
             if credit > 0:
-                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel) if t in field_of),
+                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel_held) if t in field_of),
                                                    key=_field_weight)
                 gained += word.weight * credit
         candidate.coverage = gained / total if total else 0.0
