@@ -449,7 +449,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
         return ""
     from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
 
-    whole = not hook or not vault_sessions.record_describes(settings, archive, rendered_under=rules)
+    whole = not hook or not vault_sessions.record_describes(settings, archive, privacy_rules=rules)
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             changes = archive.history.changes()   # before the notes: a change landing meanwhile stays pending
