@@ -283,8 +283,10 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
     if query.repo:
-        for rowid in index.ids_with_property(REPO_PROPERTY, query.repo, pool):
-            signals[rowid].here = 1.0
+        here = set(index.paths_with_property(REPO_PROPERTY, query.repo, pool))
+        for rowid in pool:
+            if info[rowid][0] in here:
+                signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
     ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
