@@ -38,12 +38,13 @@ class HistoryState(Store):
         present `privacy_rules`) the private rules did since it was rendered under other ones."""
         if self.counters.get("history_rendered") < self.counters.get("history_changes"):
             return True
-        rendered_under = self.rendered_under() if privacy_rules is not None else None
-        return rendered_under is not None and rendered_under != privacy_rules
+        return privacy_rules is not None and self.rendered_under_other_rules(privacy_rules)
 
-    def rendered_under(self) -> str | None:
-        """The private rules (privacy.Privacy.signature) the table was last rendered under; None: never."""
-        return self.meta.get("history_privacy")
+    def rendered_under_other_rules(self, privacy_rules: str) -> bool:
+        """Whether the table was last rendered under other private rules (privacy.Privacy.signature)
+        than `privacy_rules` (never rendered under any: no)."""
+        rendered_under = self.meta.get("history_privacy")
+        return rendered_under is not None and rendered_under != privacy_rules
 
     def months_to_write(self) -> set[str]:
         """The months (`YYYY-MM`; '' for notes without a start) whose month note is to be written

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from obsidian_memory.archive.store import Store
 
+# of `sessions`: those whose stored text was redacted under other rules than the parameter (or unknown ones)
+_UNDER_OTHER_RULES = "session_id NOT IN (SELECT session_id FROM redaction WHERE rules = ?)"
+
 
 class Redaction(Store):
     def rules_of(self, session_id: str) -> str | None:
@@ -32,7 +35,10 @@ class Redaction(Store):
         """At most `limit` sessions whose stored text was redacted under other rules than `rules`
         (or unknown ones). (In no order: found in the index of session ids, without reading the
         sessions' rows.)"""
-        return [row[0] for row in self.db.execute(
-            "SELECT session_id FROM sessions WHERE session_id NOT IN "
-            "(SELECT session_id FROM redaction WHERE rules = ?) LIMIT ?",
-            (rules, int(limit)))]
+        return [row[0] for row in self.db.execute(f"SELECT session_id FROM sessions WHERE {_UNDER_OTHER_RULES} LIMIT ?",
+                                                  (rules, int(limit)))]
+
+    def count_stored_under_other_rules(self, rules: str) -> int:
+        """How many sessions' stored text was redacted under other rules than `rules` (or unknown ones)."""
+        row = self.db.execute(f"SELECT count(*) FROM sessions WHERE {_UNDER_OTHER_RULES}", (rules,)).fetchone()
+        return int(row[0])

@@ -449,7 +449,7 @@ def _rebuild_history(settings, archive, *, force: bool = False, deadline: float 
         return ""
     from obsidian_memory.vault.notes import activity, bases, history, vault_sessions
 
-    whole = not hook or not vault_sessions.record_describes(settings, archive, rendered_under=rules)
+    whole = not hook or not vault_sessions.record_describes(settings, archive, privacy_rules=rules)
     try:
         with FileLock(_lock_path(settings, "vault.lock"), timeout=VAULT_LOCK_SECONDS):
             changes = archive.history.changes()   # before the notes: a change landing meanwhile stays pending
@@ -1033,13 +1033,11 @@ def embed_for_recall(settings, archive, *, deadline: float | None = None) -> int
     """With the semantic extra, the vectors of the sessions that lack one (context.recall.similarity),
     newest first, until `deadline` (time.monotonic(); None: all); how many were made. None when the
     extra is not installed, its model does not load (logged) or another run is at it."""
-    import importlib.util
-
     from obsidian_memory.context.recall.similarity import embed_sessions
-    from obsidian_memory.search.semantic import PACKAGE
+    from obsidian_memory.search import semantic
 
     try:
-        if importlib.util.find_spec(PACKAGE) is None:
+        if not semantic.installed():
             return None
         with FileLock(_lock_path(settings, "recall-vectors.lock"), timeout=0):
             return embed_sessions(archive, deadline=deadline)

@@ -102,7 +102,7 @@ class Tools:
     def __init__(self, vault: str | None = None, in_working_folder: bool = False):
         self.vault = vault
         self.in_working_folder = in_working_folder
-        self._repo: list[str | None] = []       # the working folder's repository, found at the first search
+        self._repo: list[str | None] = []       # the working folder's repository, found when a search first needs it
 
     def working_repository(self) -> str | None:
         if not self.in_working_folder:
@@ -154,7 +154,7 @@ class Tools:
         response = search(_query_list(query, queries), settings, source=source, limit=limit,
                           folders=folders, excludes=excludes, tags=tags, not_tags=not_tags,
                           frontmatter=frontmatter, not_frontmatter=not_frontmatter, mode=mode, links=True,
-                          explain=explain, repo=self.working_repository())
+                          explain=explain, repo_identity=self.working_repository)
         return SearchResult(**output.clean({**response.to_dict(), "notes": response.notes}))
 
     def read(

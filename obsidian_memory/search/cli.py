@@ -88,7 +88,7 @@ def run_search(args) -> int:
     response = search(args.queries, settings, source=args.source, limit=args.limit, folders=args.folder,
                       excludes=args.exclude, tags=tags, not_tags=not_tags, frontmatter=frontmatter,
                       not_frontmatter=not_frontmatter, port=args.port, mode=args.mode, links=args.json,
-                      explain=args.explain, repo=working_repository())
+                      explain=args.explain, repo_identity=working_repository)
     if args.json:
         for note in response.notes:
             sys.stderr.write(f"note: {output.clean(note)}\n")

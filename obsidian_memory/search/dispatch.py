@@ -32,6 +32,10 @@ from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.base import Hit, Query, Request, Response, Result
 from obsidian_memory.core.textclean import shorten
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 SOURCES = ("auto", "omnisearch", "local", "index", "scan")
 MODES = ("hybrid", "semantic", "fulltext", "title")
 # Bounds on what a search takes: every step then costs time and memory linear in them
@@ -43,11 +47,13 @@ MAX_SCOPE_CHARS = 512        # one of them
 
 def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10, folders=(), excludes=(),
            tags=(), not_tags=(), frontmatter=(), not_frontmatter=(), port=None, mode=None,
-           links: bool = False, explain: bool = False, repo: str | None = None) -> Response:
+           links: bool = False, explain: bool = False,
+           repo_identity: Callable[[], str | None] | None = None) -> Response:
     """Search the vault of `settings`; with `links`, each hit carries the `links` and `backlinks`
-    the index knows, with `explain` what placed it (`extra["explain"]`), with `repo` (the identity
-    of the repository the search runs in: `working_repository`) that repository's sessions first
-    among equals. Bad input
+    the index knows, with `explain` what placed it (`extra["explain"]`), with `repo_identity()`
+    (the identity of the repository the search runs in: `working_repository`) that repository's
+    sessions first among equals: it is asked once, when the local index ranks (Omnisearch and the
+    scanner have no use for it, and finding it may run git). Bad input
     (scope leaving the vault, missing vault...) is a UserError."""
     started = time.monotonic()
     listing = not _given(query_or_queries) and any((folders, excludes, tags, not_tags, frontmatter, not_frontmatter))
@@ -66,9 +72,9 @@ def search(query_or_queries, settings, *, source: str = "auto", limit: int = 10,
                                    notes),
                  tags=_tags(_bounded(tags, "--tag")), not_tags=_tags(_bounded(not_tags, "--tag")),
                  frontmatter=_pairs(_bounded_pairs(frontmatter)), not_frontmatter=_pairs(_bounded_pairs(not_frontmatter)),
-                 explain=bool(explain), repo=(repo or "").strip().lower() or None)
+                 explain=bool(explain))
     with Request(settings, _port(port if port is not None else settings.omnisearch_port)) as request:
-        run = _Dispatch(request, source, mode)
+        run = _Dispatch(request, source, mode, repo_identity)
         for note in notes:
             run._note(note)
         if listing:
@@ -113,9 +119,12 @@ class _Dispatch:
     """Runs each query on the engine the source asks for, falling back as the source allows.
     The local index's engine (by mode) is decided once, the first time a query needs it."""
 
-    def __init__(self, request: Request, source: str, mode: str | None):
+    def __init__(self, request: Request, source: str, mode: str | None,
+                 repo_identity: Callable[[], str | None] | None = None):
         self.request, self.source = request, source
         self.mode = mode                    # as asked (None: the vault's default)
+        self.repo_identity = repo_identity  # () -> the identity of the repository the search runs in
+        self._repo: list[str | None] = []   # [that identity, as Query.repo holds it], once asked
         self.notes: list[str] = []
         self.engines: list[str] = []        # engines that answered, in order, without repeats
         self.modes: list[str] = []          # rankings that answered, likewise
@@ -197,6 +206,7 @@ class _Dispatch:
         return self._scan(query)
 
     def _index(self, query: Query, strict: bool):
+        query = self._in_repository(query)
         try:
             result = self._index_once(query)
         except UserError:
@@ -220,6 +230,14 @@ class _Dispatch:
             discard(self.request.settings, why)
             self._note(f"the local index was damaged ({why}): it was deleted and built again")
         return again_if_damaged(lambda: self._engine_for_index().search(query, self.request), let_go)
+
+    def _in_repository(self, query: Query) -> Query:
+        """`query` with the identity of the repository the search runs in (`repo_identity`, asked once)."""
+        if self.repo_identity is None:
+            return query
+        if not self._repo:
+            self._repo.append((self.repo_identity() or "").strip().lower() or None)
+        return query.replace(repo=self._repo[0])
 
     def _engine_for_index(self):
         """The engine of the mode asked for, else of the vault's default; a semantic mode that

@@ -5,6 +5,7 @@ weights, numpy its only dependency): it loads from disk with no network. Nothing
 imported until a semantic search or `embed` asks for it; a search imports no numpy (below),
 `embed` does.
 
+  installed() -> bool             the package is there (found, not imported: no model loaded)
   available() -> (bool, reason)   never raises: package missing, no engine for this platform,
                                   or the model failed to load, each with a clear reason
   model_id() -> str               what the stored vectors are keyed by (a change re-embeds)
@@ -61,6 +62,17 @@ def _cores() -> int:
 
 # How many calls may run at once in this process (the HTTP MCP server's requests, embed's workers)
 _calls = threading.BoundedSemaphore(_cores())
+
+
+def installed() -> bool:
+    """Whether the extra's package is installed here: found, not imported (whether its model
+    loads is `available()`'s question, a load this does not pay for)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(PACKAGE) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def available() -> tuple[bool, str]:

@@ -247,7 +247,7 @@ def check_archive(settings) -> Check:
         with archive.open_archive(path, readonly=True) as db:
             count = db.sessions.count()
             unknown = _notes_unknown_to(db, settings)
-            unredacted = _stored_under_other_rules(db, settings, count)
+            unredacted = _stored_under_other_rules(db, settings)
     except Exception as exc:
         return Check("archive", FAIL, f"{path} cannot be opened: {type(exc).__name__}: {exc}")
     problems = []
@@ -264,11 +264,11 @@ def check_archive(settings) -> Check:
     return Check("archive", OK, f"{path} (integrity ok, {count} session(s))")
 
 
-def _stored_under_other_rules(db, settings, count: int) -> int:
+def _stored_under_other_rules(db, settings) -> int:
     """How many sessions the sweep is to redact again (none while redaction is off)."""
     from obsidian_memory.capture.redact import rules
 
-    return len(db.redaction.stored_under_other_rules(rules(True), count)) if settings.redact else 0
+    return db.redaction.count_stored_under_other_rules(rules(True)) if settings.redact else 0
 
 
 def _notes_unknown_to(db, settings) -> int:

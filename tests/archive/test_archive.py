@@ -319,6 +319,14 @@ def test_a_new_archive_has_no_history_to_render(db):
     assert not db.history.outdated()
 
 
+def test_the_history_is_outdated_under_other_private_rules_than_it_was_rendered_under(db):
+    assert not db.history.rendered_under_other_rules("rules-a")       # never rendered: under none
+    db.history.record_rendered(db.history.changes(), "rules-a")
+    assert not db.history.rendered_under_other_rules("rules-a") and not db.history.outdated("rules-a")
+    assert db.history.rendered_under_other_rules("rules-b") and db.history.outdated("rules-b")
+    assert not db.history.outdated()                                  # the rules not given: not judged
+
+
 def test_a_changed_session_is_pending_until_its_note_records_that_revision(db):
     db.sessions.upsert(make_session(1))
     revision = db.sessions.revision(session_id(1))

@@ -46,6 +46,19 @@ def test_what_is_written_says_under_which_rules(tmp_path):
         assert archive.redaction.rules_of(second.session_id) is None         # written by a caller that does not say
 
 
+def test_the_count_under_other_rules_is_every_such_session_the_listing_finds(tmp_path):
+    with open_archive(str(tmp_path / "archive.db")) as archive:
+        assert archive.redaction.count_stored_under_other_rules(ON) == 0
+        for number, rules_written in enumerate([ON, "off", None, ON, "off", "old-fingerprint"]):
+            archive.sessions.upsert(make_session(10 + number), redacted_under=rules_written)
+        others = archive.redaction.stored_under_other_rules(ON, 10)
+        assert archive.redaction.count_stored_under_other_rules(ON) == len(others) == 4
+        assert len(archive.redaction.stored_under_other_rules(ON, 2)) == 2           # the listing stops at its limit
+        assert archive.redaction.count_stored_under_other_rules("off") == 4          # all but the two written off
+        archive.sessions.upsert(make_session(11), redacted_under=ON)
+        assert archive.redaction.count_stored_under_other_rules(ON) == 3
+
+
 def test_redacting_again_rewrites_only_a_session_whose_text_changes(tmp_path):
     with open_archive(str(tmp_path / "archive.db")) as archive:
         leaky = make_session(3, title=f"use {SECRET}", last_assistant_message=f"set {SECRET}",

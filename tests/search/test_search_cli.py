@@ -374,6 +374,24 @@ def test_sessions_of_the_repository_the_search_runs_in_come_first_among_equals(e
     assert first("pgbouncer prepared statement pgb-eu-2", orders)[0] == "c.md"   # the words decide over the place
 
 
+def test_a_search_omnisearch_answers_runs_no_git(vault, tmp_path):
+    """The repository the search runs in matters to the local index only: it is not looked for (a
+    repository without a remote is known by its root commit: git runs) when Omnisearch answers."""
+    import subprocess
+
+    folder = vault.root / "work" / "local-only"
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    trace = tmp_path / "git-trace.log"          # every git this search runs writes here
+    with FakeOmnisearch() as fake:
+        fake.items = [item("Runbooks/Deploy checklist.md", 7.25)]
+        answered = as_json(vault.search("deploy", "--json", "--port", str(fake.port), cwd=folder,
+                                        env={"GIT_TRACE": trace}))
+    assert answered["engine"] == "omnisearch" and not trace.exists()
+    indexed = as_json(vault.search("deploy", "--json", "--source", "index", cwd=folder, env={"GIT_TRACE": trace}))
+    assert indexed["engine"] == "index" and "rev-list" in trace.read_text(encoding="utf-8")
+
+
 def test_session_notes_are_listed_newest_first_by_the_sessions_own_start_not_the_files_time(vault):
     import os
     import time

@@ -293,7 +293,7 @@ def test_session_notes_are_found_by_their_problem_and_those_of_the_repository_he
     found = [h.path.rsplit("_", 1)[-1] for h in local(settings, ask, "semantic", limit=3).hits]
     assert set(found[:2]) == {"aaaaaaaa.md", "bbbbbbbb.md"}                # by what was asked and answered
     for repo, first in (("github.com/acme/payments", "aaaaaaaa.md"), ("github.com/acme/orders", "bbbbbbbb.md")):
-        hits = search(ask, settings, source="index", mode="semantic", limit=3, repo=repo).hits
+        hits = search(ask, settings, source="index", mode="semantic", limit=3, repo_identity=lambda: repo).hits
         assert hits[0].path.endswith(first)
         assert "email twice" in hits[0].excerpt or "both replicas" in hits[0].excerpt    # the session's own words
 

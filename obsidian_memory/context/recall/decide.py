@@ -115,17 +115,18 @@ class Word:
     how many archived sessions hold each, and the word's weight (its rarest term's). Its terms
     are those of the word in lower case, whatever case it was typed in; a word typed in camel
     case (`TrailmapApplication`) also counts by its camel parts where the session lacks the
-    whole word (`camel`, PARTS_ONLY), as a joined identifier counts by its parts."""
+    whole word (`camel_held`, PARTS_ONLY), as a joined identifier counts by its parts."""
 
     def __init__(self, text: str, terms: dict[str, int], weights: dict[str, float], compounds: tuple[str, ...],
-                 informative: bool, camel: dict[str, int] | None = None, size: int = 0) -> None:
+                 informative: bool, camel_held: dict[str, int] | None = None,
+                 camel_weights: dict[str, float] | None = None) -> None:
         self.text = text
         self.terms = terms              # term -> sessions holding it
         self.weights = weights
         self.compounds = compounds      # the identifier's compound terms (`billingdb2`)
         self.informative = informative
-        self.camel_held = camel or {}   # camel-case parts -> sessions holding it (none for a word in lower case)
-        self.camel = {t: idf(max(n, 1), size) for t, n in self.camel_held.items()}   # ... -> its weight
+        self.camel_held = camel_held or {}         # camel-case parts -> sessions holding it (none for a word in lower case)
+        self.camel_weights = camel_weights or {}   # ... -> its weight
 
     @property
     def weight(self) -> float:
@@ -143,8 +144,8 @@ class Word:
         share = sum(self.weights[t] * FIELD_WEIGHTS[field_of[t]] for t in parts if t in field_of) / total if total else 0.0
         if self.compounds:
             share *= PARTS_ONLY   # `billing-db-3` is not `billing-db-2`, nor `fct_orders` `fct_payments`
-        camel_total = sum(self.camel.values())
-        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel.items() if t in field_of) \
+        camel_total = sum(self.camel_weights.values())
+        camel = PARTS_ONLY * sum(w * FIELD_WEIGHTS[field_of[t]] for t, w in self.camel_weights.items() if t in field_of) \
             / camel_total if camel_total else 0.0
         return max(compound, share, camel)
 
@@ -158,9 +159,9 @@ class Word:
                 bound[doc] = bound.get(doc, 0.0) + self.weights[term] / total
         if self.compounds:
             bound = {doc: share * PARTS_ONLY for doc, share in bound.items()}
-        camel_total = sum(self.camel.values())
+        camel_total = sum(self.camel_weights.values())
         camel: dict[int, float] = {}
-        for term, weight in self.camel.items():
+        for term, weight in self.camel_weights.items():
             for doc in postings.get(term, ()):
                 camel[doc] = camel.get(doc, 0.0) + PARTS_ONLY * weight / camel_total
         for doc, share in camel.items():
@@ -256,9 +257,10 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         return decision
     best = candidates[0]
     crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
-    new_work = asks_for_new_work(prompt)
+    intent = Intent(prompt)
+    new_work = intent.asks_for_new_work
     needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
-    if MIN_COVERAGE_EVIDENCE <= best.score < needed and shows_a_revisit(prompt):
+    if MIN_COVERAGE_EVIDENCE <= best.score < needed and intent.shows_a_revisit():
         needed = MIN_COVERAGE_EVIDENCE
     if best.score < needed:
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
@@ -311,33 +313,34 @@ def _fused(candidate: Candidate) -> float:
     return candidate.similarity + SCORE_WEIGHT * candidate.score
 
 
-def shows_a_revisit(prompt: str) -> bool:
-    """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
-    says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
-    `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
-    if asks_for_new_work(prompt, NEW_WORK_VERBS | {"new"}):
-        return False
-    spoken = {w.lower() for w in re.findall(r"[^\W\d_]+", prompt)}
-    return bool(spoken & (RECURRENCE_CUES | OTHER_PAST_CUES)) or any(cue in prompt for cue in CJK_PAST_CUES) \
-        or bool(re.search(FAILURE, prompt)) or any(cue in prompt for cue in CJK_FAILURE)
+class Intent:
+    """What a prompt asks for besides the words it shares with a session, its words read once.
+    `asks_for_new_work`: it opens with a request for something new ("Add a ...", "can you write
+    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段": one of NEW_WORK_VERBS in English) and
+    nowhere speaks of the past ("again", "is back", "same as before", "wieder", 又);
+    `asks_for_anything_new`: the same, or it opens with "new" ("new flyway migration: ...")."""
+    __slots__ = ("prompt", "spoken", "asks_for_new_work", "asks_for_anything_new")
 
+    def __init__(self, prompt: str) -> None:
+        spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]    # its words, in any script
+        english = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
+        opening = next((w for w in english[:6] if w not in OPENERS), "")   # its verb, after "please", "can you", ...
+        past = any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES)
+        requested = opening in NEW_WORK_VERBS or any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) \
+            or any(verb in prompt for verb in CJK_NEW_WORK)
+        self.prompt, self.spoken = prompt, spoken
+        self.asks_for_new_work = not past and requested
+        self.asks_for_anything_new = not past and (requested or opening == "new")
 
-def asks_for_new_work(prompt: str, verbs: frozenset[str] = NEW_WORK_VERBS) -> bool:
-    """Whether the prompt opens with a request for something new ("Add a ...", "can you write
-    ...", "Bitte ein Feld hinzufügen", "给订单表加一个字段": one of `verbs` in English) and nowhere
-    speaks of the past ("again", "is back", "same as before", "wieder", 又)."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
-    spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]
-    if any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES):
-        return False
-    if any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) or any(verb in prompt for verb in CJK_NEW_WORK):
-        return True
-    for word in words[:6]:
-        if word in verbs:
-            return True
-        if word not in OPENERS:
+    def shows_a_revisit(self) -> bool:
+        """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
+        says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
+        `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
+        if self.asks_for_anything_new:
             return False
-    return False
+        return any(w in RECURRENCE_CUES or w in OTHER_PAST_CUES for w in self.spoken) \
+            or any(cue in self.prompt for cue in CJK_PAST_CUES) or bool(re.search(FAILURE, self.prompt)) \
+            or any(cue in self.prompt for cue in CJK_FAILURE)
 
 
 def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
@@ -377,13 +380,18 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
     words = []
     for text, (parts, compounds) in found.items():
         held = {t: counts.get(t, 0) for t in parts + compounds}
-        weights = {t: idf(max(n, 1), size) for t, n in held.items()}
+        weights = weights_of(held, size)
         if text in characters:   # as much as its commoner pair says
             weights = dict.fromkeys(weights, min(weights.values()))
-        words.append(Word(text, held, weights, tuple(compounds),
-                          informative=min(held.values()) <= common_above(size),
-                          camel={t: counts.get(t, 0) for t in camel.get(text, ())}, size=size))
+        camel_held = {t: counts.get(t, 0) for t in camel.get(text, ())}
+        words.append(Word(text, held, weights, tuple(compounds), informative=min(held.values()) <= common_above(size),
+                          camel_held=camel_held, camel_weights=weights_of(camel_held, size)))
     return words
+
+
+def weights_of(held: dict[str, int], size: int) -> dict[str, float]:
+    """Each term's weight, from how many of the archive's `size` sessions hold it (none: as one)."""
+    return {t: idf(max(n, 1), size) for t, n in held.items()}
 
 
 def cjk_characters(run: str) -> list[tuple[str, list[str]]]:
@@ -444,7 +452,7 @@ def score(archive: Archive, words: list[Word], size: int, *, repo_root: str | No
         for word in words:
             credit = word.credit(field_of)
             if credit > 0:
-                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel) if t in field_of),
+                candidate.matched[word.text] = max((field_of[t] for t in (*word.terms, *word.camel_held) if t in field_of),
                                                    key=_field_weight)
                 gained += word.weight * credit
         candidate.coverage = gained / total if total else 0.0

@@ -89,11 +89,14 @@ class Term:
 
 class ParsedQuery:
     """`terms` to rank by, `sequence` every word in order (for the phrase bonus), `phrases` the
-    quoted phrases (required), `negatives` the -words (excluded)."""
-    __slots__ = ("terms", "sequence", "phrases", "negatives")
+    quoted phrases (required), `negatives` the -words (excluded), `identifiers` the glued forms of
+    the identifiers, paths and markup outside the quotes (`tokens.query_identifiers`)."""
+    __slots__ = ("terms", "sequence", "phrases", "negatives", "identifiers")
 
-    def __init__(self, terms: list[Term], sequence: list[str], phrases: list[list[str]], negatives: list[str]):
+    def __init__(self, terms: list[Term], sequence: list[str], phrases: list[list[str]], negatives: list[str],
+                 identifiers: frozenset[str]):
         self.terms, self.sequence, self.phrases, self.negatives = terms, sequence, phrases, negatives
+        self.identifiers = identifiers
 
     @property
     def empty(self) -> bool:
@@ -145,10 +148,11 @@ def prepare(index: VaultIndex, text: str) -> ParsedQuery:
     for term in terms:
         if 4 <= len(term.raw) <= MAX_TYPO_WORD and not term.raw.isdigit():
             term.variants = typo_variants(index, term.stem)
-    wholes = [w for w in query_identifiers(_QUOTED.sub(" ", text)) if w not in content]
+    identifiers = query_identifiers(_QUOTED.sub(" ", text))
+    wholes = [w for w in identifiers if w not in content]
     terms += [Term(raw=w, stem=s, whole=True) for w, s in zip(wholes, index.stems(wholes))]
     sequence = plain if len(plain) >= 2 else []
-    return ParsedQuery(terms, sequence, phrases, negatives)
+    return ParsedQuery(terms, sequence, phrases, negatives, frozenset(identifiers))
 
 
 def typo_variants(index: VaultIndex, stem: str, keep: int = 3) -> list[str]:
@@ -283,8 +287,10 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
             all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
     if query.repo:
-        for rowid in index.ids_with_property(REPO_PROPERTY, query.repo, pool):
-            signals[rowid].here = 1.0
+        here = set(index.paths_with_property(REPO_PROPERTY, query.repo, pool))
+        for rowid in pool:
+            if info[rowid][0] in here:
+                signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
     ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
@@ -292,7 +298,7 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
     hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
                  _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
-    literal = _literal(terms, query.text or "")
+    literal = _literal(terms, parsed.identifiers)
     decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
     return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
@@ -377,10 +383,9 @@ def _with_confidence(index: VaultIndex, ranked: list, terms: list[Term], weights
     return [(rowid, held * score + (1 - held) * top) for rowid, score in ranked], 1 - held
 
 
-def _literal(terms: list[Term], text: str) -> list[Term]:
+def _literal(terms: list[Term], identifiers: frozenset[str]) -> list[Term]:
     """The terms that are identifiers, paths or markup of the query (`tokens`), not words."""
-    glued = set(query_identifiers(_QUOTED.sub(" ", text)))
-    return [t for t in terms if t.whole or t.raw in glued]
+    return [t for t in terms if t.whole or t.raw in identifiers]
 
 
 def _decisive(run: _Matches, parsed: ParsedQuery, literal: list[Term], first: "Signals", top_id: int) -> bool:

@@ -347,15 +347,13 @@ class VaultIndex:
         """Every path in scope; only the path is read (the covering index: the rows hold whole notes)."""
         return [p for (p,) in self.conn.execute(f"SELECT n.path FROM notes n {scope.where()}", scope.params)]
 
-    def paths_with_property(self, key: str, value: str) -> list[str]:
-        """The notes whose frontmatter has `key: value` (both as `markdown.frontmatter_pairs` folds them)."""
-        return [p for (p,) in self.conn.execute("SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id"
-                                                " WHERE p.key = ? AND p.value = ?", (key, value))]
-
-    def ids_with_property(self, key: str, value: str, among: Iterable[int]) -> set[int]:
-        """The notes of `among` whose frontmatter has `key: value` (folded as `paths_with_property`'s)."""
-        return {n for (n,) in self.conn.execute(f"SELECT note_id FROM note_props WHERE key = ? AND value = ?"
-                                                f" AND note_id IN ({_ids(among)})", (key, value))}
+    def paths_with_property(self, key: str, value: str, among: Iterable[int] | None = None) -> list[str]:
+        """The notes whose frontmatter has `key: value` (both as `markdown.frontmatter_pairs` folds
+        them); given `among` (note ids), those of them only."""
+        sql = "SELECT n.path FROM note_props p JOIN notes n ON n.id = p.note_id WHERE p.key = ? AND p.value = ?"
+        if among is not None:
+            sql += f" AND p.note_id IN ({_ids(among)})"
+        return [p for (p,) in self.conn.execute(sql, (key, value))]
 
     def recent(self, scope: Scope, limit: int) -> tuple[int, list[tuple[str, str, str]]]:
         """(notes in scope, (path, title, body) of the `limit` newest): a session note by when its

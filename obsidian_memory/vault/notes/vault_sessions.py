@@ -358,16 +358,16 @@ def refresh(settings, archive, *, deadline: float | None = None, written=None, w
     return Folder(archive, root, bool(months), months, moving)
 
 
-def record_describes(settings, archive, *, rendered_under: str) -> bool:
+def record_describes(settings, archive, *, privacy_rules: str) -> bool:
     """Whether the archive's record of the vault's notes describes this vault under the present
-    private text rules, and the history was last rendered under the rules `rendered_under`
-    (privacy.Privacy.signature) or never: then the history can be rendered from it with only the
-    notes a run wrote read again."""
+    private text rules, and the history was last rendered under the present private rules
+    `privacy_rules` (privacy.Privacy.signature) or never: then the history can be rendered from it
+    with only the notes a run wrote read again."""
     from obsidian_memory.vault.privacy import Privacy
 
     root = vault_root(settings)
     return (root is not None and archive.vault_notes.describes(root, Privacy.of(settings).text_rules())
-            and archive.history.rendered_under() in (None, rendered_under))
+            and not archive.history.rendered_under_other_rules(privacy_rules))
 
 
 def month_of(started: str | None) -> str:

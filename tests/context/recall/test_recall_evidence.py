@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, shows_a_revisit
+from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, Intent
 
 
 @pytest.mark.parametrize("prompt", [
@@ -21,7 +21,7 @@ from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, shows_a_revisi
     "new terminal tabs are slow to open again",
 ])
 def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
-    assert shows_a_revisit(prompt)
+    assert Intent(prompt).shows_a_revisit()
 
 
 @pytest.mark.parametrize("prompt", [
@@ -32,9 +32,9 @@ def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
     "给订单表加一个新的索引，按用户查询太慢",
 ])
 def test_a_plan_or_a_request_for_new_work_is_none(prompt):
-    assert not shows_a_revisit(prompt)
+    assert not Intent(prompt).shows_a_revisit()
 
 
 @given(st.sampled_from(sorted(NEW_WORK_VERBS | {"new"})), st.text(alphabet="bcdfghjklmnpqrstvwxz ,.", max_size=60))
 def test_a_prompt_that_opens_with_new_work_and_says_nothing_of_the_past_is_never_evidence(verb, rest):
-    assert not shows_a_revisit(f"{verb.capitalize()} {rest} that fails with an error")
+    assert not Intent(f"{verb.capitalize()} {rest} that fails with an error").shows_a_revisit()
