@@ -37,6 +37,31 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def semantic_unavailable() -> str | None:
+    """Why the tests of semantic search skip here, or None (they run). Only what semantic.Unavailable
+    says is a reason: the [semantic] extra not installed, a machine its wheels do not cover. The model
+    failing to load for any other reason is a defect of ours, raised here: it fails the tests instead
+    of skipping them (semantic.available() says False for it as for the others)."""
+    from obsidian_memory.search import semantic
+
+    try:
+        semantic.token_count("x")
+    except semantic.Unavailable as exc:
+        return f"semantic search unavailable here: {exc}"
+    return None
+
+
+def requires_semantic() -> pytest.MarkDecorator:
+    why = semantic_unavailable()
+    return pytest.mark.skipif(why is not None, reason=why or "")
+
+
+def skip_without_semantic() -> None:
+    why = semantic_unavailable()
+    if why is not None:
+        pytest.skip(why)
+
+
 class Env:
     """An isolated user: HOME, CLAUDE_CONFIG_DIR, a vault, a fixed timezone."""
 

@@ -12,9 +12,9 @@ from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.engines import hybrid
 from obsidian_memory.search import search, semantic
 from obsidian_memory.search.store import vectors
+from testkit import requires_semantic
 
-OK, WHY = semantic.available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+pytestmark = requires_semantic()
 
 NOTES = {
     "Sync/Selective sync.md": "---\naliases: [Excluded folders]\n---\nChoose which folders Obsidian Sync leaves out. "
