@@ -62,6 +62,18 @@ def skip_without_semantic() -> None:
         pytest.skip(why)
 
 
+def local_linux_only(reason: str) -> pytest.MarkDecorator:
+    """Skips (saying `reason`) unless the temporary folders are on a local file system of Linux, where
+    inotify hears every change. Decided by the platform and the mount table, never by whether our
+    watch starts: on Linux, a watch that fails to start fails the tests."""
+    import tempfile
+
+    from obsidian_memory.search.store.watch import foreign_filesystem
+
+    local = sys.platform.startswith("linux") and foreign_filesystem(tempfile.gettempdir()) is None
+    return pytest.mark.skipif(not local, reason=reason)
+
+
 class Env:
     """An isolated user: HOME, CLAUDE_CONFIG_DIR, a vault, a fixed timezone."""
 
