@@ -74,6 +74,23 @@ def local_linux_only(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(not local, reason=reason)
 
 
+def fts_deletes_by_rowid_here() -> bool:
+    """Whether a SQLite that deletes an FTS5 row by its rowid (3.43 or later) is here: Python's own,
+    or sqlean.py's (a dependency where it has wheels). Asked of the libraries themselves, not of
+    sqlitedb, so that an index that does not take one that is here fails its tests."""
+    import sqlite3
+
+    from obsidian_memory.core.sqlitedb import DELETE_BY_ID
+
+    if sqlite3.sqlite_version_info >= DELETE_BY_ID:
+        return True
+    try:
+        import sqlean
+    except ImportError:
+        return False
+    return bool(sqlean.sqlite_version_info >= DELETE_BY_ID)
+
+
 class Env:
     """An isolated user: HOME, CLAUDE_CONFIG_DIR, a vault, a fixed timezone."""
 
