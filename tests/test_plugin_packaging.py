@@ -172,10 +172,13 @@ def test_first_session_bootstraps_detached_and_the_next_one_runs_the_hooks_and_t
 
     env_file = tmp_path / "session-env" / "sessionstart-hook-0.sh"   # what Claude Code gives SessionStart hooks
     env_file.parent.mkdir()
+    (vault / "Meta").mkdir(exist_ok=True)
+    (vault / "Meta" / "claude-state.md").write_text("Halfway through the okapi importer.\n", encoding="utf-8")
     second = launch("session-start", {**env, "CLAUDE_ENV_FILE": str(env_file)}, root=root)
-    assert second.returncode == 0
-    if second.stdout.strip():
-        assert json.loads(second.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert (second.returncode, second.stderr) == (0, b""), second.stderr
+    started = json.loads(second.stdout)["hookSpecificOutput"]
+    assert started["hookEventName"] == "SessionStart"
+    assert "Halfway through the okapi importer." in started["additionalContext"]   # the vault option's state
     # The session's Bash commands source that file: the skill's search finds the configured vault.
     search = subprocess.run(["sh", "-c", f'. "{env_file}"; {prefix} "zebrafish"'], capture_output=True, text=True,
                             timeout=120, env={k: v for k, v in {**os.environ, "HOME": str(home)}.items()

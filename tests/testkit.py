@@ -37,6 +37,60 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def semantic_unavailable() -> str | None:
+    """Why the tests of semantic search skip here, or None (they run). Only what semantic.Unavailable
+    says is a reason: the [semantic] extra not installed, a machine its wheels do not cover. The model
+    failing to load for any other reason is a defect of ours, raised here: it fails the tests instead
+    of skipping them (semantic.available() says False for it as for the others)."""
+    from obsidian_memory.search import semantic
+
+    try:
+        semantic.token_count("x")
+    except semantic.Unavailable as exc:
+        return f"semantic search unavailable here: {exc}"
+    return None
+
+
+def requires_semantic() -> pytest.MarkDecorator:
+    why = semantic_unavailable()
+    return pytest.mark.skipif(why is not None, reason=why or "")
+
+
+def skip_without_semantic() -> None:
+    why = semantic_unavailable()
+    if why is not None:
+        pytest.skip(why)
+
+
+def local_linux_only(reason: str) -> pytest.MarkDecorator:
+    """Skips (saying `reason`) unless the temporary folders are on a local file system of Linux, where
+    inotify hears every change. Decided by the platform and the mount table, never by whether our
+    watch starts: on Linux, a watch that fails to start fails the tests."""
+    import tempfile
+
+    from obsidian_memory.search.store.watch import foreign_filesystem
+
+    local = sys.platform.startswith("linux") and foreign_filesystem(tempfile.gettempdir()) is None
+    return pytest.mark.skipif(not local, reason=reason)
+
+
+def fts_deletes_by_rowid_here() -> bool:
+    """Whether a SQLite that deletes an FTS5 row by its rowid (3.43 or later) is here: Python's own,
+    or sqlean.py's (a dependency where it has wheels). Asked of the libraries themselves, not of
+    sqlitedb, so that an index that does not take one that is here fails its tests."""
+    import sqlite3
+
+    from obsidian_memory.core.sqlitedb import DELETE_BY_ID
+
+    if sqlite3.sqlite_version_info >= DELETE_BY_ID:
+        return True
+    try:
+        import sqlean
+    except ImportError:
+        return False
+    return bool(sqlean.sqlite_version_info >= DELETE_BY_ID)
+
+
 class Env:
     """An isolated user: HOME, CLAUDE_CONFIG_DIR, a vault, a fixed timezone."""
 

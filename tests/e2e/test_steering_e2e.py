@@ -38,6 +38,9 @@ def test_injected_shows_what_the_client_accepted_and_why(installed, first_sessio
     recalls = [r for r in records if r["event"] == "UserPromptSubmit"]
     assert len(recalls) == 1 and recalls[0]["prompt"] == REVISIT and recalls[0]["reason"]
     # session 1 was listed by the context already: recall does not show it twice, and says so
+    assert first_session.session_id not in recalls[0]["chosen"] and first_session.session_id not in recalls[0]["text"]
+    assert recalls[0]["already_shown"] == [first_session.session_id], recalls[0]
+    assert "shown in this session already" in recalls[0]["reason"]
     assert recalls[0]["chars"] == 0 or recalls[0]["text"] in run.hook_additional_context("UserPromptSubmit")
     shown = world.om("injected", run.session_id[:8]).stdout
     assert "SessionStart (startup)" in shown and f"{len(starts[0]['text']):,} of 6,000 characters" in shown

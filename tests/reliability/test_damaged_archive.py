@@ -140,11 +140,13 @@ def test_damage_anywhere_is_refused_untouched_or_harmless(user, monkeypatch, off
     before = digest(user)
     write_transcript(user.projects / f"{LATER}.jsonl", LATER, ["after"])
     try:
-        capture.import_transcripts(settings_module.load(), progress=False)
+        summary = capture.import_transcripts(settings_module.load(), progress=False)
     except capture.ArchiveDamaged as exc:
         assert "move it aside" in str(exc) and digest(user) == before
     except ArchiveError as exc:
         assert "upgrade it" in str(exc) and digest(user) == before
+    else:   # the damage hit nothing it reads: the new session is archived like any other
+        assert (summary.archived, summary.failed, summary.halted) == (1, 0, ""), vars(summary)
 
 
 def test_a_recall_index_that_does_not_take_its_rows_ends_the_run_instead_of_writing_forever(user):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from testkit import graph_vault
+from testkit import fts_deletes_by_rowid_here, graph_vault
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def fts_delete(request, monkeypatch):
         monkeypatch.setenv(sqlitedb.LIBRARY_ENV, "keep-text")
     else:
         monkeypatch.delenv(sqlitedb.LIBRARY_ENV, raising=False)
-        if not sqlitedb.index_library()[1]:
+        if not fts_deletes_by_rowid_here():
             pytest.skip("this Python's SQLite is older than 3.43 and sqlean.py is not installed "
                         "(`pip install sqlean.py`), so the index keeps the notes' text: tested by the other case")
     return request.param

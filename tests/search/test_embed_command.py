@@ -9,15 +9,12 @@ import re
 import sqlite3
 import threading
 
-import pytest
-
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.search import semantic
 from obsidian_memory.search.store import vectors
-from testkit import write_note
+from testkit import requires_semantic, write_note
 
-OK, WHY = semantic.available()
-needs_model = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+needs_model = requires_semantic()
 
 ETA_LINE = re.compile(r"embedding (\d+)/(\d+) notes: +(\d+)%\|[^|]*\| \d\d:\d\d elapsed, ETA \d\d:\d\d")
 

@@ -17,10 +17,9 @@ from obsidian_memory.core import settings as settings_module
 from obsidian_memory.search.engines import hybrid
 from obsidian_memory.search import search, semantic
 from obsidian_memory.search.store import vectors
-from testkit import REPO
+from testkit import REPO, requires_semantic
 
-OK, WHY = semantic.available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+pytestmark = requires_semantic()
 
 NOTES = {
     "Sync/Selective sync.md": "Choose which folders Obsidian Sync leaves out. Open Settings, Sync, and next to "

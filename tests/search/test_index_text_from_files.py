@@ -15,7 +15,7 @@ from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search import graph, store
 from obsidian_memory.search.base import Query
 from obsidian_memory.search.store import VaultIndex, schema
-from testkit import index_file, write_note as write
+from testkit import fts_deletes_by_rowid_here, index_file, write_note as write
 
 SENTENCE = "A pangolin named Hortensia catalogues seventeen brass telescopes every Thursday"
 
@@ -73,7 +73,7 @@ def test_the_index_keeps_a_notes_text_only_where_sqlite_needs_it_to_delete(env, 
 def test_switching_sqlite_rebuilds_the_index_with_the_same_answers(env, monkeypatch):
     monkeypatch.setattr(sqlitedb, "_library", None)
     monkeypatch.delenv(sqlitedb.LIBRARY_ENV, raising=False)
-    if not sqlitedb.index_library()[1]:
+    if not fts_deletes_by_rowid_here():
         pytest.skip("this Python's SQLite is older than 3.43 and sqlean.py is not installed: only one way to test")
     for n in range(12):
         write(env.vault, f"N{n}.md", f"# Note {n}\n\nOtters and herons, {n} of them. See [[N{(n + 1) % 12}]].\n")

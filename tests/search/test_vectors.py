@@ -12,13 +12,7 @@ from obsidian_memory.vault import markdown
 from obsidian_memory.search.engines import hybrid
 from obsidian_memory.search import semantic
 from obsidian_memory.search.store import vectors
-from testkit import write_note as write
-
-
-def _require_model():
-    ok, why = semantic.available()
-    if not ok:
-        pytest.skip(f"semantic search unavailable here: {why}")
+from testkit import skip_without_semantic, write_note as write
 
 
 class CountingModel:
@@ -109,7 +103,7 @@ def test_wikilinks_embed_as_their_label():
 # -- the store (real model) -------------------------------------------------------------------------
 
 def test_unchanged_notes_are_not_embedded_again(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "a.md", "# Alpha\nApples grow on trees.")
     write(vault, "b.md", "# Beta\nBananas are yellow.")
     first = CountingModel()
@@ -121,7 +115,7 @@ def test_unchanged_notes_are_not_embedded_again(settings, vault):
 
 
 def test_touched_or_moved_note_reuses_its_vectors_and_an_edit_embeds_only_the_changed_text(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "long.md", long_note(sections=8))
     write(vault, "short.md", "Short note about pears.")
     vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
@@ -142,7 +136,7 @@ def test_touched_or_moved_note_reuses_its_vectors_and_an_edit_embeds_only_the_ch
 
 
 def test_a_model_change_re_embeds_everything_and_drops_the_old_vectors(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "a.md", "Apples.")
     write(vault, "b.md", "Bananas.")
     vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
@@ -157,7 +151,7 @@ def test_a_model_change_re_embeds_everything_and_drops_the_old_vectors(settings,
 
 
 def test_an_interrupted_run_keeps_finished_batches_and_the_next_run_does_the_rest(settings, vault):
-    _require_model()
+    skip_without_semantic()
     for n in range(6):
         write(vault, f"n{n}.md", f"Note number {n} about topic {n}.", bump=n)
     killed = CountingModel(fail_on_call=3)
@@ -171,7 +165,7 @@ def test_an_interrupted_run_keeps_finished_batches_and_the_next_run_does_the_res
 
 
 def test_limit_embeds_the_most_recently_changed_notes_first(settings, vault):
-    _require_model()
+    skip_without_semantic()
     for n in range(4):
         write(vault, f"n{n}.md", f"Note {n}.", bump=n * 10)
     stats = vectors.embed_vault(settings, embedder=CountingModel(), progress=False, limit=2)
@@ -179,7 +173,7 @@ def test_limit_embeds_the_most_recently_changed_notes_first(settings, vault):
 
 
 def test_deleted_notes_lose_their_vectors(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "keep.md", "Kept note.")
     write(vault, "gone.md", "A note about something else entirely.")
     vectors.embed_vault(settings, embedder=CountingModel(), progress=False)
@@ -192,7 +186,7 @@ def test_deleted_notes_lose_their_vectors(settings, vault):
 
 
 def test_note_scores_rank_within_the_allowed_set_and_point_at_the_best_section(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "fruit.md", "Apples, pears and cherries are fruit.")
     write(vault, "cars.md", "Engines, wheels and brakes of a car.")
     sections = "\n".join(f"## Topic {n}\n" + f"Filler sentence number {n} about nothing much. " * 12 for n in range(6))
@@ -213,7 +207,7 @@ def test_note_scores_rank_within_the_allowed_set_and_point_at_the_best_section(s
 
 
 def test_a_damaged_store_is_rebuilt_not_fatal(settings, vault):
-    _require_model()
+    skip_without_semantic()
     write(vault, "a.md", "Apples.")
     path = vectors.store_path(settings)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -224,7 +218,7 @@ def test_a_damaged_store_is_rebuilt_not_fatal(settings, vault):
 
 
 def test_a_store_chunked_the_earlier_way_re_embeds_only_the_session_notes(settings, vault, monkeypatch):
-    _require_model()
+    skip_without_semantic()
     from obsidian_memory.capture.session_records import Prompt, Session
     from obsidian_memory.vault.notes import sessions as notes
 

@@ -11,10 +11,10 @@ import pytest
 
 from obsidian_memory.search.store import VaultIndex, build, freshness, index_path, watch
 from obsidian_memory.search.store.watch import LINKED_NOTE, VaultWatch, foreign_filesystem
+from testkit import local_linux_only
 
-linux_only = pytest.mark.skipif(watch._libc() is None,
-                                reason="the vault watch uses Linux's inotify on a local file system; elsewhere "
-                                       "every search walks the vault, as the other tests check")
+linux_only = local_linux_only("the vault watch uses Linux's inotify on a local file system; elsewhere every "
+                             "search walks the vault, as the other tests check")
 WAIT = 30.0
 
 

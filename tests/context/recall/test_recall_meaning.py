@@ -19,11 +19,9 @@ import pytest
 
 from recall_kit import (FIXTURES, ask, build, hook, injected, new_session, prompt_payload, recall_world, spec,
                         transcripts)
-from testkit import CLI, without_package
-from obsidian_memory.search import semantic
+from testkit import CLI, requires_semantic, without_package
 
-OK, WHY = semantic.available()
-pytestmark = pytest.mark.skipif(not OK, reason=f"semantic search unavailable here: {WHY}")
+pytestmark = requires_semantic()
 
 JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker-3-disk", "inf-kafka-broker-1-urp",
           "inf-tf-state-lock", "and-kotlin-daemon", "pay-gunicorn-timeout", "dp-spark-skew", "inf-billing-db-lag",

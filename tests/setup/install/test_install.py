@@ -285,11 +285,13 @@ def test_hook_commands_taken_from_settings_json_run_without_a_shell_and_exit_zer
     base = {"session_id": TRANSCRIPT_ID, "transcript_path": str(transcript), "cwd": str(user.root)}
     settings = user.settings()
     environ = user.environ(PATH="/nonexistent")   # exec form: no shell, nothing looked up on PATH
+    (user.vault / "Meta" / "claude-state.md").write_text("Halfway through the okapi importer.\n", encoding="utf-8")
     start = run_hook_as_written(our_handlers(settings, "SessionStart")[0],
                                 {**base, "hook_event_name": "SessionStart", "source": "startup"}, environ, user.root)
-    assert start.returncode == 0, start.stderr
-    if start.stdout.strip():
-        assert json.loads(start.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert (start.returncode, start.stderr) == (0, b""), start.stderr
+    started = json.loads(start.stdout)["hookSpecificOutput"]
+    assert started["hookEventName"] == "SessionStart"
+    assert "Halfway through the okapi importer." in started["additionalContext"]
     end = run_hook_as_written(our_handlers(settings, "SessionEnd")[0],
                               {**base, "hook_event_name": "SessionEnd", "reason": "other"}, environ, user.root)
     assert (end.returncode, end.stdout, end.stderr) == (0, b"", b"")
