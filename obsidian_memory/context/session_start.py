@@ -77,9 +77,9 @@ def session_start(payload: Mapping[str, Any], settings: Settings) -> Context | N
                  source=_string(payload.get("source")), session_id=_string(payload.get("session_id")))
 
 
-def session_start_output(payload: Mapping[str, Any], settings: Settings) -> str | None:
-    """The hook's stdout: one JSON object, or None when there is nothing worth saying."""
-    context = session_start(payload, settings)
+def hook_output(context: Context | None) -> str | None:
+    """The hook's stdout for `context` (session_start's): one JSON object, or None when there is
+    nothing worth saying."""
     return hook_json(context.text) if context is not None and context.text else None
 
 

@@ -60,8 +60,8 @@ def test_a_tiny_budget_gives_whole_fenced_sections_or_nothing(env, repo, budget)
 def test_the_default_budget_is_6000_and_the_hard_cap_stays_under_claude_codes_10000(env, repo):
     huge_vault(env, repo)
     assert len(context.build_context(make_settings(env), cwd=str(repo))) <= 6000
-    hook = context.session_start_output({"cwd": str(repo), "source": "startup"},
-                                        make_settings(env, context_budget=10 ** 6))
+    hook = context.hook_output(context.session_start({"cwd": str(repo), "source": "startup"},
+                                                     make_settings(env, context_budget=10 ** 6)))
     assert len(json.loads(hook)["hookSpecificOutput"]["additionalContext"]) <= 9500
 
 
@@ -305,13 +305,13 @@ def test_a_missing_vault_still_shows_the_sessions(env, repo):
 def test_nothing_worth_saying_gives_no_output(env, repo):
     write_note(env, STATE, "\n\n")
     assert context.build_context(make_settings(env), cwd=str(repo)) == ""
-    assert context.session_start_output({"cwd": str(repo), "session_id": "x"}, make_settings(env)) is None
+    assert context.hook_output(context.session_start({"cwd": str(repo), "session_id": "x"}, make_settings(env))) is None
 
 
 def test_an_empty_or_foreign_payload_gives_no_output(env, repo):
     write_note(env, STATE, "busy\n")
-    assert context.session_start_output({}, make_settings(env)) is None
-    assert context.session_start_output({"hook_event_name": "Stop", "cwd": str(repo)}, make_settings(env)) is None
+    assert context.hook_output(context.session_start({}, make_settings(env))) is None
+    assert context.hook_output(context.session_start({"hook_event_name": "Stop", "cwd": str(repo)}, make_settings(env))) is None
 
 
 def test_a_corrupt_archive_costs_the_sessions_section_only(env, repo):

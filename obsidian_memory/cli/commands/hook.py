@@ -36,9 +36,9 @@ def main(argv: list[str]) -> int:
                 from obsidian_memory.context.session_start import config_broken_output
                 output = config_broken_output(payload, problems)
         elif event == "session-start":
-            from obsidian_memory.context.session_start import hook_json, session_start
+            from obsidian_memory.context.session_start import hook_output, session_start
             context = session_start(payload, settings)
-            output = hook_json(context.text) if context is not None and context.text else None
+            output = hook_output(context)
         elif event == "user-prompt":
             from obsidian_memory.context.recall.hook import user_prompt_output
             output = user_prompt_output(payload, settings)
