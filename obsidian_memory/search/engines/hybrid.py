@@ -5,9 +5,10 @@
 - hybrid: the words' ranking (BM25 and its signals, FUSION_DEPTH deep) and the notes' meaning
   fused by their scores (`fuse`), not their ranks: a note's share of the words' first score
   and its closeness to the query (its head's and best section's cosines, from an unrelated
-  note's to the query's best), weighed WORDS_SHARE to the rest. A match the words are sure of
-  mostly leads their list by a wide margin and keeps its place; where the words are unsure
-  (`fulltext` draws their scores together) meaning orders.
+  note's to the query's best). The words weigh by how much of the query their first note holds
+  (`fulltext.Ranking.coverage`): WORDS_SHARE of the whole when it holds all of it, a third of
+  that when a third; meaning has the rest. Where every note the words find holds only part of
+  the question, meaning's clear first choice leads.
   Two rules stay (`fulltext.Ranking`): a query holding identifiers, paths or markup, which the
   model does not read, keeps the words' order for the notes they find; a first place the words
   settle (the query names the note, or its words stand in a row there) stays first, however
@@ -32,11 +33,11 @@ from obsidian_memory.search.fusion import FUSION_DEPTH, placement
 from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import Scope
 
-# hybrid: fused = WORDS_SHARE x words + (1 - WORDS_SHARE) x meaning, each in [0, 1]; meaning
-# from MEANING_FLOOR, about the cosine this model gives an unrelated note (the median note's is
-# ~0.80), to the query's best (tuned on the judged sets' dev halves, flat within 0.45-0.65 and
-# 0.76-0.80: docs/search.md)
-WORDS_SHARE = 0.55
+# hybrid: fused = share x words + (1 - share) x meaning, each in [0, 1], share = WORDS_SHARE x
+# the words' coverage of the query; meaning from MEANING_FLOOR, about the cosine this model gives
+# an unrelated note (the median note's is ~0.80), to the query's best (tuned on the judged sets'
+# dev halves: docs/search.md)
+WORDS_SHARE = 0.65
 MEANING_FLOOR = 0.78
 FUSION_NAMES = ("words", "meaning")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
@@ -68,7 +69,7 @@ class Hybrid:
         from obsidian_memory.search import semantic
 
         depth = max(query.limit, FUSION_DEPTH)
-        words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False)
+        words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False, drawn=False)
         lexical, total = words.hits, words.total
         try:
             meaning, covered = _semantic(request, query, depth, hybrid=True)
@@ -76,7 +77,7 @@ class Hybrid:
             alone = fulltext.Fulltext().search(query, request)
             return Result(alone.hits, alone.total, alone.mode,
                           [f"semantic search is off ({exc}): fulltext results", *alone.notes])
-        fused = fuse(lexical, meaning, depth, query.explain)
+        fused = fuse(lexical, meaning, depth, WORDS_SHARE * words.coverage, query.explain)
         if words.literal:
             fused = _words_first(fused, lexical)
         elif words.decisive and lexical:
@@ -87,10 +88,10 @@ class Hybrid:
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
 
 
-def fuse(lexical: list[Hit], meaning: "Meaning", depth: int, explain: bool = False) -> list[Hit]:
-    """The words' hits and the `depth` notes closest in meaning, by WORDS_SHARE x the note's
-    words' score over the first's + (1 - WORDS_SHARE) x its closeness (`Meaning`); a note
-    absent from the words' list has 0 for them; ties by path. A note the words found keeps their
+def fuse(lexical: list[Hit], meaning: "Meaning", depth: int, share: float, explain: bool = False) -> list[Hit]:
+    """The words' hits and the `depth` notes closest in meaning, by `share` x the note's words'
+    score over the first's + (1 - `share`) x its closeness (`Meaning`); a note absent from the
+    words' list has 0 for them; ties by path. A note the words found keeps their
     hit (its excerpt their passage, from the index: no note file read); one only meaning found
     shows its closest chunk. With `explain`, each hit's `extra["explain"]["fused"]` gives each
     list's place and share, as `fusion` does."""
@@ -100,8 +101,8 @@ def fuse(lexical: list[Hit], meaning: "Meaning", depth: int, explain: bool = Fal
     fused = []
     for path in dict.fromkeys([*words, *close]):
         rank, word_hit = words.get(path, (0, None))
-        word_share = WORDS_SHARE * max(0.0, word_hit.score) / first if word_hit else 0.0
-        meaning_share = (1 - WORDS_SHARE) * meaning.closeness.get(path, 0.0)
+        word_share = share * max(0.0, word_hit.score) / first if word_hit else 0.0
+        meaning_share = (1 - share) * meaning.closeness.get(path, 0.0)
         hit = word_hit or close[path]
         extra = dict(hit.extra)
         if explain:
