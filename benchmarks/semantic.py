@@ -483,8 +483,7 @@ TIMELINE_STEPS = [
     ("obsidian_memory.search.engines.hybrid", "_Soon.result", "waiting for the query vector"),      # (before eaf2fbb)
     ("obsidian_memory.search.semantic", "start_loading", "model load started (start_loading)"),
     ("obsidian_memory.search.engines.hybrid", "score_notes", "vectors scored"),
-    ("obsidian_memory.search.engines.hybrid", "reciprocal_rank_fusion", "fusion"),                     # (before it went)
-    ("obsidian_memory.search.engines.hybrid", "fuse", "fusion"),
+    ("obsidian_memory.search.engines.hybrid", "reciprocal_rank_fusion", "fusion"),
     ("obsidian_memory.search.engines.fulltext", "add_excerpts", "excerpts of the hits shown"),
     ("obsidian_memory.search.store.freshness", "Beside.unchanged", "waiting for the freshness walk"),           # (before it went)
     ("obsidian_memory.search.output", "response_text", "output"),

@@ -44,17 +44,15 @@ def reciprocal_rank_fusion(rankings: list[list[Hit]], weights=None, k: int = RRF
             if hit.path not in best or share > best[hit.path][0]:
                 best[hit.path] = (share, hit)
             if names is not None:
-                placed.setdefault(hit.path, []).append(placement(names[number], rank, share, hit))
+                placed.setdefault(hit.path, []).append(_placement(names[number], rank, share, hit))
     order = sorted(fused, key=lambda path: (-fused[path], -best[path][0], path))
     return [best[path][1].replace(score=fused[path], extra=_extra(best[path][1], placed.get(path)))
             for path in order]
 
 
-def placement(name: str, rank: int, share: float, hit: Hit | None = None) -> dict:
-    """`--explain`: a ranking's place for a note, its share of the fused score, and the signals
-    the ranking's hit carries."""
+def _placement(name: str, rank: int, share: float, hit: Hit) -> dict:
     out = {"ranking": name, "rank": rank, "share": round(share, 4)}
-    signals = hit.extra.get("explain", {}).get("signals") if hit else None
+    signals = hit.extra.get("explain", {}).get("signals")
     if signals:
         out["signals"] = signals
     return out

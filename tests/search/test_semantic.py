@@ -81,70 +81,17 @@ def test_keyword_queries_keep_their_bm25_answer_in_hybrid(embedded):
     assert top(embedded, "maple syrup", "hybrid")[0] == "Recipes/Pancakes.md"
 
 
-def write_notes(settings, notes: dict[str, str]) -> None:
+def test_a_query_holding_an_identifier_keeps_the_order_of_the_words_in_hybrid(settings):
+    vault = settings.vault
+    notes = {"Dev/Start the app.md": "Export MY_SECRET_PATH=/srv/keys before you start the app.\n",
+             "Dev/Deploy.md": "The deploy job reads MY_SECRET_PATH and the app's config.\n",
+             "Security/Secret paths.md": "Keep the paths of secret files and passwords in the password "
+                                         "manager, never in a note; a secret path is a secret.\n"}
     for relative, text in notes.items():
-        os.makedirs(os.path.dirname(os.path.join(settings.vault, relative)), exist_ok=True)
-        with open(os.path.join(settings.vault, relative), "w", encoding="utf-8") as handle:
+        os.makedirs(os.path.dirname(os.path.join(vault, relative)), exist_ok=True)
+        with open(os.path.join(vault, relative), "w", encoding="utf-8") as handle:
             handle.write(text)
     vectors.embed_vault(settings, progress=False)
-
-
-def test_an_error_message_or_a_title_keeps_the_first_place_the_words_give_it_where_meaning_prefers_another(settings):
-    write_notes(settings, {
-        "Notes/Standup 2024-03-02.md": "Standup. Ana: billing export done, invoices sent to the printer. Bo: the "
-                                       "replica died at night again with 'sorry, too many clients already' and "
-                                       "'remaining connection slots are reserved'; will look tomorrow. Cy: on "
-                                       "leave, back Monday. Lunch order: pizza for six.\n",
-        "Reading/Postgres limits.md": "Postgres has a hard limit of connections; when all slots are taken new "
-                                      "clients are refused, except superusers, who keep a few reserved slots.\n",
-        "Projects/Lighthouse.md": "The quarterly plan: hire two engineers, move the billing service to the new "
-                                  "cluster, retire the old VPN.\n",
-        "Travel/Coast trip.md": "A weekend on the coast: the old lighthouse, the harbour, fish and chips, the "
-                                "ferry back on Sunday.\n"})
-    for query, words_first, closer in [("sorry, too many clients already", "Notes/Standup 2024-03-02.md",
-                                        "Reading/Postgres limits.md"),
-                                       ("remaining connection slots are reserved", "Notes/Standup 2024-03-02.md",
-                                        "Reading/Postgres limits.md"),       # its words in a row: the rule keeps it
-                                       ("Lighthouse", "Projects/Lighthouse.md", "Travel/Coast trip.md")]:
-        assert top(settings, query, "semantic")[0] == closer
-        assert top(settings, query, "fulltext")[:2] == top(settings, query, "hybrid")[:2] == [words_first, closer]
-
-
-def test_hybrid_explains_each_note_s_share_of_the_words_and_of_the_meaning(embedded):
-    hits = local(embedded, "make the keyboard do things faster", "hybrid", explain=True).hits
-    for hit in hits:
-        placed = {p["ranking"]: p for p in hit.extra["explain"]["fused"]}
-        assert set(placed) <= {"words", "meaning"} and placed
-        assert sum(p["share"] for p in placed.values()) == pytest.approx(hit.score, abs=1e-3)
-    first = {p["ranking"]: p for p in hits[0].extra["explain"]["fused"]}
-    # the words' first note holds part of the query only ("make", "faster" are not in it): meaning
-    # weighs more than the rest of WORDS_SHARE
-    assert first["meaning"]["rank"] == 1 and 1 - hybrid.WORDS_SHARE < first["meaning"]["share"] < 1
-    assert "signals" in first["words"]             # the words' signals that placed it
-
-
-def test_a_question_whose_words_each_note_holds_only_part_of_gets_meaning_s_clear_first_choice(settings):
-    write_notes(settings, {
-        "Tools/locate.md": "locate lists every path matching a pattern from a database of the whole disk, built "
-                           "each night by updatedb: `locate report.pdf` answers at once where something lives.\n",
-        "Cooking/Weeknight dinners.md": "Dinners to cook quickly after work: pasta with garlic and oil, an "
-                                        "omelette, fried rice with what is left.\n",
-        "Family/Baby names.md": "Names we like for the baby: Ada, Noor, Iris. Her grandmother's name, Maria, as "
-                                "the middle name.\n",
-        "Office/Filing.md": "File the paper invoices in the grey cabinet by month; scan them first for the "
-                            "accountant.\n"})
-    query = "how do I find a file by its name quickly"
-    words = top(settings, query, "fulltext")
-    assert words and "Tools/locate.md" not in words        # each holds a word or two of it, none the note
-    assert top(settings, query, "semantic")[0] == top(settings, query, "hybrid")[0] == "Tools/locate.md"
-
-
-def test_a_query_holding_an_identifier_keeps_the_order_of_the_words_in_hybrid(settings):
-    write_notes(settings, {
-        "Dev/Start the app.md": "Export MY_SECRET_PATH=/srv/keys before you start the app.\n",
-        "Dev/Deploy.md": "The deploy job reads MY_SECRET_PATH and the app's config.\n",
-        "Security/Secret paths.md": "Keep the paths of secret files and passwords in the password "
-                                    "manager, never in a note; a secret path is a secret.\n"})
     words = top(settings, "MY_SECRET_PATH", "fulltext")
     assert set(words[:2]) == {"Dev/Start the app.md", "Dev/Deploy.md"}
     assert top(settings, "MY_SECRET_PATH", "hybrid")[:len(words)] == words

@@ -234,24 +234,17 @@ def search(index: VaultIndex, query: Query, *, excerpts: bool = True) -> tuple[l
 
 class Ranking:
     """What `rank` found: `hits`, `total` (the notes in scope that match), `literal` whether the
-    query holds identifiers, paths or markup (`tokens`), `decisive` whether the words alone
+    query holds identifiers, paths or markup (`tokens`), and `decisive` whether the words alone
     settle the first place: the first note holds the query's identifiers, paths or markup, or its
-    words in a row (three or more: an error message, a quoted phrase), or is named by the query;
-    and `coverage`, the share of the query's weight (rare words weigh more) the first note holds,
-    a typo of a word counting as the word: how much of the query the words' best answer is."""
-    __slots__ = ("hits", "total", "literal", "decisive", "coverage")
+    words in a row (three or more: an error message, a quoted phrase), or is named by the query."""
+    __slots__ = ("hits", "total", "literal", "decisive")
 
-    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False,
-                 coverage: float = 1.0):
+    def __init__(self, hits: list[Hit], total: int, literal: bool = False, decisive: bool = False):
         self.hits, self.total, self.literal, self.decisive = hits, total, literal, decisive
-        self.coverage = coverage
 
 
-def rank(index: VaultIndex, query: Query, *, excerpts: bool = True, drawn: bool = True) -> Ranking:
-    """`search`, saying also how much the words settle the ranking (`Ranking`), for a fusion.
-    `drawn`: the scores drawn toward the first by how little of the query it holds
-    (`_with_confidence`), as a fusion by ranks reads them; a fusion by scores weighs the words by
-    `Ranking.coverage` instead, and takes the scores as they are."""
+def rank(index: VaultIndex, query: Query, *, excerpts: bool = True) -> Ranking:
+    """`search`, saying also how much the words settle the ranking (`Ranking`), for a fusion."""
     parsed = prepare(index, query.text or "")
     if parsed.empty:
         return Ranking(*_browse(index, query))
@@ -291,7 +284,7 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True, drawn: bool 
             title_share *= _title_coverage(info[rowid], terms)
         signals[rowid] = Signals(
             bm25=base[rowid] / top, inlinks=inlinks.get(rowid, 0.0) / top_in,
-            all_terms=_held(rowid, weights, in_note) ** 2, title=title_share,
+            all_terms=sum(w for w, s in zip(weights, in_note) if rowid in s) ** 2, title=title_share,
             title_exact=float(title_share > 0.999 and _named(info[rowid], query_name)))
     if query.repo:
         here = set(index.paths_with_property(REPO_PROPERTY, query.repo, pool))
@@ -300,20 +293,14 @@ def rank(index: VaultIndex, query: Query, *, excerpts: bool = True, drawn: bool 
                 signals[rowid].here = 1.0
     _proximity(run, signals, parsed, terms, max(RERANK, query.limit))
     ranked = sorted(((r, sig.score()) for r, sig in signals.items()), key=lambda item: (-item[1], info[item[0]][0]))
-    coverage = _held(ranked[0][0], weights, in_note)
-    ranked, drawn_by = _with_confidence(index, ranked, terms, weights, in_note) if drawn else (ranked, 0.0)
+    ranked, drawn = _with_confidence(index, ranked, terms, weights, in_note)
     total = run.count(f"{exact_expr} OR {fuzzy_expr}") if fuzzy_expr else len(matched)
     hits = [_hit(index, rowid, info[rowid][0], score, parsed if excerpts else None, info,
-                 _explained(signals[rowid], drawn_by) if query.explain else None)
+                 _explained(signals[rowid], drawn) if query.explain else None)
             for rowid, score in ranked[:max(0, query.limit)]]
     literal = _literal(terms, parsed.identifiers)
     decisive = _decisive(run, parsed, literal, signals[ranked[0][0]], ranked[0][0])
-    return Ranking(hits, max(total, len(pool)), bool(literal), decisive, coverage)
-
-
-def _held(rowid: int, weights: list[float], in_note: list[set[int]]) -> float:
-    """The share of the query's weight the note holds (a word or a typo of it)."""
-    return sum(w for w, holding in zip(weights, in_note) if rowid in holding)
+    return Ranking(hits, max(total, len(pool)), bool(literal), decisive)
 
 
 class Signals:

@@ -2,17 +2,13 @@
 
 - semantic: the notes closest to the query in embedding space; a note scores by its head
   vector, or by a section chunk clearly closer than its head.
-- hybrid: the words' ranking (BM25 and its signals, FUSION_DEPTH deep) and the notes' meaning
-  fused by their scores (`fuse`), not their ranks: a note's share of the words' first score
-  and its closeness to the query (its head's and best section's cosines, from an unrelated
-  note's to the query's best). The words weigh by how much of the query their first note holds
-  (`fulltext.Ranking.coverage`): WORDS_SHARE of the whole when it holds all of it, a third of
-  that when a third; meaning has the rest. Where every note the words find holds only part of
-  the question, meaning's clear first choice leads.
-  Two rules stay (`fulltext.Ranking`): a query holding identifiers, paths or markup, which the
-  model does not read, keeps the words' order for the notes they find; a first place the words
-  settle (the query names the note, or its words stand in a row there) stays first, however
-  close another note is in meaning.
+- hybrid: weighted reciprocal rank fusion (`fusion`) of three lists ranked FUSION_DEPTH deep:
+  BM25, notes by their head vector and notes by their best section chunk (the two semantic
+  lists at half weight each). BM25 keeps exact names and rare words on top; the vectors add
+  what shares no word with the query (paraphrases, other languages). The fusion knows when the
+  words decide (`fulltext.Ranking`): a query holding identifiers, paths or markup keeps the
+  words' order for the notes they find; a first place the words settle (the query names the
+  note, or its words stand in a row there) stays first.
 
 `default_mode` is hybrid when the model loads and some notes are embedded, else fulltext. A
 search never embeds a note (only the query): it uses what `embed` stored so far and says how
@@ -29,17 +25,14 @@ import sys
 from obsidian_memory.core.errors import UserError
 from obsidian_memory.search.engines import fulltext
 from obsidian_memory.search.base import Hit, Query, Result
-from obsidian_memory.search.fusion import FUSION_DEPTH, placement
+from obsidian_memory.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
 from obsidian_memory.search.links import note_title
 from obsidian_memory.search.store import Scope
 
-# hybrid: fused = share x words + (1 - share) x meaning, each in [0, 1], share = WORDS_SHARE x
-# the words' coverage of the query; meaning from MEANING_FLOOR, about the cosine this model gives
-# an unrelated note (the median note's is ~0.80), to the query's best (tuned on the judged sets'
-# dev halves: docs/search.md)
-WORDS_SHARE = 0.65
-MEANING_FLOOR = 0.78
-FUSION_NAMES = ("words", "meaning")     # as --explain names them
+# hybrid: BM25, then the semantic list by note heads and the one by section chunks; the two
+# semantic lists together weigh as much as BM25 (measured on the judged sets: see benchmarks/semantic.py)
+FUSION_WEIGHTS = (1.0, 0.5, 0.5)
+FUSION_NAMES = ("words", "meaning of notes", "meaning of sections")     # as --explain names them
 SECTION_MARGIN = 0.02      # semantic mode: a section outranks its note's head only by this much
 HERE_COSINE = 0.02         # added to the cosines of the session notes of the repository the search runs in
 SCORE_BLOCK = 8192         # vectors converted to float32 at a time
@@ -62,22 +55,23 @@ class Semantic:
 
 
 class Hybrid:
-    """Engine: the words' ranking and the notes' meaning, fused by their scores (mode `hybrid`)."""
+    """Engine: BM25 and the two semantic lists, fused (mode `hybrid`)."""
     name = "index"
 
     def search(self, query: Query, request) -> Result:
         from obsidian_memory.search import semantic
 
         depth = max(query.limit, FUSION_DEPTH)
-        words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False, drawn=False)
+        words = fulltext.rank(request.index(), query.replace(limit=depth), excerpts=False)
         lexical, total = words.hits, words.total
         try:
-            meaning, covered = _semantic(request, query, depth, hybrid=True)
+            (heads, sections), covered = _semantic(request, query, depth, hybrid=True)
         except semantic.Unavailable as exc:         # found installed, but the model does not load here
             alone = fulltext.Fulltext().search(query, request)
             return Result(alone.hits, alone.total, alone.mode,
                           [f"semantic search is off ({exc}): fulltext results", *alone.notes])
-        fused = fuse(lexical, meaning, depth, WORDS_SHARE * words.coverage, query.explain)
+        fused = reciprocal_rank_fusion([lexical, heads, sections], FUSION_WEIGHTS,
+                                       names=list(FUSION_NAMES) if query.explain else None)
         if words.literal:
             fused = _words_first(fused, lexical)
         elif words.decisive and lexical:
@@ -86,32 +80,6 @@ class Hybrid:
         fused = fulltext.add_excerpts(request.index(), fused, query.text)     # only the hits shown
         hits = [h.replace(engine="hybrid") for h in _with_excerpts(request.settings, fused, query.text)]
         return Result(hits, max(total, len(fused)), "hybrid", _coverage_note(covered))
-
-
-def fuse(lexical: list[Hit], meaning: "Meaning", depth: int, share: float, explain: bool = False) -> list[Hit]:
-    """The words' hits and the `depth` notes closest in meaning, by `share` x the note's words'
-    score over the first's + (1 - `share`) x its closeness (`Meaning`); a note absent from the
-    words' list has 0 for them; ties by path. A note the words found keeps their
-    hit (its excerpt their passage, from the index: no note file read); one only meaning found
-    shows its closest chunk. With `explain`, each hit's `extra["explain"]["fused"]` gives each
-    list's place and share, as `fusion` does."""
-    first = lexical[0].score if lexical and lexical[0].score > 0 else 1.0
-    words = {h.path: (rank, h) for rank, h in enumerate(lexical, start=1)}
-    close = {h.path: h for h in meaning.ranked(depth)}
-    fused = []
-    for path in dict.fromkeys([*words, *close]):
-        rank, word_hit = words.get(path, (0, None))
-        word_share = share * max(0.0, word_hit.score) / first if word_hit else 0.0
-        meaning_share = (1 - share) * meaning.closeness.get(path, 0.0)
-        hit = word_hit or close[path]
-        extra = dict(hit.extra)
-        if explain:
-            extra["explain"] = {"fused": [
-                *([placement(FUSION_NAMES[0], rank, word_share, word_hit)] if word_hit else []),
-                *([placement(FUSION_NAMES[1], meaning.place(path), meaning_share)] if meaning_share else [])]}
-        fused.append(hit.replace(score=word_share + meaning_share, extra=extra))
-    fused.sort(key=lambda h: (-h.score, h.path))
-    return fused
 
 
 def _words_first(fused: list[Hit], lexical: list[Hit]) -> list[Hit]:
@@ -177,11 +145,11 @@ def status(settings) -> dict:
 # -- the semantic lists -----------------------------------------------------------------------------
 
 def _semantic(request, query: Query, depth: int, hybrid: bool = False):
-    """The semantic ranking (excerpts left empty) and (embedded notes in scope, notes in scope).
+    """The semantic rankings (excerpts left empty) and (embedded notes in scope, notes in scope).
     For `semantic`: one list, a note scoring by its head, or by a section chunk that beats the
     head by SECTION_MARGIN (long notes have many chunks, and the best of many is high by chance).
-    For `hybrid`: the notes' `Meaning` (of none when none is embedded). The query is embedded only
-    when notes in scope are."""
+    For `hybrid`: two lists, by heads and by best chunks, each fused with half the weight of BM25.
+    The query is embedded only when notes in scope are."""
     from obsidian_memory.search import semantic
     from obsidian_memory.search.store import vectors
 
@@ -191,50 +159,21 @@ def _semantic(request, query: Query, depth: int, hybrid: bool = False):
     covered = (embedded, len(allowed))
     query_vector = semantic.query_vector(query.text) if embedded else None
     if query_vector is None:
-        return (Meaning(NoteScores([], [], [], []), set()) if hybrid else []), covered
+        return ([], []) if hybrid else [], covered
     scores = score_notes(matrix, query_vector)
     _prefer_here(request, query, scores)
+
+    def hits(values, seq_of) -> list[Hit]:
+        return [Hit(path=scores.paths[i], basename=note_title(scores.paths[i]), score=round(float(values[i]), 4),
+                    excerpt="", engine="semantic", extra={"_chunk": seq_of(i)})
+                for i in scores.ranking(values, allowed, depth)]
+
     if hybrid:
-        return Meaning(scores, allowed), covered
+        return (hits(scores.head, lambda i: 0), hits(scores.section, lambda i: scores.section_seq[i])), covered
     by_section = [section - SECTION_MARGIN > head for section, head in zip(scores.section, scores.head)]
     combined = [section - SECTION_MARGIN if chosen else head
                 for section, head, chosen in zip(scores.section, scores.head, by_section)]
-    return [_semantic_hit(scores.paths[i], combined[i], scores.section_seq[i] if by_section[i] else 0)
-            for i in scores.ranking(combined, allowed, depth)], covered
-
-
-def _semantic_hit(path: str, score: float, chunk: int) -> Hit:
-    """A note found by meaning; `_with_excerpts` shows its chunk number `chunk`."""
-    return Hit(path=path, basename=note_title(path), score=round(float(score), 4), excerpt="", engine="semantic",
-               extra={"_chunk": chunk})
-
-
-class Meaning:
-    """For hybrid, how close each embedded note in scope is to the query, in [0, 1]: the mean
-    of the cosines of its head and of its best section (a note is judged by both: what it is
-    about and its best passage), from MEANING_FLOOR (0) to the query's closest note (1)."""
-
-    def __init__(self, scores: "NoteScores", allowed: set[str]):
-        self.scores = scores
-        self.mean = [(head + section) / 2 for head, section in zip(scores.head, scores.section)]
-        self.allowed = allowed
-        found = [i for i, path in enumerate(scores.paths) if path in allowed and self.mean[i] > -math.inf]
-        best = max((self.mean[i] for i in found), default=MEANING_FLOOR)
-        span = max(best - MEANING_FLOOR, 1e-9)
-        self.closeness = {scores.paths[i]: max(0.0, (self.mean[i] - MEANING_FLOOR) / span) for i in found}
-
-    def ranked(self, depth: int) -> list[Hit]:
-        """The `depth` closest notes, closest first, each with its best section's chunk when that
-        is closer than its head."""
-        scores = self.scores
-        return [_semantic_hit(scores.paths[i], self.closeness[scores.paths[i]],
-                              scores.section_seq[i] if scores.section[i] > scores.head[i] else 0)
-                for i in scores.ranking(self.mean, self.allowed, depth)]
-
-    def place(self, path: str) -> int:
-        """The note's place by closeness (for `--explain`)."""
-        own = self.closeness.get(path, 0.0)
-        return 1 + sum(1 for value in self.closeness.values() if value > own)
+    return hits(combined, lambda i: scores.section_seq[i] if by_section[i] else 0), covered
 
 
 def _prefer_here(request, query: Query, scores: "NoteScores") -> None:
