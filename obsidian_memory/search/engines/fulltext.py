@@ -158,7 +158,7 @@ def prepare(index: VaultIndex, text: str) -> ParsedQuery:
 def typo_variants(index: VaultIndex, stem: str, keep: int = 3) -> list[str]:
     """Vocabulary terms one edit away from `stem`, when no note holds `stem` itself: a word the
     vault uses, however rarely, is taken as written (a user's "folder" in a vault that says
-    "directory" is no typo of "holder")."""
+    "directory" is no typo of "older")."""
     if index.doc_count(stem):
         return []
     candidates = [c for c in edits1(stem) if c not in STOPWORDS and len(c) >= 3]
