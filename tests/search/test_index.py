@@ -110,6 +110,16 @@ def test_a_typo_still_finds_the_note(vault, settings):
     assert paths(settings, "bakclinks") == []      # nothing near it: no invented match
 
 
+def test_a_word_the_vault_uses_even_once_is_taken_as_written(vault, settings):
+    # a user's word the vault rarely uses ("folder" where it says "directory") is no typo of a
+    # common word one letter away
+    write(vault, "Samba.md", "Share a directory with Windows machines: the shared folder appears in Explorer.")
+    for n in range(12):
+        write(vault, f"Keys{n}.md", f"The key holder of machine {n} keeps the keyring.")
+    assert paths(settings, "folder") == ["Samba.md"]
+    assert paths(settings, "foldr") == ["Samba.md"]      # a word no note holds still finds its note
+
+
 def test_note_with_all_terms_ranks_above_notes_with_some(vault, settings):
     write(vault, "some1.md", FILLER + "kayak kayak kayak on the river")
     write(vault, "some2.md", FILLER + "paddle paddle paddle in the rain")

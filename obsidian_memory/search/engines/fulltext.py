@@ -32,7 +32,7 @@ MAX_TYPO_WORD = 24         # longer words get no typo variants (their number gro
 EXCERPT_CHARS = 300
 
 # Bonuses added to the BM25 score normalised to [0, 1] over the candidates.
-BONUS_ALL_TERMS = 0.4
+BONUS_ALL_TERMS = 0.3
 BONUS_PHRASE = 0.25
 BONUS_NEAR = 0.1
 BONUS_TITLE = 0.6          # times the share of the terms found in the title or an alias, times
@@ -156,15 +156,15 @@ def prepare(index: VaultIndex, text: str) -> ParsedQuery:
 
 
 def typo_variants(index: VaultIndex, stem: str, keep: int = 3) -> list[str]:
-    """Vocabulary terms one edit away from `stem`, when the vault barely uses `stem` itself."""
-    own = index.doc_count(stem)
-    if own > 3:
+    """Vocabulary terms one edit away from `stem`, when no note holds `stem` itself: a word the
+    vault uses, however rarely, is taken as written (a user's "folder" in a vault that says
+    "directory" is no typo of "older")."""
+    if index.doc_count(stem):
         return []
     candidates = [c for c in edits1(stem) if c not in STOPWORDS and len(c) >= 3]
     if not candidates:
         return []
-    counted = [(df, term) for term, df in index.doc_counts(candidates).items()
-               if df > 0 and (own == 0 or df >= 10 * own)]
+    counted = [(df, term) for term, df in index.doc_counts(candidates).items() if df > 0]
     counted.sort(reverse=True)
     chosen = [t for _, t in counted[:keep]]
     # a query term is stemmed again by FTS5: keep the variants that are their own stem
