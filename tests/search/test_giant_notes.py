@@ -42,7 +42,9 @@ def test_the_first_part_of_a_giant_note_is_searched_the_rest_is_not(env, source)
 def test_a_private_tag_past_the_searched_part_keeps_the_giant_note_out(env, source):
     write_note(env.vault, "Logs/Giant log.md", giant("tangerinewombat", "the end", tail="#private\n"))
     assert found(env, "tangerinewombat", source) == []
-    assert env.run("read", "Logs/Giant log.md").returncode != 0
+    refused = env.run("read", "Logs/Giant log.md")
+    assert refused.returncode == 2 and "is a private note" in refused.stderr.decode()
+    assert "tangerinewombat" not in refused.stdout.decode() + refused.stderr.decode()
 
 
 def test_status_and_doctor_count_what_is_left_out(env):
