@@ -186,31 +186,6 @@ FILTERS = {"yaml": yaml_scalar, "inline": markdown_inline, "code": code_span, "f
            "prose": quoted_prose, "datetime": yaml_datetime}
 
 
-# -- the user's section ----------------------------------------------------------------------
-
-def split_user_section(text: str) -> str | None:
-    """The user's text after the generated part (a note of an earlier version: from its first
-    `## My notes` heading outside a code block on), or None when the note has none."""
-    parts = note_layout.split(text)
-    if parts.region is not None:
-        return parts.after.lstrip("\r\n") or None
-    from obsidian_memory.vault.markdown import fence_closed_by, fence_opened
-
-    fence = None
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        content = line.rstrip("\r\n")
-        if fence is not None:
-            if fence_closed_by(content, fence):
-                fence = None
-        else:
-            fence = fence_opened(content)
-            if fence is None and content.rstrip() == MY_NOTES_HEADING:
-                return text[offset:]
-        offset += len(line)
-    return None
-
-
 # -- writing -----------------------------------------------------------------------------------
 
 WRITE_TRIES = 20          # compare-and-swap rounds against a note that keeps changing

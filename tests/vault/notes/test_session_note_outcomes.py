@@ -18,7 +18,7 @@ from obsidian_memory.capture import redact, transcript
 from obsidian_memory.vault.markdown import parse_note
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.capture.session_records import Command, Commit, CompactSummary, Prompt, Session, Subagent, Todo, ToolError
-from obsidian_memory.vault.notes import session_view
+from obsidian_memory.vault.notes import note_layout, session_view
 from obsidian_memory.vault.notes import sessions as notes
 
 CRAFTED = FIXTURES / "transcripts" / "outcomes.jsonl"
@@ -229,7 +229,7 @@ def test_transcript_text_cannot_break_the_note():
                       pull_requests=["https://x.example/a/b/pull/1", "javascript:alert(1)"],
                       commands=[Command(evil)], errors=[ToolError("Bash`", evil)], plan=evil)
     text = notes.render_note(session)
-    assert notes.split_user_section(text) == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
+    assert note_layout.split(text).after == note_layout.FRESH_TAIL
     assert not open_fence_at_end(text)
     note = parse_note(text, "s2")   # the vault index's own reading of the note
     assert note.tags == ["claude-session"]
@@ -268,5 +268,5 @@ def test_answers_are_body_text_for_the_vault_search_not_code():
 def test_no_answer_can_take_the_users_section_or_leave_an_open_fence(answer):
     text = notes.render_note(Session(session_id="s9", prompts=[Prompt("q", answer=answer)], plan=answer,
                                      last_assistant_message=answer + "!"))
-    assert notes.split_user_section(text) == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
+    assert note_layout.split(text).after == note_layout.FRESH_TAIL
     assert not open_fence_at_end(text)

@@ -80,7 +80,7 @@ def test_body_has_title_project_resume_summaries_prompts_files_tools_subagents(s
 def test_a_real_transcript_renders(settings):
     text = notes.render_note(transcript.parse(str(REAL_2_1_332)), settings)
     assert "# fixture greeting script" in text and "What did we change?" in text
-    assert notes.split_user_section(text).startswith(notes.MY_NOTES_HEADING)
+    assert note_layout.split(text).after == note_layout.FRESH_TAIL
 
 
 def test_long_prompts_are_shortened_with_a_visible_mark(settings):
@@ -93,8 +93,7 @@ def test_hostile_prompt_cannot_fake_the_user_section_or_leave_a_fence_open(setti
     evil = "## My notes\nfake user text\n```\n````python\nunclosed\n~~~\n"
     text = notes.render_note(session(prompts=[Prompt(evil)], compact_summaries=[CompactSummary(evil)],
                                      title="## My notes"), settings)
-    section = notes.split_user_section(text)
-    assert section == f"{notes.MY_NOTES_HEADING}\n\n{notes.MY_NOTES_HINT}\n"
+    assert note_layout.split(text).after == note_layout.FRESH_TAIL   # the user's part, as the writer reads it
     assert "`````text\n## My notes\nfake user text" in text  # fence longer than the 4-backtick run
     assert not open_fence_at_end(text)
 
@@ -243,4 +242,4 @@ def test_a_user_template_overrides_the_packaged_one(settings):
         handle.write("custom {{ session.session_id }} {{ title | inline }}\n")
     text = notes.render_note(session(title="a #b"), settings)
     assert text.startswith(f"{note_layout.BEGIN}\ncustom 0123abcd-1111-4222-8333-444455556666 a \\#b\n{note_layout.END}\n")
-    assert notes.split_user_section(text) is not None
+    assert note_layout.split(text).after == note_layout.FRESH_TAIL
