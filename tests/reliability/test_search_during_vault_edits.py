@@ -65,6 +65,7 @@ def test_searches_while_notes_change_never_crash_nor_return_notes_deleted_before
         if reindexer is not None:
             reindexer.wait(timeout=120)
     assert writer.returncode == 0, writer.stderr.read()
+    assert reindexer is None or reindexer.returncode == 0, reindexer.stderr.read()   # the last one too
     gone = {}
     for line in ledger.read_text(encoding="utf-8").splitlines():
         stamp, event, name = line.split(" ", 2)
