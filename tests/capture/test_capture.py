@@ -16,7 +16,7 @@ from freezegun import freeze_time
 from obsidian_memory.capture import archiving as capture
 from obsidian_memory.core import settings as settings_module
 from obsidian_memory.archive import open_archive
-from obsidian_memory.vault.notes import sessions as notes
+from obsidian_memory.vault.notes import note_layout
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 PASSWORD_URL = "postgres://admin:hunter2secret@db.example.com/prod"
@@ -87,7 +87,7 @@ def test_the_user_section_survives_re_archiving(user):
     path = write_transcript(user.projects / "-work-demo" / f"{sid}.jsonl", sid, ["one"])
     note = user.vault / capture.archive_transcript(str(path), settings()).note_path
     text = note.read_text(encoding="utf-8")
-    note.write_text(text.replace(notes.MY_NOTES_HINT, "Remember: the retry logic is in b.py."), encoding="utf-8")
+    note.write_text(text.replace(note_layout.MY_NOTES_HINT, "Remember: the retry logic is in b.py."), encoding="utf-8")
     write_transcript(path, sid, ["one", "two"])
     capture.archive_transcript(str(path), settings())
     again = note.read_text(encoding="utf-8")

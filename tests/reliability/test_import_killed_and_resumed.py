@@ -13,7 +13,7 @@ from reliability_kit import archive_counts, history_lines, session_notes, temp_f
 from testkit import CLI
 
 from obsidian_memory.core.fsutil import TEMP_PREFIX
-from obsidian_memory.vault.notes.sessions import MY_NOTES_HINT
+from obsidian_memory.vault.notes.note_layout import MY_NOTES_HINT
 
 SESSIONS = 60
 

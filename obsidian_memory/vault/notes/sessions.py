@@ -26,8 +26,6 @@ from obsidian_memory.core.textclean import code_span, fenced, markdown_inline, q
 
 TEMPLATE = "session.md.j2"
 PRIVATE_FILE = "(a private note of the vault)"
-MY_NOTES_HEADING = note_layout.MY_NOTES
-MY_NOTES_HINT = note_layout.MY_NOTES_HINT
 
 
 class VaultUnavailable(OSError):

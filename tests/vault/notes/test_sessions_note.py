@@ -74,7 +74,7 @@ def test_body_has_title_project_resume_summaries_prompts_files_tools_subagents(s
     assert "- `/work/my demo/src/a.py`" in text and "- ``/work/my demo/b`c`.md``" in text
     assert text.index("- `Bash` × 7") < text.index("- `Edit` × 2")
     assert "- `a881341` (12 entries): Count the files" in text
-    assert text.rstrip().endswith(notes.MY_NOTES_HINT) and f"\n{notes.MY_NOTES_HEADING}\n" in text
+    assert text.rstrip().endswith(note_layout.MY_NOTES_HINT) and f"\n{note_layout.MY_NOTES}\n" in text
 
 
 def test_a_real_transcript_renders(settings):
