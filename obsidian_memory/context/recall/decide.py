@@ -19,8 +19,12 @@ these hold:
     work ("add ...", "write ...") without a word of the past ("again", "is back"): a new task that
     shares words with an old one is a near miss unless it shares nearly all of them; or only
     MIN_COVERAGE_EVIDENCE for a prompt that gives evidence of a revisit beyond the words: it says
-    its problem is back or failing ("again", "keeps failing", `NoSuchMethodError`) and asks for
-    nothing new, "new ..." included (a plan or a wish sharing as many words is a near miss);
+    its problem is back or failing ("again", "keeps failing", `NoSuchMethodError`) or met before
+    ("we've seen this before", "how did we fix"), asks for nothing new, "new ..." included (a plan
+    or a wish sharing as many words is a near miss), and does not say it differs from the one met
+    before ("not the disk this time"); with that evidence, MIN_COVERAGE_DISTINCT when the best
+    session (and those within KEEP_RATIO of it) scores STAND_OUT times the best of the others, in an
+    archive of STAND_OUT_AMONG sessions or more;
   - the best session holds at least MIN_MATCHED of the prompt's words;
   - it is not one of a crowd: at most MAX_CROWD sessions come within CROWD_RATIO of its score (a
     prompt that fits many sessions as well is generic).
@@ -67,6 +71,9 @@ MIN_MATCHED = 2
 MIN_COVERAGE = 0.6
 MIN_COVERAGE_NEW_WORK = 0.8  # a prompt that asks for new work ("add ...") and says nothing of "again"
 MIN_COVERAGE_EVIDENCE = 0.45  # a prompt that says a problem is back or failing, and asks for nothing new
+MIN_COVERAGE_DISTINCT = 0.3   # the same, when the best session stands out: STAND_OUT x the best of the rest
+STAND_OUT = 2.5
+STAND_OUT_AMONG = 50          # sessions an archive needs for one to stand out among them
 COMMON_SHARE = 0.3           # a term in more than this share of the sessions is not informative,
 COMMON_MIN = 3               # if they are more than this many (in a tiny archive every word is rare)
 MAX_CROWD = 3
@@ -106,6 +113,16 @@ FAILURE = r"""(?ix)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure|ures)?|broke
     |hung|hangs|stuck|fatal|panic|traceback|oom\w*|rejected|refused|timed\ out|doesn't\ work|not\ working
     |fehler\w*|fehlgeschlagen|kaputt|abgestürzt|stürzt|hängt|erreur|échoue|échec|plante|planté|cassé|bloqué
     |falla|fallo|falló|roto|colgado)\b"""   # compiled on first use (re's cache)
+# ... or said to have been met before ("we've seen this before", "how did we fix", "last time", 上次)
+MET_BEFORE = r"""(?ix)\b(?:(?:seen|had|hit|met)\ (?:this|that|it)\ (?:before|already|last\ time)|last\ time|like\ before
+    |(?:how|what|where)\ did\ (?:we|i)\b|did\ we\ (?:fix|solve|do|set|change)|we\ (?:fixed|solved)\ (?:this|that|it)
+    |same\ (?:issue|problem|error|bug|thing)\ as|hatten\ wir|schon\ (?:mal|einmal|behoben|gelöst)|letztes\ mal
+    |la\ dernière\ fois|déjà\ (?:eu|vu|corrigé|réglé)|la\ última\ vez)\b"""
+CJK_MET_BEFORE = ("上次", "之前", "以前", "前回", "この前", "前にも")
+# ... unless it says this problem differs from the one met before ("not the disk this time", "differently")
+DIFFERS = r"""(?ix)\b(?:this\ time|differently|so\ not\ that|not\ (?:the|a|an)\ \w+(?:\ \w+)?\ (?:this\ time|thing|issue|problem)
+    |diesmal|dieses\ mal|anders\ als|cette\ fois|esta\ vez)\b"""
+CJK_DIFFERS = ("这次", "這次", "今回")
 CJK_FAILURE = ("报错", "错误", "失败", "挂了", "崩溃", "异常", "超时", "卡住", "出错", "エラー", "失敗", "落ち", "クラッシュ", "例外",
                "タイムアウト", "届かない", "動かない")
 
@@ -260,8 +277,9 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     intent = Intent(prompt)
     new_work = intent.asks_for_new_work
     needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
-    if MIN_COVERAGE_EVIDENCE <= best.score < needed and intent.shows_a_revisit():
-        needed = MIN_COVERAGE_EVIDENCE
+    if MIN_COVERAGE_DISTINCT <= best.score < needed and intent.shows_a_revisit():
+        distinct = size >= STAND_OUT_AMONG and stands_out(candidates)
+        needed = MIN_COVERAGE_EVIDENCE if best.score >= MIN_COVERAGE_EVIDENCE or not distinct else MIN_COVERAGE_DISTINCT
     if best.score < needed:
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
         decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
@@ -280,9 +298,18 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     if decision.reason:
         return decision
     keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
-    decision.reason = (f"covers {best.coverage:.0%} of the prompt's informative words"
-                       f"{', and the prompt says its problem is back or failing' if best.score < MIN_COVERAGE else ''}")
+    evidence = ", and the prompt says its problem is back, failing or met before" if best.score < MIN_COVERAGE else ""
+    alone = f", {STAND_OUT}x any other session" if best.score < MIN_COVERAGE_EVIDENCE else ""
+    decision.reason = f"covers {best.coverage:.0%} of the prompt's informative words{evidence}{alone}"
     return _answer(decision, keep, shown)
+
+
+def stands_out(candidates: list[Candidate]) -> bool:
+    """Whether the best session (with those within KEEP_RATIO of it: a problem met twice) scores
+    STAND_OUT times the best of the others."""
+    best = candidates[0].score
+    rest = next((c.score for c in candidates if c.score < KEEP_RATIO * best), 0.0)
+    return best >= STAND_OUT * rest
 
 
 def _answer(decision: Decision, keep: list[Candidate], shown: Iterable[str]) -> Decision:
@@ -334,13 +361,17 @@ class Intent:
 
     def shows_a_revisit(self) -> bool:
         """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it
-        says a problem is back ("again", "still", "wieder", 又, また) or failing ("keeps failing", "hung",
-        `NoSuchMethodError`, 报错), and asks for no new work ("new ..." included)."""
-        if self.asks_for_anything_new:
+        says a problem is back ("again", "still", "wieder", 又, また), failing ("keeps failing", "hung",
+        `NoSuchMethodError`, 报错) or met before ("we've seen this before", "how did we", 上次), asks for
+        no new work ("new ..." included) and does not say it differs from the one met before ("not
+        the disk this time", "differently", "diesmal", 这次)."""
+        if self.asks_for_anything_new or re.search(DIFFERS, self.prompt) \
+                or any(cue in self.prompt for cue in CJK_DIFFERS):
             return False
         return any(w in RECURRENCE_CUES or w in OTHER_PAST_CUES for w in self.spoken) \
             or any(cue in self.prompt for cue in CJK_PAST_CUES) or bool(re.search(FAILURE, self.prompt)) \
-            or any(cue in self.prompt for cue in CJK_FAILURE)
+            or any(cue in self.prompt for cue in CJK_FAILURE) or bool(re.search(MET_BEFORE, self.prompt)) \
+            or any(cue in self.prompt for cue in CJK_MET_BEFORE)
 
 
 def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:

@@ -19,6 +19,12 @@ from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, Intent
     "生产上订单表的迁移又挂了，报外键约束错误",
     "プッシュ通知が届かないという問い合わせがまた来ました",
     "new terminal tabs are slow to open again",
+    "broker 1 lagging after the rolling restart, pretty sure we've seen this before",
+    "what jvm args did we set last time for the kotlin daemon",
+    "how did we get the release build to keep the json adapters",
+    "Hatten wir das nicht schon behoben? Umlaute in der Rechnung",
+    "上次那个外键迁移的问题",
+    "前回のプッシュ通知の件",
 ])
 def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
     assert Intent(prompt).shows_a_revisit()
@@ -32,6 +38,19 @@ def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
     "给订单表加一个新的索引，按用户查询太慢",
 ])
 def test_a_plan_or_a_request_for_new_work_is_none(prompt):
+    assert not Intent(prompt).shows_a_revisit()
+
+
+@pytest.mark.parametrize("prompt", [
+    "broker 3 is misbehaving again but it's not the disk this time",
+    "login on the shop broken again but differently: we land logged out",
+    "createOrder fails after every inventory deploy. not a deadline thing",
+    "sentry stopped receiving errors again. quota is at 12%, so not that",
+    "Der Build ist wieder kaputt, diesmal aber im Linker",
+    "le build plante encore, mais cette fois sur le linker",
+    "迁移又失败了，这次不是外键的问题",
+])
+def test_a_failure_said_to_differ_from_the_one_met_before_is_none(prompt):
     assert not Intent(prompt).shows_a_revisit()
 
 
