@@ -278,8 +278,9 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     new_work = intent.asks_for_new_work
     needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
     if MIN_COVERAGE_DISTINCT <= best.score < needed and intent.shows_a_revisit():
-        distinct = size >= STAND_OUT_AMONG and stands_out(candidates)
-        needed = MIN_COVERAGE_EVIDENCE if best.score >= MIN_COVERAGE_EVIDENCE or not distinct else MIN_COVERAGE_DISTINCT
+        needed = MIN_COVERAGE_EVIDENCE
+        if best.score < MIN_COVERAGE_EVIDENCE and size >= STAND_OUT_AMONG and stands_out(candidates):
+            needed = MIN_COVERAGE_DISTINCT
     if best.score < needed:
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
         decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
@@ -299,7 +300,7 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         return decision
     keep = [c for c in candidates if c.score >= max(KEEP_RATIO * best.score, needed)][:MAX_ITEMS]
     evidence = ", and the prompt says its problem is back, failing or met before" if best.score < MIN_COVERAGE else ""
-    alone = f", {STAND_OUT}x any other session" if best.score < MIN_COVERAGE_EVIDENCE else ""
+    alone = f", and it scores {STAND_OUT:g} times any other session" if best.score < MIN_COVERAGE_EVIDENCE else ""
     decision.reason = f"covers {best.coverage:.0%} of the prompt's informative words{evidence}{alone}"
     return _answer(decision, keep, shown)
 
