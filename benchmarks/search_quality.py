@@ -18,7 +18,8 @@ issue 14), obsidian-help-asked, obsidian-help-anchors, obsidian-help-semantic ov
 (../shared/eval/obsidian-help-en); dev-notes and dev-notes-anchors over benchmarks/vaults/dev-notes;
 handbook over benchmarks/vaults/debian-handbook (a team wiki export); handbook-blind over the same
 vault, written after the ranking work by a writer who saw only the pages' titles and outlines, and
-handbook-blind2, a second such writer's, after the fusion work (all of it test).
+handbook-blind2, a second such writer's, after the fusion work (all of it test); help-blind over the
+Help vault, by a writer who saw only its notes' paths and headings (all of it test).
 Tune on dev, report test. `--save FILE` keeps the figures, `--compare FILE` prints the change of
 each figure against a saved run (the way to measure a ranking change: same machine, same sets).
 
@@ -57,6 +58,7 @@ SETS = {                      # name -> (file, vault)
     "handbook": ("debian-handbook.json", HANDBOOK_VAULT),
     "handbook-blind": ("debian-handbook-blind.json", HANDBOOK_VAULT),
     "handbook-blind2": ("debian-handbook-blind2.json", HANDBOOK_VAULT),
+    "help-blind": ("obsidian-help-blind.json", HELP_VAULT),
 }
 FANOUT = ("obsidian-help-fanout.json", HELP_VAULT)
 ENGINES = ("index", "bm25", "scan", "hybrid", "semantic")

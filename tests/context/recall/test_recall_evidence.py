@@ -19,15 +19,35 @@ from obsidian_memory.context.recall.decide import NEW_WORK_VERBS, Intent
     "生产上订单表的迁移又挂了，报外键约束错误",
     "プッシュ通知が届かないという問い合わせがまた来ました",
     "new terminal tabs are slow to open again",
+    "这次又失败了",                      # "this time" of a return is no contrast
+    "this is not a new problem, the deploy failed again",
+])
+def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
+    assert Intent(prompt).shows_a_revisit()
+
+
+@pytest.mark.parametrize("prompt", [
     "broker 1 lagging after the rolling restart, pretty sure we've seen this before",
     "what jvm args did we set last time for the kotlin daemon",
     "how did we get the release build to keep the json adapters",
+    "the export is slow like last time",
     "Hatten wir das nicht schon behoben? Umlaute in der Rechnung",
     "上次那个外键迁移的问题",
     "前回のプッシュ通知の件",
 ])
-def test_a_problem_said_to_be_back_or_failing_is_evidence(prompt):
+def test_a_problem_said_to_have_been_met_before_is_evidence(prompt):
     assert Intent(prompt).shows_a_revisit()
+
+
+@pytest.mark.parametrize("prompt", [
+    "Add a column for the last time a user logged in",
+    "Implement the same thing as in billing for the shop",
+    "show the last time each cron job succeeded",
+    "发布之前要跑哪些测试",                # "before the release": no past meeting
+    "at this time of night the sync is slow",
+])
+def test_words_of_time_that_meet_no_past_problem_are_none(prompt):
+    assert not Intent(prompt).shows_a_revisit()
 
 
 @pytest.mark.parametrize("prompt", [
@@ -46,8 +66,8 @@ def test_a_plan_or_a_request_for_new_work_is_none(prompt):
     "login on the shop broken again but differently: we land logged out",
     "createOrder fails after every inventory deploy. not a deadline thing",
     "sentry stopped receiving errors again. quota is at 12%, so not that",
-    "Der Build ist wieder kaputt, diesmal aber im Linker",
-    "le build plante encore, mais cette fois sur le linker",
+    "Der Build ist wieder kaputt, diesmal im Linker",
+    "le build plante encore, mais pas le compilateur cette fois",
     "迁移又失败了，这次不是外键的问题",
 ])
 def test_a_failure_said_to_differ_from_the_one_met_before_is_none(prompt):
