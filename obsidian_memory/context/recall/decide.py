@@ -262,7 +262,8 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
     if not size:
         decision.reason = "no archived session is indexed for recall yet"
         return decision
-    decision.words = weigh(archive, prompt[:PROMPT_CHARS], size)
+    read = prompt[:PROMPT_CHARS]
+    decision.words = weigh(archive, read, size)
     informative = [w for w in decision.words if w.informative]
     if len(informative) < MIN_TERMS:
         decision.reason = f"too few informative words ({len(informative)})"
@@ -278,7 +279,7 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         return decision
     best = candidates[0]
     crowd = sum(1 for c in candidates if c.score >= CROWD_RATIO * best.score)
-    intent = Intent(prompt[:PROMPT_CHARS])
+    intent = Intent(read)
     new_work = intent.asks_for_new_work
     needed = MIN_COVERAGE_NEW_WORK if new_work else MIN_COVERAGE
     if MIN_COVERAGE_DISTINCT <= best.score < needed and intent.shows_a_revisit():
