@@ -9,7 +9,9 @@ names the same thing. A word in camel case also gives the term it gives typed in
 (`SQLite` -> `sqlit`, as `sqlite`): a prompt's words are taken in lower case (recall.decide), so that
 the case a user types changes nothing. A run of Chinese, Japanese or Korean text gives its bigrams (core.cjk), as
 the vault index does. Function words, chat words ("again", "please", "look") and lone short
-numbers are no terms.
+numbers are no terms. A duration is one term whatever its unit, a host named by its role and number
+meets its other forms, and an error named by another of its standard names gives that name's term
+(`bad gateway` is `502`, `OutOfMemoryError` is `oom`).
 
 Pure and import-light (`re` and core.cjk, patterns compiled on first use): the prompt hook runs it.
 """
@@ -23,7 +25,7 @@ from obsidian_memory.core import cjk
 # The version of these rules. The archive's recall index is made again when its documents were
 # made by another version (RecallIndex.renew_if_outdated): bump it on any change to what a
 # text's terms are.
-VERSION = 4
+VERSION = 5
 
 MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
@@ -80,12 +82,13 @@ def words(text: str) -> list[str]:
 
 
 def terms(text: str) -> list[str]:
-    """The terms of `text`, in order, with repeats (its words', then its durations', then its
-    numbered names')."""
+    """The terms of `text`, in order, with repeats (its words', then its durations', its numbered
+    names' and its errors' by their other names)."""
     found: list[str] = []
     for word in words(text):
         found.extend(word_terms(word))
-    return found + [term for _, term in quantities(text)] + [term for _, term in numbered_names(text)]
+    return found + [term for _, term in quantities(text)] + [term for _, term in numbered_names(text)] \
+        + [term for _, term in error_names(text)]
 
 
 def word_terms(word: str) -> list[str]:
@@ -249,6 +252,48 @@ def numbered_names(text: str) -> list[tuple[str, str]]:
             if len(name) >= 2 and name not in STOPWORDS:
                 found.append((match.group(0), f"{name}{int(match.group(2))}"))
     return found
+
+
+# -- an error by its other name: the code, the message, the constant ----------------------------
+# A log says `502`, the user "bad gateway"; the kernel `ENOSPC`, the user "no space left on device";
+# the JVM `OutOfMemoryError`, the pod `OOMKilled`, the user "out of memory". Each of an error's names
+# (a standard's own: HTTP's reason phrases, POSIX's messages and their errno constants) gives the
+# error's term, beside its own words. Only names that say the one error: "not found" (a file, a
+# command, a class) and "conflict" (a merge) are no HTTP status here.
+ERROR_NAMES = {
+    "400": ("bad request",), "403": ("forbidden",), "405": ("method not allowed",),
+    "413": ("payload too large", "request entity too large"), "422": ("unprocessable entity", "unprocessable content"),
+    "429": ("too many requests",), "500": ("internal server error",), "502": ("bad gateway",),
+    "503": ("service unavailable", "service temporarily unavailable"), "504": ("gateway timeout", "gateway time out"),
+    "oom": ("out of memory", "oom"), "segfault": ("segmentation fault", "segfault", "sigsegv"),
+    "enospc": ("no space left on device", "enospc"), "econnrefused": ("connection refused", "econnrefused"),
+    "econnreset": ("connection reset by peer", "connection reset", "econnreset"),
+    "eacces": ("permission denied", "eacces"), "emfile": ("too many open files", "emfile"),
+    "eaddrinuse": ("address already in use", "eaddrinuse"), "epipe": ("broken pipe", "epipe"),
+    "enoent": ("no such file or directory", "enoent"),
+}
+# a text holds one of these (a name's longest word) before the names' pattern is compiled and run
+_ERROR_KEYS = frozenset(max(name.split(), key=len) for names in ERROR_NAMES.values() for name in names)
+_ERROR_NAMES = None   # compiled on first use
+_SPACED = r"[\s_-]*"   # between a name's words: spaces, _ or - (`Gateway_Timeout`, `Time-out`), or none
+
+
+def error_names(text: str) -> list[tuple[str, str]]:
+    """(the name as written, the error's term) of each error `text` names by one of ERROR_NAMES, in
+    order, in any case and as one word in camel case (`OutOfMemoryError`, `OOMKilled`, `ENOSPC`); not
+    inside a longer word (`roomy`, `forbiddenness`)."""
+    global _ERROR_NAMES
+    lowered = (text or "").lower()
+    if not any(key in lowered for key in _ERROR_KEYS):
+        return []
+    if _ERROR_NAMES is None:
+        groups = []
+        for n, names in enumerate(ERROR_NAMES.values()):
+            spelled = (_SPACED.join(re.escape(word) for word in name.split()) for name in sorted(names, key=len, reverse=True))
+            groups.append(f"(?P<e{n}>{'|'.join(spelled)})")
+        _ERROR_NAMES = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(groups)})(?-i:(?![a-z]))", re.IGNORECASE)
+    terms = list(ERROR_NAMES)
+    return [(match.group(0), terms[int(str(match.lastgroup)[1:])]) for match in _ERROR_NAMES.finditer(text)]
 
 
 def distinct(items: Iterable[str]) -> list[str]:

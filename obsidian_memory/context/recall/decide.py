@@ -11,7 +11,8 @@ count PARTS_ONLY (`billing-db-3` is not `billing-db-2`). Its `score` is the cove
 OTHER_PLACE for a session of another repository (this repository's sessions first).
 
 The words are archive.recall_terms' (a CJK run as its character pairs, a duration in any unit or in
-words as one term: "half a minute" is `timeout 30 s`). The best session is shown only when all of
+words as one term: "half a minute" is `timeout 30 s`; an error by its other standard name: "bad
+gateway" is `502`). The best session is shown only when all of
 these hold:
   - the prompt is no slash command and has at least MIN_TERMS informative words (not a greeting,
     thanks or a one-word nudge), and the archive knows some of them;
@@ -95,7 +96,7 @@ FUSE_POOL = 20               # sessions compared by meaning at least (those the 
 NEW_WORK_VERBS = frozenset("""add create write implement build make generate scaffold introduce design draft set
 setup convert port translate rename refactor document upgrade bump configure support integrate extend remove
 delete replace update""".split())
-OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me".split())
+OPENERS = frozenset("please can could would you we i let's lets let us need to want to should help me i'd we'd like love".split())
 RECURRENCE_CUES = frozenset("again still anymore recurring".split())
 PAST_CUES = RECURRENCE_CUES | frozenset("back before previous previously last same another".split())
 # The same in the other languages users write in: in German, French and Spanish a verb of making
@@ -105,7 +106,8 @@ OTHER_NEW_WORK_VERBS = frozenset("""hinzufügen füge fügen erstelle erstellen 
 implementiere implementieren ergänze ergänzen ajouter ajoute ajoutez ajoutons créer crée créez écrire écris
 écrivez implémenter añadir añade agrega agregar crear crea escribir escribe implementar""".split())
 OTHER_PAST_CUES = frozenset("wieder erneut nochmal encore toujours vez todavía sigue".split())
-CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規")
+CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規",
+                "ようにしたい", "ようにしてほしい")   # "(I want it) made so that ...": new behaviour
 CJK_PAST_CUES = ("又", "再次", "还是", "依然", "仍然", "また", "再び", "まだ")
 # Evidence of a revisit (MIN_COVERAGE_EVIDENCE): a problem said to be back (RECURRENCE_CUES, OTHER_PAST_CUES,
 # CJK_PAST_CUES) or failing, in words ("keeps failing", "hung", "OOM", 报错) or as an error's name (`NoSuchMethodError`)
@@ -411,6 +413,10 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
         found.setdefault(written.lower(), ([term], []))
     named = {parts[0] for parts, _ in found.values() if len(parts) == 1}
     for written, term in terms_module.numbered_names(prompt):   # kafka-broker-03: broker3, kafka3
+        if term not in named:
+            named.add(term)
+            found.setdefault(f"{written.lower()} ({term})", ([term], []))
+    for written, term in terms_module.error_names(prompt):   # "bad gateway": 502, OutOfMemoryError: oom
         if term not in named:
             named.add(term)
             found.setdefault(f"{written.lower()} ({term})", ([term], []))

@@ -62,6 +62,26 @@ def test_a_plan_or_a_request_for_new_work_is_none(prompt):
 
 
 @pytest.mark.parametrize("prompt", [
+    "I'd like to add a dark mode toggle to the settings screen",
+    "I would like to write an export of the orders as CSV",
+    "we'd love to support Korean won on the invoices",
+    "プッシュ通知をタップしたらそのルートの詳細画面が開くようにしたい",
+    "検索結果から地図に飛べるようにしてほしい",
+])
+def test_a_wish_for_new_work_asks_for_new_work(prompt):
+    assert Intent(prompt).asks_for_new_work
+
+
+@pytest.mark.parametrize("prompt", [
+    "I would like to know why the release build crashes",
+    "like last time, the nightly export stopped at the one hour mark",
+    "また通知が届かない。届くようにしたい",            # a wish of a problem said to be back
+])
+def test_a_wish_to_understand_or_of_a_problem_back_is_no_new_work(prompt):
+    assert not Intent(prompt).asks_for_new_work
+
+
+@pytest.mark.parametrize("prompt", [
     "broker 3 is misbehaving again but it's not the disk this time",
     "login on the shop broken again but differently: we land logged out",
     "createOrder fails after every inventory deploy. not a deadline thing",

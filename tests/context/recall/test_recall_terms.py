@@ -121,3 +121,21 @@ def test_a_host_named_by_its_role_and_number_meets_its_name():
     assert named("billing-db-2") == {"billing2", "db2"} and not named("billing-db-2") & named("billing-db-3")
     # a word and a number in running text are no name
     assert named("the retry created two charges") == named("the challenge returns 404") == named("es node 4") == set()
+
+
+def test_an_error_by_its_other_name_gives_its_term():
+    def named(text):
+        return {term for _, term in terms.error_names(text)}
+
+    assert named("bad gateway when finance downloads the invoices") == {"502"}
+    assert "502" in terms.terms("Bad Gateway") and "502" in terms.terms("a 502 from the ingress")
+    assert named("Gateway Time-out") == named("GatewayTimeout") == {"504"}
+    oom = ("out of memory", "java.lang.OutOfMemoryError: Java heap space", "pod OOMKilled", "executors OOM")
+    assert all(named(text) == {"oom"} for text in oom)
+    assert named("No space left on device") == named("write ENOSPC") == {"enospc"}
+    assert named("Segmentation fault (core dumped)") == named("SIGSEGV") == {"segfault"}
+    assert named("psql: connection refused") == named("ECONNREFUSED 127.0.0.1:5432") == {"econnrefused"}
+    # the words that only hold a name, and the names that say more than one error, give none
+    for text in ("a roomy zoom room", "library not found for -liconv", "merge conflict in the lockfile",
+                 "the gateway is bad at timing", "boom"):
+        assert named(text) == set(), text
