@@ -139,3 +139,16 @@ def test_an_error_by_its_other_name_gives_its_term():
     for text in ("a roomy zoom room", "library not found for -liconv", "merge conflict in the lockfile",
                  "the gateway is bad at timing", "boom"):
         assert named(text) == set(), text
+
+
+@given(st.lists(st.one_of(st.sampled_from([name for names in terms.ERROR_NAMES.values() for name in names]),
+                          st.text(alphabet="abcdefghijklmnopqrstuvwxyz OMEG", min_size=1, max_size=8)), max_size=6),
+       st.lists(st.sampled_from([" ", "_", "-", "", "\u00a0", "\n", ". "]), min_size=6, max_size=6),
+       st.booleans())
+def test_the_quick_check_before_the_names_pattern_never_skips_a_name(pieces, joins, upper):
+    text = "".join(piece.replace(" ", joins[n % len(joins)]) + joins[n] for n, piece in enumerate(pieces))
+    text = text.upper() if upper else text
+    terms.error_names("bad gateway")   # the pattern compiled
+    assert terms._ERROR_NAMES is not None
+    expected = [match.group(0) for match in terms._ERROR_NAMES.finditer(text)]
+    assert [written for written, _ in terms.error_names(text)] == expected
