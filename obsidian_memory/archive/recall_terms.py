@@ -259,9 +259,10 @@ def numbered_names(text: str) -> list[tuple[str, str]]:
 # the JVM `OutOfMemoryError`, the pod `OOMKilled`, the user "out of memory". Each of an error's names
 # (a standard's own: HTTP's reason phrases, POSIX's messages and their errno constants) gives the
 # error's term, beside its own words. Only names that say the one error: "not found" (a file, a
-# command, a class) and "conflict" (a merge) are no HTTP status here.
+# command, a class), "conflict" (a merge), "unauthorized" and "forbidden" (plain English) are no HTTP
+# status here.
 ERROR_NAMES = {
-    "400": ("bad request",), "403": ("forbidden",), "405": ("method not allowed",),
+    "400": ("bad request",), "405": ("method not allowed",),
     "413": ("payload too large", "request entity too large"), "422": ("unprocessable entity", "unprocessable content"),
     "429": ("too many requests",), "500": ("internal server error",), "502": ("bad gateway",),
     "503": ("service unavailable", "service temporarily unavailable"), "504": ("gateway timeout", "gateway time out"),
@@ -277,13 +278,18 @@ ERROR_NAMES = {
 _ERROR_SQUEEZED = frozenset(name.replace(" ", "") for names in ERROR_NAMES.values() for name in names)
 _UNJOINED = str.maketrans("", "", "_-")
 _ERROR_NAMES = None   # compiled on first use
-_SPACED = r"[\s_-]*"   # between a name's words: spaces, _ or - (`Gateway_Timeout`, `Time-out`), or none
+_SPACED = r"[ \t_-]{0,3}"   # between a name's words: a few spaces, _ or - (`Gateway_Timeout`, `Time-out`), or none
+# a name starts a word, or a word of an identifier in camel case (`StatusBadGateway`, `HTTPForbidden`), and
+# ends one (`OOMKilled`, `OutOfMemoryError`; not `roomy`, `OOMPH`)
+_NAME_STARTS = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))"
+_NAME_ENDS = r"(?![a-z]|[A-Z]{2})"
 
 
 def error_names(text: str) -> list[tuple[str, str]]:
     """(the name as written, the error's term) of each error `text` names by one of ERROR_NAMES, in
-    order, in any case and as one word in camel case (`OutOfMemoryError`, `OOMKilled`, `ENOSPC`); not
-    inside a longer word (`roomy`, `forbiddenness`)."""
+    order, in any case, as a word of an identifier in camel case, and beside CJK text (`内存不足OOM了`).
+    An error's term is the term its key gives as a word (`econnrefused`: `econnrefus`), so that a
+    prompt that names the constant holds it once."""
     global _ERROR_NAMES
     squeezed = "".join((text or "").lower().split()).translate(_UNJOINED)
     if not any(name in squeezed for name in _ERROR_SQUEEZED):
@@ -293,9 +299,9 @@ def error_names(text: str) -> list[tuple[str, str]]:
         for n, names in enumerate(ERROR_NAMES.values()):
             spelled = (_SPACED.join(re.escape(word) for word in name.split()) for name in sorted(names, key=len, reverse=True))
             groups.append(f"(?P<e{n}>{'|'.join(spelled)})")
-        _ERROR_NAMES = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(groups)})(?-i:(?![a-z]))", re.IGNORECASE)
-    terms = list(ERROR_NAMES)
-    return [(match.group(0), terms[int(str(match.lastgroup)[1:])]) for match in _ERROR_NAMES.finditer(text)]
+        _ERROR_NAMES = re.compile(rf"{_NAME_STARTS}(?i:{'|'.join(groups)}){_NAME_ENDS}", re.ASCII)
+    keys = [part_term(key) for key in ERROR_NAMES]
+    return [(match.group(0), keys[int(str(match.lastgroup)[1:])]) for match in _ERROR_NAMES.finditer(text)]
 
 
 def distinct(items: Iterable[str]) -> list[str]:

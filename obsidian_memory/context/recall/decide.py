@@ -106,8 +106,9 @@ OTHER_NEW_WORK_VERBS = frozenset("""hinzufügen füge fügen erstelle erstellen 
 implementiere implementieren ergänze ergänzen ajouter ajoute ajoutez ajoutons créer crée créez écrire écris
 écrivez implémenter añadir añade agrega agregar crear crea escribir escribe implementar""".split())
 OTHER_PAST_CUES = frozenset("wieder erneut nochmal encore toujours vez todavía sigue".split())
-CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規",
-                "ようにしたい", "ようにしてほしい")   # "(I want it) made so that ...": new behaviour
+CJK_NEW_WORK = ("加一个", "加个", "加一", "添加", "新增", "增加", "新建", "创建", "写一个", "实现", "追加", "作成", "新規")
+# "(I want it) made so that ...": new behaviour; not "so that it no longer ..." (`落ちないようにしたい`)
+CJK_WISHES = ("ようにしたい", "ようにしてほしい")
 CJK_PAST_CUES = ("又", "再次", "还是", "依然", "仍然", "また", "再び", "まだ")
 # Evidence of a revisit (MIN_COVERAGE_EVIDENCE): a problem said to be back (RECURRENCE_CUES, OTHER_PAST_CUES,
 # CJK_PAST_CUES) or failing, in words ("keeps failing", "hung", "OOM", 报错) or as an error's name (`NoSuchMethodError`)
@@ -361,11 +362,12 @@ class Intent:
 
     def __init__(self, prompt: str) -> None:
         spoken = [w.lower() for w in re.findall(r"[^\W\d_]+", prompt)]    # its words, in any script
-        english = [w.lower() for w in re.findall(r"[A-Za-z']+", prompt)]
+        english = [w.lower().replace("’", "'") for w in re.findall("[A-Za-z'’]+", prompt)]   # I'd, I’d
         opening = next((w for w in english[:6] if w not in OPENERS), "")   # its verb, after "please", "can you", ...
         past = any(w in PAST_CUES or w in OTHER_PAST_CUES for w in spoken) or any(cue in prompt for cue in CJK_PAST_CUES)
         requested = opening in NEW_WORK_VERBS or any(w in OTHER_NEW_WORK_VERBS for w in spoken[:8]) \
-            or any(verb in prompt for verb in CJK_NEW_WORK)
+            or any(verb in prompt for verb in CJK_NEW_WORK) \
+            or any(wish in prompt and "ない" + wish not in prompt for wish in CJK_WISHES)
         self.prompt, self.spoken, self.requested = prompt, spoken, requested
         self.asks_for_new_work = not past and requested
         self.asks_for_anything_new = not past and (requested or opening == "new")

@@ -64,6 +64,7 @@ def test_a_plan_or_a_request_for_new_work_is_none(prompt):
 @pytest.mark.parametrize("prompt", [
     "I'd like to add a dark mode toggle to the settings screen",
     "I would like to write an export of the orders as CSV",
+    "I’d like to add a dark mode toggle",              # typed with a curly apostrophe
     "we'd love to support Korean won on the invoices",
     "プッシュ通知をタップしたらそのルートの詳細画面が開くようにしたい",
     "検索結果から地図に飛べるようにしてほしい",
@@ -79,6 +80,12 @@ def test_a_wish_for_new_work_asks_for_new_work(prompt):
 ])
 def test_a_wish_to_understand_or_of_a_problem_back_is_no_new_work(prompt):
     assert not Intent(prompt).asks_for_new_work
+
+
+@pytest.mark.parametrize("prompt", ["OOMで落ちないようにしたい", "kotlin daemonのエラーが出ないようにしてほしい"])
+def test_a_wish_that_a_failure_stops_is_evidence_not_new_work(prompt):
+    # "so that it no longer crashes": the failure is the subject, not a new behaviour
+    assert not Intent(prompt).asks_for_new_work and Intent(prompt).shows_a_revisit()
 
 
 @pytest.mark.parametrize("prompt", [

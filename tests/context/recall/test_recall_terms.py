@@ -134,11 +134,23 @@ def test_an_error_by_its_other_name_gives_its_term():
     assert all(named(text) == {"oom"} for text in oom)
     assert named("No space left on device") == named("write ENOSPC") == {"enospc"}
     assert named("Segmentation fault (core dumped)") == named("SIGSEGV") == {"segfault"}
-    assert named("psql: connection refused") == named("ECONNREFUSED 127.0.0.1:5432") == {"econnrefused"}
-    # the words that only hold a name, and the names that say more than one error, give none
-    for text in ("a roomy zoom room", "library not found for -liconv", "merge conflict in the lockfile",
-                 "the gateway is bad at timing", "boom"):
+    assert named("psql: connection refused") == named("ECONNREFUSED 127.0.0.1:5432") == {terms.part_term("econnrefused")}
+    # beside CJK text, and as a word of an identifier in camel case
+    assert named("内存不足OOM了") == named("报错OOMKilled") == {"oom"} and named("服务器返回bad gateway") == {"502"}
+    assert named("http.StatusBadGateway") == {"502"} and named("HTTPBadRequest") == {"400"}
+    # the words that only hold a name, the names that say more than one error, and a name's words
+    # apart (another line, another paragraph) give none
+    for text in ("a roomy zoom room", "OOMPH", "library not found for -liconv", "merge conflict in the lockfile",
+                 "the gateway is bad at timing", "boom", "forbidden to push to main", "bad\n\ngateway"):
         assert named(text) == set(), text
+
+
+def test_an_errors_constant_gives_the_term_it_gives_as_a_word():
+    # so that a prompt naming the constant holds it once, and the message's session meets it
+    for constant in ("ECONNREFUSED", "EPIPE", "EACCES", "EMFILE", "EADDRINUSE", "ENOSPC", "ENOENT", "ECONNRESET"):
+        (term,) = {term for _, term in terms.error_names(constant)}
+        assert terms.terms(constant) == [term, term], constant
+    assert {t for _, t in terms.error_names("connection refused")} == {t for _, t in terms.error_names("ECONNREFUSED")}
 
 
 @given(st.lists(st.one_of(st.sampled_from([name for names in terms.ERROR_NAMES.values() for name in names]),
