@@ -11,7 +11,7 @@ import zoneinfo
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import given, settings as hypothesis_settings, strategies as st
+from hypothesis import example, given, settings as hypothesis_settings, strategies as st
 
 from obsidian_memory.capture.session_records import CompactSummary, Prompt, Session
 from obsidian_memory.vault.notes import sessions as notes
@@ -59,6 +59,11 @@ def session(n: int, start: dt.datetime, minutes: int = 30) -> Session:
 
 @hypothesis_settings(max_examples=150, deadline=None)
 @given(writer=ZONE, reader=ZONE, start=INSTANT, minutes=st.integers(0, 600))
+# across the end of daylight saving time: 01:00 is on the wall clock twice (the note's one offset)
+@example(writer="America/Los_Angeles", reader="Asia/Kolkata", start=dt.datetime(2000, 10, 29, 8, tzinfo=dt.timezone.utc),
+         minutes=60)
+@example(writer="Europe/London", reader="UTC", start=dt.datetime(2026, 3, 29, 0, 30, tzinfo=dt.timezone.utc),
+         minutes=90)
 def test_a_note_written_in_one_zone_reads_back_to_the_same_instants_in_any_other(writer, reader, start, minutes):
     written = session(1, start, minutes)
     with machine_in(writer):
