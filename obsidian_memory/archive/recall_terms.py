@@ -279,7 +279,7 @@ _ERROR_SQUEEZED = frozenset(name.replace(" ", "") for names in ERROR_NAMES.value
 _UNJOINED = str.maketrans("", "", "_-")
 _ERROR_NAMES = None   # compiled on first use
 _SPACED = r"[ \t_-]{0,3}"   # between a name's words: a few spaces, _ or - (`Gateway_Timeout`, `Time-out`), or none
-# a name starts a word, or a word of an identifier in camel case (`StatusBadGateway`, `HTTPForbidden`), and
+# a name starts a word, or a word of an identifier in camel case (`StatusBadGateway`, `HTTPBadRequest`), and
 # ends one (`OOMKilled`, `OutOfMemoryError`; not `roomy`, `OOMPH`)
 _NAME_STARTS = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))"
 _NAME_ENDS = r"(?![a-z]|[A-Z]{2})"

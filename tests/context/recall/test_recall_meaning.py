@@ -29,7 +29,8 @@ JUDGED = ["inf-es-data-04-breaker", "inf-es-data-02-readonly", "inf-kafka-broker
 # Prompts of the written and blind sets (benchmarks/recall_set, dev halves) whose words alone fall
 # short of the sessions they revisit
 IN_OTHER_WORDS = [
-    ("orders-service", 'Exception in thread "main" java.lang.NoSuchMethodError: \'void com.google.protobuf.GeneratedMessageV3.makeExtensionsImmutable()\' at startup after the dependency update',
+    ("orders-service", "Exception in thread \"main\" java.lang.NoSuchMethodError: 'void com.google.protobuf."
+                       "GeneratedMessageV3.makeExtensionsImmutable()' at startup after the dependency update",
      "ord-protobuf-nosuchmethod"),
     ("infra", "Broker three of the Kafka cluster stopped itself overnight, the data volume is at 100%. I have a "
               "feeling we saw this before with some topic that never deleted anything, orders-related maybe.",
