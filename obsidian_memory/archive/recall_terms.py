@@ -273,12 +273,12 @@ ERROR_NAMES = {
     "eaddrinuse": ("address already in use", "eaddrinuse"), "epipe": ("broken pipe", "epipe"),
     "enoent": ("no such file or directory", "enoent"),
 }
-# a text holds one of the names, its spaces left out, once its own spaces, _ and - are: only then is
-# the names' pattern compiled (~1 ms) and run
-_ERROR_SQUEEZED = frozenset(name.replace(" ", "") for names in ERROR_NAMES.values() for name in names)
-_UNJOINED = str.maketrans("", "", "_-")
-_ERROR_NAMES = None   # compiled on first use
 _SPACED = r"[ \t_-]{0,3}"   # between a name's words: a few spaces, _ or - (`Gateway_Timeout`, `Time-out`), or none
+# each name, its spaces left out (what a text holds, once its own spaces, _ and - are, when it holds
+# the name) -> the name's pattern, the error's term (the one its key gives as a word: `econnrefus`)
+_ERROR_FORMS = {name.replace(" ", ""): (_SPACED.join(re.escape(word) for word in name.split()), key)
+                for key, names in ERROR_NAMES.items() for name in names}
+_UNJOINED = str.maketrans("", "", "_-")
 # a name starts a word, or a word of an identifier in camel case (`StatusBadGateway`, `HTTPBadRequest`), and
 # ends one (`OOMKilled`, `OutOfMemoryError`; not `roomy`, `OOMPH`)
 _NAME_STARTS = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))"
@@ -288,20 +288,23 @@ _NAME_ENDS = r"(?![a-z]|[A-Z]{2})"
 def error_names(text: str) -> list[tuple[str, str]]:
     """(the name as written, the error's term) of each error `text` names by one of ERROR_NAMES, in
     order, in any case, as a word of an identifier in camel case, and beside CJK text (`内存不足OOM了`).
-    An error's term is the term its key gives as a word (`econnrefused`: `econnrefus`), so that a
-    prompt that names the constant holds it once."""
-    global _ERROR_NAMES
+    Only the names the text holds once squeezed are looked for, so that the pattern is small (the
+    prompt hook compiles it)."""
     squeezed = "".join((text or "").lower().split()).translate(_UNJOINED)
-    if not any(name in squeezed for name in _ERROR_SQUEEZED):
+    held = [name for name in _ERROR_FORMS if name in squeezed]
+    if not held:
         return []
-    if _ERROR_NAMES is None:
-        groups = []
-        for n, names in enumerate(ERROR_NAMES.values()):
-            spelled = (_SPACED.join(re.escape(word) for word in name.split()) for name in sorted(names, key=len, reverse=True))
-            groups.append(f"(?P<e{n}>{'|'.join(spelled)})")
-        _ERROR_NAMES = re.compile(rf"{_NAME_STARTS}(?i:{'|'.join(groups)}){_NAME_ENDS}", re.ASCII)
-    keys = [part_term(key) for key in ERROR_NAMES]
-    return [(match.group(0), keys[int(str(match.lastgroup)[1:])]) for match in _ERROR_NAMES.finditer(text)]
+    held, pattern = names_pattern(held)
+    return [(match.group(0), part_term(_ERROR_FORMS[held[int(match.lastindex or 1) - 1]][1]))
+            for match in pattern.finditer(text)]
+
+
+def names_pattern(names: list[str]) -> tuple[list[str], re.Pattern[str]]:
+    """The pattern of these names (keys of _ERROR_FORMS), the longer first (`connection reset by
+    peer` before `connection reset`): its n-th group is the n-th name of the list returned."""
+    names = sorted(names, key=len, reverse=True)
+    spelled = "|".join(f"({_ERROR_FORMS[name][0]})" for name in names)
+    return names, re.compile(rf"{_NAME_STARTS}(?i:{spelled}){_NAME_ENDS}", re.ASCII)
 
 
 def distinct(items: Iterable[str]) -> list[str]:
