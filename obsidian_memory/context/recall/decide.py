@@ -414,11 +414,8 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
     for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
         found.setdefault(written.lower(), ([term], []))
     named = {parts[0] for parts, _ in found.values() if len(parts) == 1}
-    for written, term in terms_module.numbered_names(prompt):   # kafka-broker-03: broker3, kafka3
-        if term not in named:
-            named.add(term)
-            found.setdefault(f"{written.lower()} ({term})", ([term], []))
-    for written, term in terms_module.error_names(prompt):   # "bad gateway": 502, OutOfMemoryError: oom
+    # kafka-broker-03: broker3, kafka3; "bad gateway": 502, OutOfMemoryError: oom
+    for written, term in [*terms_module.numbered_names(prompt), *terms_module.error_names(prompt)]:
         if term not in named:
             named.add(term)
             found.setdefault(f"{written.lower()} ({term})", ([term], []))

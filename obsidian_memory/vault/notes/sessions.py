@@ -94,7 +94,7 @@ def _context(session, settings=None, *, whole: bool = False) -> dict:
     prompts = shown.pop("prompt_views")
     summary_texts = shown.pop("summary_texts")
     summaries = session.compact_summaries[len(session.compact_summaries) - len(summary_texts):]
-    one_day = start is None or end is None or start.date() == _at_start_offset(session.ended_at, start).date()
+    one_day = start is None or end is None or start.date() == end.astimezone(start.tzinfo).date()
     return {
         "session": session,
         "title": session.title or session.session_id,
