@@ -25,7 +25,7 @@ from obsidian_memory.core import cjk
 # The version of these rules. The archive's recall index is made again when its documents were
 # made by another version (RecallIndex.renew_if_outdated): bump it on any change to what a
 # text's terms are.
-VERSION = 5
+VERSION = 6
 
 MAX_TERM_CHARS = 40        # longer runs are hashes, base64 or minified code, not words
 MIN_NUMBER_CHARS = 3       # "502", "137", "0042" are telling; "2" or "15" alone are not
@@ -174,7 +174,7 @@ _UNIT_MS = {"ms": 1, "msec": 1, "msecs": 1, "millis": 1, "millisecond": 1, "mill
             "h": 3_600_000, "hr": 3_600_000, "hrs": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
             "day": 86_400_000, "days": 86_400_000, "week": 604_800_000, "weeks": 604_800_000,
             "month": 2_592_000_000, "months": 2_592_000_000}
-_NUMBER = r"\d+(?:\.\d+)?|" + "|".join(sorted((w.replace(" ", r"\s+") for w in _NUMBER_WORDS), key=len, reverse=True))
+_NUMBER_WORD = "|".join(sorted((w.replace(" ", r"\s+") for w in _NUMBER_WORDS), key=len, reverse=True))
 _UNIT = "|".join(sorted(_UNIT_MS, key=len, reverse=True))
 _QUANTITY = None   # compiled on first use
 
@@ -183,8 +183,10 @@ def _quantity_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     global _QUANTITY
     if _QUANTITY is None:
         _QUANTITY = (
-            # 30 s, 30s, 30-second, half a minute, five minutes
-            re.compile(rf"(?<![\w.])({_NUMBER})(?:\s*|-)({_UNIT})(?![^\W_])", re.IGNORECASE),
+            # 30 s, 30s, 30-second, half a minute, five minutes; a number in words is a word of its own
+            # (not `as`, `ah`, `tens`: "a" or "ten" and a unit's letter)
+            re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|(?:{_NUMBER_WORD})(?=[\s-]))(?:\s*|-)({_UNIT})(?![^\W_])",
+                       re.IGNORECASE),
             # timeout.ms=30000, max.poll.interval.ms (300000), timedelta(seconds=3600), ttl_seconds: 600
             re.compile(rf"(?:(?<=[._])|(?<![^\W_]))({_UNIT})[\"']?\s*[=:(]\s*\(?\s*(\d+(?:\.\d+)?)(?![\w.])",
                        re.IGNORECASE))

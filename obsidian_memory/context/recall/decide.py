@@ -411,11 +411,12 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
                         camel[word.lower()] = cased
                     if len(found) >= MAX_WORDS:
                         break
-    for written, term in terms_module.quantities(prompt):   # "half a minute": 30000ms
-        found.setdefault(written.lower(), ([term], []))
     named = {parts[0] for parts, _ in found.values() if len(parts) == 1}
-    # kafka-broker-03: broker3, kafka3; "bad gateway": 502, OutOfMemoryError: oom
-    for written, term in [*terms_module.numbered_names(prompt), *terms_module.error_names(prompt)]:
+    # "half a minute": 30000ms; "bad gateway": 502, OutOfMemoryError: oom
+    for written, term in [*terms_module.quantities(prompt), *terms_module.error_names(prompt)]:
+        _one_word(found, camel, written, term)
+        named.add(term)
+    for written, term in terms_module.numbered_names(prompt):   # kafka-broker-03: broker3, kafka3
         if term not in named:
             named.add(term)
             found.setdefault(f"{written.lower()} ({term})", ([term], []))
@@ -431,6 +432,25 @@ def weigh(archive: Archive, prompt: str, size: int) -> list[Word]:
         words.append(Word(text, held, weights, tuple(compounds), informative=min(held.values()) <= common_above(size),
                           camel_held=camel_held, camel_weights=weights_of(camel_held, size)))
     return words
+
+
+def _one_word(found: dict[str, tuple[list[str], list[str]]], camel: dict[str, list[str]], written: str,
+               term: str) -> None:
+    """Make a thing the prompt names by words that have a term of their own (`written`, as typed:
+    a duration, "half a minute": `30000ms`; an error by its other name, "Bad Gateway": `502`) one
+    word of it, whose compound is that term: its words, and the word of the term if typed too
+    ("502 Bad Gateway"), counted once, as a session that says it any way holds it whole. A name
+    inside a longer word (`OutOfMemoryError`) leaves that word as it is, beside the term."""
+    key = next((text for text in found if text.endswith(f" ({term})")),   # named before: "30s ... 30 seconds"
+               f"{written.lower()} ({term})")
+    merged = [w.lower() for w in terms_module.words(written) if w.lower() in found]
+    merged += [text for text, (parts, _) in found.items() if parts == [term] and text not in merged + [key]]
+    parts = [t for t in found.pop(key, ([], []))[0] if t != term]
+    for text in merged:
+        word_parts, compounds = found.pop(text)
+        camel.pop(text, None)
+        parts += [t for t in word_parts + compounds if t != term and t not in parts]
+    found[key] = (parts or [term], [term] if parts else [])
 
 
 def weights_of(held: dict[str, int], size: int) -> dict[str, float]:

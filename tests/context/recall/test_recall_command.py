@@ -48,7 +48,7 @@ def test_the_prompt_may_be_given_as_several_words(machine):
     ("hi there", "too few informative words"),
     ("/compact", "a slash command"),
     ("Lisbon itinerary with tapas bars", "no informative word of the prompt is in the archive"),
-    ("Plan a 3 day trip to Lisbon", "the best session covers 23% of the prompt, x0.85 as another repository's; "
+    ("Plan a 3 day trip to Lisbon", "the best session covers 26% of the prompt, x0.85 as another repository's; "
                                     "needs 60%"),
 ])
 def test_recall_says_why_nothing_would_be_injected(machine, prompt, reason):
@@ -116,3 +116,27 @@ def test_the_case_a_word_is_typed_in_changes_neither_the_decision_nor_its_figure
     assert upper["words"] == lower["words"] and upper["confident"] == lower["confident"]
     text = env.run("recall", "--cwd", str(env.root), "the SQLite migration for the nullable column again").stdout
     assert b"sqlite 1 " in text and b"matched: sqlite (" in text
+
+
+def test_a_duration_or_an_error_weighs_and_matches_alike_whatever_it_is_called(env):
+    """A session logged `502` and `30s`; a prompt that says "bad gateway" and "half a minute" weighs
+    and matches as one that says "502" and "30 seconds": each is one word, held whole."""
+    from archive_fixtures import session_id, write_transcript
+
+    projects = env.config_dir / "projects" / "-work-demo"
+    write_transcript(projects / f"{session_id(1)}.jsonl", session_id(1),
+                     ["gunicorn returns 502 for the invoice download: the worker is killed at 30s"])
+    for n in range(2, 6):
+        write_transcript(projects / f"{session_id(n)}.jsonl", session_id(n), [f"Tidy the release notes, part {n}"])
+    assert env.run("import").returncode == 0
+
+    def decided(prompt):
+        return json.loads(env.run("recall", "--json", "--cwd", str(env.root), prompt).stdout)
+
+    said = [decided(f"gunicorn invoice download {error}, killed after {duration}")
+            for error, duration in (("502", "30s"), ("bad gateway", "half a minute"),
+                                    ("502 Bad Gateway", "30 seconds"))]
+    assert said[0]["candidates"][0]["session_id"] == session_id(1)
+    figures = [[(c["session_id"], c["coverage"], c["score"]) for c in d["candidates"]] for d in said]
+    assert figures[1:] == figures[:1] * 2 and said[0]["candidates"][0]["coverage"] == 1.0
+    assert [len(d["words"]) for d in said[1:]] == [len(said[0]["words"])] * 2

@@ -89,7 +89,8 @@ def test_a_duration_is_one_term_whatever_its_unit_or_words():
 
 
 def test_what_only_looks_like_a_duration_is_none():
-    for text in ("502s from the ingress", "a cat", "one thing", "id_ed25519", "ttl=600", "version 2", "5m"):
+    for text in ("502s from the ingress", "a cat", "one thing", "id_ed25519", "ttl=600", "version 2", "5m",
+                 "as far as I know", "ah, I see", "tens of calls", "the ones that fail"):
         assert terms.quantities(text) == [], text
 
 
