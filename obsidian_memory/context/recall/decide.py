@@ -130,6 +130,11 @@ DIFFERS = r"""(?ix)\b(?:(?<!\bagain\ )(?<!\bat\ )this\ time(?!\ again)|different
     |not\ (?:the|a|an)\ (?!new\b|big\b|real\b)\w+(?:\ \w+)?\ (?:this\ time|thing|issue|problem)
     |diesmal(?!\ (?:schon\ )?wieder)|dieses\ mal(?!\ (?:schon\ )?wieder)|anders\ als|cette\ fois(?!\ encore)
     |esta\ vez(?!\ otra))\b|(?:这次|這次|今回)(?![又も]|また)"""
+# ... and one that says outright its problem is another ("not the disk this time", "differently", 这次不是)
+# is not taken by meaning either, whose near misses are problems of a session's own topic
+ANOTHER_PROBLEM = r"""(?ix)\bnot\ (?:[\w'-]+\ ){0,3}?this\ time\b|\bthis\ time\ (?:it'?s\ |it\ is\ )?not\b|\bdifferently\b
+    |\bdiesmal\ nicht\b|\bnicht\ (?:\w+\ ){0,3}?diesmal\b|\bpas\ (?:\w+\ ){0,3}?cette\ fois\b"""
+CJK_ANOTHER_PROBLEM = ("这次不是", "這次不是", "今回は違")
 CJK_FAILURE = ("报错", "错误", "失败", "挂了", "崩溃", "异常", "超时", "卡住", "出错", "エラー", "失敗", "落ち", "クラッシュ", "例外",
                "タイムアウト", "届かない", "動かない")
 
@@ -293,7 +298,8 @@ def decide(archive: Archive, prompt: str, *, repo_root: str | None, cwd: str | N
         where = "" if best.same_place else f", x{OTHER_PLACE} as another repository's"
         decision.reason = (f"the best session covers {best.coverage:.0%} of the prompt{where}; needs {needed:.0%}"
                            f"{' for a request of new work' if new_work else ''}")
-        keep = fuse(candidates, similar) if similar is not None and not new_work else []
+        keep = fuse(candidates, similar) if similar is not None and not new_work \
+            and not intent.says_it_is_another_problem() else []
         if keep:
             decision.by_meaning = True
             decision.reason = (f"covers {keep[0].coverage:.0%} of the prompt's informative words and is the "
@@ -371,6 +377,11 @@ class Intent:
         self.prompt, self.spoken, self.requested = prompt, spoken, requested
         self.asks_for_new_work = not past and requested
         self.asks_for_anything_new = not past and (requested or opening == "new")
+
+    def says_it_is_another_problem(self) -> bool:
+        """Whether the prompt says its problem is not the one met before ("it's not the disk this
+        time", "broken again but differently", 这次不是外键)."""
+        return bool(re.search(ANOTHER_PROBLEM, self.prompt)) or any(cue in self.prompt for cue in CJK_ANOTHER_PROBLEM)
 
     def shows_a_revisit(self) -> bool:
         """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it

@@ -104,3 +104,29 @@ def test_a_failure_said_to_differ_from_the_one_met_before_is_none(prompt):
 @given(st.sampled_from(sorted(NEW_WORK_VERBS | {"new"})), st.text(alphabet="bcdfghjklmnpqrstvwxz ,.", max_size=60))
 def test_a_prompt_that_opens_with_new_work_and_says_nothing_of_the_past_is_never_evidence(verb, rest):
     assert not Intent(f"{verb.capitalize()} {rest} that fails with an error").shows_a_revisit()
+
+
+@pytest.mark.parametrize("prompt", [
+    "broker 3 is misbehaving again but it's not the disk this time",
+    "gradle build fails again but it's not memory this time",
+    "renovate PRs failing CI again — not lockfile stuff this time",
+    "login broken again but differently: we land logged out",
+    "this time it's not the certificate",
+    "Der Build ist wieder kaputt, diesmal nicht der Linker",
+    "l'export plante encore, mais pas les accents cette fois",
+    "迁移又失败了，不过这次不是外键",
+])
+def test_a_problem_said_outright_to_be_another_is_another(prompt):
+    assert Intent(prompt).says_it_is_another_problem() and not Intent(prompt).shows_a_revisit()
+
+
+@pytest.mark.parametrize("prompt", [
+    "can you see what's eating the quota this time",                 # this time: this occurrence
+    "maybe it's the other direction this time, can you check",
+    "hydration error again, this time on the cart page",
+    "not sure what changed, the kafka disk is full again",
+    "这次又失败了",
+])
+def test_this_time_alone_says_no_other_problem(prompt):
+    assert not Intent(prompt).says_it_is_another_problem()
+
