@@ -93,24 +93,27 @@ def test_a_missing_folder_or_archive_is_a_one_line_error(machine, tmp_path):
     assert done.returncode != 0 and b"no session archive" in done.stderr and b"Traceback" not in done.stderr
 
 
-def test_the_case_a_word_is_typed_in_changes_neither_the_decision_nor_its_figures(env):
-    """A session wrote `SQLite-safe`; `SQLite` and `sqlite` in a prompt weigh and match alike, and
-    the words line counts each term of a word (none shows 0 beside a match)."""
+def one_session_among_chores(env, prompt: str):
+    """An archive of one session whose prompt is `prompt` and four chores; the real `recall --json`
+    of a prompt on it, and the session's id."""
     from archive_fixtures import session_id, write_transcript
 
     projects = env.config_dir / "projects" / "-work-demo"
-    write_transcript(projects / f"{session_id(1)}.jsonl", session_id(1),
-                     ["Rewrite the SQLite-safe migration for the nullable column (table rewrite pattern)"])
+    write_transcript(projects / f"{session_id(1)}.jsonl", session_id(1), [prompt])
     for n in range(2, 6):
         write_transcript(projects / f"{session_id(n)}.jsonl", session_id(n), [f"Tidy the release notes, part {n}"])
     assert env.run("import").returncode == 0
+    return (lambda asked: json.loads(env.run("recall", "--json", "--cwd", str(env.root), asked).stdout)), session_id(1)
 
-    def decided(prompt):
-        return json.loads(env.run("recall", "--json", "--cwd", str(env.root), prompt).stdout)
 
+def test_the_case_a_word_is_typed_in_changes_neither_the_decision_nor_its_figures(env):
+    """A session wrote `SQLite-safe`; `SQLite` and `sqlite` in a prompt weigh and match alike, and
+    the words line counts each term of a word (none shows 0 beside a match)."""
+    decided, session = one_session_among_chores(
+        env, "Rewrite the SQLite-safe migration for the nullable column (table rewrite pattern)")
     upper, lower = decided("the SQLite migration for the nullable column again"), \
         decided("the sqlite migration for the nullable column again")
-    assert upper["candidates"][0]["session_id"] == session_id(1)
+    assert upper["candidates"][0]["session_id"] == session
     assert [(c["session_id"], c["coverage"], c["score"]) for c in upper["candidates"]] == \
         [(c["session_id"], c["coverage"], c["score"]) for c in lower["candidates"]]
     assert upper["words"] == lower["words"] and upper["confident"] == lower["confident"]
@@ -121,22 +124,12 @@ def test_the_case_a_word_is_typed_in_changes_neither_the_decision_nor_its_figure
 def test_a_duration_or_an_error_weighs_and_matches_alike_whatever_it_is_called(env):
     """A session logged `502` and `30s`; a prompt that says "bad gateway" and "half a minute" weighs
     and matches as one that says "502" and "30 seconds": each is one word, held whole."""
-    from archive_fixtures import session_id, write_transcript
-
-    projects = env.config_dir / "projects" / "-work-demo"
-    write_transcript(projects / f"{session_id(1)}.jsonl", session_id(1),
-                     ["gunicorn returns 502 for the invoice download: the worker is killed at 30s"])
-    for n in range(2, 6):
-        write_transcript(projects / f"{session_id(n)}.jsonl", session_id(n), [f"Tidy the release notes, part {n}"])
-    assert env.run("import").returncode == 0
-
-    def decided(prompt):
-        return json.loads(env.run("recall", "--json", "--cwd", str(env.root), prompt).stdout)
-
+    decided, session = one_session_among_chores(
+        env, "gunicorn returns 502 for the invoice download: the worker is killed at 30s")
     said = [decided(f"gunicorn invoice download {error}, killed after {duration}")
             for error, duration in (("502", "30s"), ("bad gateway", "half a minute"),
                                     ("502 Bad Gateway", "30 seconds"))]
-    assert said[0]["candidates"][0]["session_id"] == session_id(1)
+    assert said[0]["candidates"][0]["session_id"] == session
     figures = [[(c["session_id"], c["coverage"], c["score"]) for c in d["candidates"]] for d in said]
     assert figures[1:] == figures[:1] * 2 and said[0]["candidates"][0]["coverage"] == 1.0
     assert [len(d["words"]) for d in said[1:]] == [len(said[0]["words"])] * 2
