@@ -75,12 +75,12 @@ PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "cc-2.1.332_UserPromptSubmit.j
 # on; `first` (the repository's first set) is printed for information; `blind` (a second writer's,
 # written after the rule was final) is the held-out one (recall_set/README.md); `fresh` (a third writer's,
 # written while the words alone's evidence rule was tuned), `fresh2` (a fourth writer's, written before the
-# rule's next change), `fresh3` (a sixth writer's, run once for the change after), `fresh4` (a seventh
-# writer's, run once for the change after) and `fresh5` (an eighth writer's) are test only: no dev half.
+# rule's next change), `fresh3`, `fresh4`, `fresh5` (a sixth, seventh and eighth writer's, each run once for
+# a change after) and `fresh6` (a ninth writer's, kept for the next) are test only: no dev half.
 SETS = {"written": "written_prompts.json", "first": "prompts.json", "blind": "blind_prompts.json",
         "fresh": "fresh_prompts.json", "fresh2": "fresh2_prompts.json", "failing": "failing_prompts.json",
         "fresh3": "fresh3_prompts.json", "fresh4": "fresh4_prompts.json",
-        "fresh5": "fresh5_prompts.json"}
+        "fresh5": "fresh5_prompts.json", "fresh6": "fresh6_prompts.json"}
 # the growth curve: archive sizes, and how many judged sessions each small archive holds
 CURVE = (10, 30, 100, 1000, 10000)
 
