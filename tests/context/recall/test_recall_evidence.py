@@ -116,7 +116,7 @@ def test_a_prompt_that_opens_with_new_work_and_says_nothing_of_the_past_is_never
     "l'export plante encore, mais pas les accents cette fois",
     "迁移又失败了，不过这次不是外键",
 ])
-def test_a_problem_said_outright_to_be_another_is_another(prompt):
+def test_a_problem_said_outright_to_be_another_one_is_known_as_such(prompt):
     assert Intent(prompt).says_it_is_another_problem() and not Intent(prompt).shows_a_revisit()
 
 
@@ -129,4 +129,3 @@ def test_a_problem_said_outright_to_be_another_is_another(prompt):
 ])
 def test_this_time_alone_says_no_other_problem(prompt):
     assert not Intent(prompt).says_it_is_another_problem()
-
