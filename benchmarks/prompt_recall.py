@@ -306,15 +306,27 @@ def installed_command(home: Path, extra: bool = False, source: Path = REPO) -> l
 
     from session_start import installed_hook
 
-    launcher = home / ".claude" / "obsidian-memory" / "bin" / "obsidian_memory.py"
+    ours = home / ".claude" / "obsidian-memory"
+    launcher = ours / "bin" / "obsidian_memory.py"
     if source != REPO:
         shutil.rmtree(home, ignore_errors=True)   # (a kept machine's may be of another checkout)
+    elif launcher.exists() and not installed_from(ours, source):
+        for folder in ("bin", "venv"):   # a kept machine's install of another checkout: its hook is not this one
+            shutil.rmtree(ours / folder)
     command = ([os.path.realpath(sys.executable), "-S", str(launcher), "hook", "session-start"] if launcher.exists()
                else installed_hook(home, source))
     if extra:
         (site,) = (home / ".claude" / "obsidian-memory" / "venv").glob("lib/python*/site-packages")
         (site / "semantic_extra.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     return command[:-1] + ["user-prompt"]
+
+
+def installed_from(ours: Path, source: Path) -> bool:
+    """Whether the install in `ours` (installed_hook's) is of the checkout `source`: its venv reaches
+    that package, and its launcher is that checkout's."""
+    pth = next(ours.glob("venv/lib/python*/site-packages/obsidian_memory.pth"), None)
+    return pth is not None and pth.read_text(encoding="utf-8").strip() == str(source) \
+        and (ours / "bin" / "obsidian_memory.py").read_bytes() == (source / "scripts" / "obsidian_memory.py").read_bytes()
 
 
 # the prompts timed: (repository, prompt): one the words decide, one the meaning decides (at
