@@ -312,7 +312,7 @@ def installed_command(home: Path, extra: bool = False, source: Path = REPO) -> l
         shutil.rmtree(home, ignore_errors=True)   # (a kept machine's may be of another checkout)
     elif launcher.exists() and not installed_from(ours, source):
         for folder in ("bin", "venv"):   # a kept machine's install of another checkout: its hook is not this one
-            shutil.rmtree(ours / folder)
+            shutil.rmtree(ours / folder, ignore_errors=True)
     command = ([os.path.realpath(sys.executable), "-S", str(launcher), "hook", "session-start"] if launcher.exists()
                else installed_hook(home, source))
     if extra:
@@ -326,7 +326,9 @@ def installed_from(ours: Path, source: Path) -> bool:
     that package, and its launcher is that checkout's."""
     pth = next(ours.glob("venv/lib/python*/site-packages/obsidian_memory.pth"), None)
     return pth is not None and pth.read_text(encoding="utf-8").strip() == str(source) \
-        and (ours / "bin" / "obsidian_memory.py").read_bytes() == (source / "scripts" / "obsidian_memory.py").read_bytes()
+        and all((ours / "bin" / name).is_file()
+                and (ours / "bin" / name).read_bytes() == (source / "scripts" / name).read_bytes()
+                for name in ("obsidian_memory.py", "_launcher.py"))
 
 
 # the prompts timed: (repository, prompt): one the words decide, one the meaning decides (at

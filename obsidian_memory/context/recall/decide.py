@@ -132,9 +132,11 @@ DIFFERS = r"""(?ix)\b(?:(?<!\bagain\ )(?<!\bat\ )this\ time(?!\ again)|different
     |esta\ vez(?!\ otra))\b|(?:这次|這次|今回)(?![又も]|また)"""
 # ... and one that says outright its problem is another ("not the disk this time", "differently", 这次不是)
 # is not taken by meaning either, whose near misses are problems of a session's own topic
-ANOTHER_PROBLEM = r"""(?ix)\bnot\ (?:[\w'-]+\ ){0,3}?this\ time\b|\bthis\ time\ (?:it'?s\ |it\ is\ )?not\b|\bdifferently\b
-    |\bdiesmal\ nicht\b|\bnicht\ (?:\w+\ ){0,3}?diesmal\b|\bpas\ (?:\w+\ ){0,3}?cette\ fois\b"""
-CJK_ANOTHER_PROBLEM = ("这次不是", "這次不是", "今回は違")
+ANOTHER_PROBLEM = r"""(?ix)\b(?:it'?s|it\ is|that'?s|but)\ not\ (?:[\w'-]+\ ){0,2}[\w'-]+,?\ this\ time\b(?!\ either)
+    |\bthis\ time,?\ (?:it'?s|it\ is|that'?s)\ not\b|\b(?:but|just)\ differently\b|\bdifferently\ this\ time\b
+    |\bdiesmal\ (?:ist\ es\ )?nicht\b|\b(?:ce\ n'est|c'est)\ pas\ (?:\w+\ ){0,2}?cette\ fois\b
+    |\bpas\ (?:le|la|les|l'|un|une)\ ?(?:\w+\ ){0,2}?cette\ fois\b|\bcette\ fois,?\ ce\ n'est\ pas\b"""
+CJK_ANOTHER_PROBLEM = ("这次不是", "這次不是", "今回は違")   # (not 这次不是又...: "isn't it ... again")
 CJK_FAILURE = ("报错", "错误", "失败", "挂了", "崩溃", "异常", "超时", "卡住", "出错", "エラー", "失敗", "落ち", "クラッシュ", "例外",
                "タイムアウト", "届かない", "動かない")
 
@@ -381,7 +383,8 @@ class Intent:
     def says_it_is_another_problem(self) -> bool:
         """Whether the prompt says its problem is not the one met before ("it's not the disk this
         time", "broken again but differently", 这次不是外键)."""
-        return bool(re.search(ANOTHER_PROBLEM, self.prompt)) or any(cue in self.prompt for cue in CJK_ANOTHER_PROBLEM)
+        return bool(re.search(ANOTHER_PROBLEM, self.prompt.replace("’", "'"))) \
+            or any(cue in self.prompt and cue + "又" not in self.prompt for cue in CJK_ANOTHER_PROBLEM)
 
     def shows_a_revisit(self) -> bool:
         """Whether the prompt gives evidence of a revisit beyond the words it shares with a session: it

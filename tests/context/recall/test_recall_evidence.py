@@ -109,11 +109,15 @@ def test_a_prompt_that_opens_with_new_work_and_says_nothing_of_the_past_is_never
 @pytest.mark.parametrize("prompt", [
     "broker 3 is misbehaving again but it's not the disk this time",
     "gradle build fails again but it's not memory this time",
-    "renovate PRs failing CI again — not lockfile stuff this time",
+    "renovate PRs failing CI again, but not lockfile stuff this time",
     "login broken again but differently: we land logged out",
     "this time it's not the certificate",
+    "this time it’s not the disk",                                   # a typographic apostrophe
+    "it's not the disk, this time",
     "Der Build ist wieder kaputt, diesmal nicht der Linker",
+    "diesmal ist es nicht der Linker",
     "l'export plante encore, mais pas les accents cette fois",
+    "cette fois ce n'est pas le DNS",
     "迁移又失败了，不过这次不是外键",
 ])
 def test_a_problem_said_outright_to_be_another_one_is_known_as_such(prompt):
@@ -125,7 +129,15 @@ def test_a_problem_said_outright_to_be_another_one_is_known_as_such(prompt):
     "maybe it's the other direction this time, can you check",
     "hydration error again, this time on the cart page",
     "not sure what changed, the kafka disk is full again",
+    "not sure what broke this time",                                 # a negation of something else
+    "the retry did not help this time, kafka lag is back",
+    "the cache fix did not hold this time either",
+    "still not fixed this time",
+    "we fixed it differently last time, the OOM is back",            # differently: of the fix
+    "dates render differently in Safari again",
+    "ça ne marche pas non plus cette fois",
     "这次又失败了",
+    "这次不是又超时了吧",                                               # "isn't it timing out again?"
 ])
 def test_this_time_alone_says_no_other_problem(prompt):
     assert not Intent(prompt).says_it_is_another_problem()

@@ -3,7 +3,7 @@ words that have a term of their own (an error by its other name, a duration) is 
 it is typed, repeated or mixed with its own term."""
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 import pytest
 
@@ -23,7 +23,13 @@ def archive(tmp_path_factory):
 
 @given(st.lists(st.sampled_from(NAMES + DURATIONS + OTHERS), max_size=8),
        st.lists(st.sampled_from([" ", ", ", " and ", "\n", ": "]), min_size=8, max_size=8))
+@example(["502", "bad gateway"], [" "] * 8)                       # the term typed beside its name
+@example(["Bad Gateway", "502", "bad gateway"], [", "] * 8)       # named twice
+@example(["30s", "timeout", "30 seconds", "half a minute"], [" "] * 8)
+@example(["connection refused", "ECONNREFUSED", "as"], ["\n"] * 8)
 def test_a_thing_named_in_words_is_one_word_however_it_is_typed(archive, pieces, joins):
+    """(Words of their own: a term inside a joined word, `502-error` or `OOMKilled`, still counts
+    there too.)"""
     prompt = "".join(piece + joins[n] for n, piece in enumerate(pieces))
     words = weigh(archive, prompt, 100)
     named = terms.error_names(prompt) + terms.quantities(prompt)
