@@ -130,8 +130,8 @@ DIFFERS = r"""(?ix)\b(?:(?<!\bagain\ )(?<!\bat\ )this\ time(?!\ again)|different
     |not\ (?:the|a|an)\ (?!new\b|big\b|real\b)\w+(?:\ \w+)?\ (?:this\ time|thing|issue|problem)
     |diesmal(?!\ (?:schon\ )?wieder)|dieses\ mal(?!\ (?:schon\ )?wieder)|anders\ als|cette\ fois(?!\ encore)
     |esta\ vez(?!\ otra))\b|(?:这次|這次|今回)(?![又も]|また)"""
-# ... and one that says outright its problem is another ("not the disk this time", "differently", 这次不是)
-# is not taken by meaning either, whose near misses are problems of a session's own topic
+# ... and one that says outright its problem is another ("it's not the disk this time", "but differently",
+# 这次不是) is not taken by meaning either, whose near misses are problems of a session's own topic
 ANOTHER_PROBLEM = r"""(?ix)\b(?:it'?s|it\ is|that'?s|but)\ not\ (?:[\w'-]+\ ){0,2}[\w'-]+,?\ this\ time\b(?!\ either)
     |\bthis\ time,?\ (?:it'?s|it\ is|that'?s)\ not\b|\b(?:but|just)\ differently\b|\bdifferently\ this\ time\b
     |\bdiesmal\ (?:ist\ es\ )?nicht\b|\b(?:ce\ n'est|c'est)\ pas\ (?:\w+\ ){0,2}?cette\ fois\b
