@@ -174,7 +174,7 @@ _UNIT_MS = {"ms": 1, "msec": 1, "msecs": 1, "millis": 1, "millisecond": 1, "mill
             "h": 3_600_000, "hr": 3_600_000, "hrs": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
             "day": 86_400_000, "days": 86_400_000, "week": 604_800_000, "weeks": 604_800_000,
             "month": 2_592_000_000, "months": 2_592_000_000}
-_NUMBER_WORD = "|".join(sorted((w.replace(" ", r"\s+") for w in _NUMBER_WORDS), key=len, reverse=True))
+_NUMBER_WORD = "|".join(sorted((w.replace(" ", r"[\s-]+") for w in _NUMBER_WORDS), key=len, reverse=True))
 _UNIT = "|".join(sorted(_UNIT_MS, key=len, reverse=True))
 _QUANTITY = None   # compiled on first use
 
@@ -202,6 +202,7 @@ def quantities(text: str) -> list[tuple[str, str]]:
                                                                           text):
         return []
     written, units = _quantity_patterns()
+    text = cjk.spaced(text)   # a duration beside CJK text (`接口30s超时`) is one of its own
     found = []
     for match in written.finditer(text):
         if match.group(2) == "s" and re.fullmatch(r"[1-5]\d\ds", match.group(0)):
@@ -213,7 +214,7 @@ def quantities(text: str) -> list[tuple[str, str]]:
 
 
 def _duration_term(number: str, unit: str) -> str:
-    number = re.sub(r"\s+", " ", number.lower())
+    number = re.sub(r"[\s-]+", " ", number.lower())   # "half-an-hour"
     value = _NUMBER_WORDS.get(number)
     if value is None:
         try:
@@ -249,7 +250,7 @@ def numbered_names(text: str) -> list[tuple[str, str]]:
     if _NUMBERED is None:
         _NUMBERED = re.compile(r"(?<![^\W_])((?:[a-z]{2,}[-_])+)(\d{1,3})(?![^\W_])", re.IGNORECASE)
     found = []
-    for match in _NUMBERED.finditer(text):
+    for match in _NUMBERED.finditer(cjk.spaced(text)):   # beside CJK text too (`服务器kafka-broker-03挂了`)
         for name in re.split(r"[-_]", match.group(1).lower()):
             if len(name) >= 2 and name not in STOPWORDS:
                 found.append((match.group(0), f"{name}{int(match.group(2))}"))

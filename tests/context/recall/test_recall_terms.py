@@ -86,6 +86,12 @@ def test_a_duration_is_one_term_whatever_its_unit_or_words():
     assert durations("about a month") == durations("768h") == durations("32 days")
     assert durations("10 min") != durations("15 min")
     assert "30000ms" in terms.terms("gunicorn killed it after half a minute")
+    assert durations("half-a-minute") == durations("half a minute") and durations("half-an-hour") == durations("30 min")
+    assert durations("接口30s超时") == durations("タイムアウトは30秒ではなく30sです") == ["30000ms"]   # beside CJK text
+
+
+def test_a_numbered_name_beside_cjk_text_is_one_too():
+    assert terms.numbered_names("服务器kafka-broker-03挂了") == terms.numbered_names("kafka-broker-03 down")
 
 
 def test_what_only_looks_like_a_duration_is_none():
