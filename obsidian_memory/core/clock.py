@@ -33,9 +33,10 @@ def parse_iso(value: str | None) -> _dt.datetime | None:
     return parsed
 
 
-def to_local(value: str | None) -> _dt.datetime | None:
+def to_local(value: str | None, zone: _dt.tzinfo | None = None) -> _dt.datetime | None:
+    """`value` (ISO-8601) on this machine's wall clock, or on `zone`'s."""
     parsed = parse_iso(value)
-    return parsed.astimezone() if parsed else None
+    return parsed.astimezone(zone) if parsed else None
 
 
 def parse_since(value: str | None, option: str = "--since") -> float | None:

@@ -95,6 +95,10 @@ def _context(session, settings=None, *, whole: bool = False) -> dict:
     summary_texts = shown.pop("summary_texts")
     summaries = session.compact_summaries[len(session.compact_summaries) - len(summary_texts):]
     one_day = start is None or end is None or start.date() == end.astimezone(start.tzinfo).date()
+    # the body's times on the wall clock of the session's start: the note records that one offset
+    # (`started_utc`), and its reader reads every heading at it, so that a session across a change of
+    # daylight saving time (01:30 twice in one night) reads back to the same instants
+    zone = start.tzinfo if start is not None else None
     return {
         "session": session,
         "title": session.title or session.session_id,
@@ -106,9 +110,9 @@ def _context(session, settings=None, *, whole: bool = False) -> dict:
         "ended_human": _human(end, same_day_as=start),
         "duration": _duration(session.duration_seconds),
         "resume_command": _resume_command(session),
-        "summaries": [{"text": text, "trigger": s.trigger, "when": _human(_at_start_offset(s.timestamp, start))}
+        "summaries": [{"text": text, "trigger": s.trigger, "when": _human(clock.to_local(s.timestamp, zone))}
                       for s, text in zip(summaries, summary_texts)],
-        "prompts": [{**part, "when": _human(_at_start_offset(session.prompts[part["number"] - 1].timestamp, start),
+        "prompts": [{**part, "when": _human(clock.to_local(session.prompts[part["number"] - 1].timestamp, zone),
                                             time_only=one_day)}
                     for part in prompts],
         **shown,
@@ -144,16 +148,6 @@ def _inside_vault(path: str, roots: set[str]) -> str | None:
         if absolute.startswith(root.rstrip(os.sep) + os.sep):
             return os.path.relpath(absolute, root).replace(os.sep, "/")
     return None
-
-
-def _at_start_offset(value: str | None, start):
-    """A time of the body on the wall clock of the session's start: the note records that one
-    offset (`started_utc`), and its reader reads every heading at it, so that a session across a
-    change of daylight saving time (01:30 twice in one night) reads back to the same instants."""
-    moment = clock.parse_iso(value)
-    if moment is None:
-        return None
-    return moment.astimezone(start.tzinfo) if start is not None else moment.astimezone()
 
 
 def _human(moment, *, same_day_as=None, time_only=False) -> str | None:
