@@ -324,11 +324,13 @@ def installed_command(home: Path, extra: bool = False, source: Path = REPO) -> l
 def installed_from(ours: Path, source: Path) -> bool:
     """Whether the install in `ours` (installed_hook's) is of the checkout `source`: its venv reaches
     that package, and its launcher is that checkout's."""
+    from session_start import LAUNCHER_FILES
+
     pth = next(ours.glob("venv/lib/python*/site-packages/obsidian_memory.pth"), None)
     return pth is not None and pth.read_text(encoding="utf-8").strip() == str(source) \
         and all((ours / "bin" / name).is_file()
                 and (ours / "bin" / name).read_bytes() == (source / "scripts" / name).read_bytes()
-                for name in ("obsidian_memory.py", "_launcher.py"))
+                for name in LAUNCHER_FILES)
 
 
 # the prompts timed: (repository, prompt): one the words decide, one the meaning decides (at

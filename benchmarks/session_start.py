@@ -131,12 +131,15 @@ def baseline_hook(baseline: str) -> list[str]:
     return [sys.executable, "-c", code, "hook", "session-start"]
 
 
+LAUNCHER_FILES = ("obsidian_memory.py", "_launcher.py")   # scripts/ files install.py puts in bin/
+
+
 def installed_hook(home: Path, source: Path = REPO) -> list[str]:
     """The hook as settings.json runs it after install.py: base Python + bin/ launcher + the venv
     (of the checkout `source`)."""
     ours = home / ".claude" / "obsidian-memory"
     (ours / "bin").mkdir(parents=True)
-    for name in ("obsidian_memory.py", "_launcher.py"):
+    for name in LAUNCHER_FILES:
         shutil.copy2(source / "scripts" / name, ours / "bin" / name)
     base = os.path.realpath(sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(ours / "venv")], check=True)
